@@ -1,0 +1,323 @@
+//! Administration of the instance: users, tokens, groups, projects, members and job tokens.
+//!
+//! These run with the authority of whoever can open the data directory (the CLI, an embedding
+//! program), so they take no caller. One JSON command in, one JSON object out:
+//! `{"command": "user_add", "username": "alice", "admin": false}` and so on; see [`run`].
+
+use super::Call;
+use crate::auth::roles::ACCESS_LEVELS;
+use crate::auth::tokens;
+use crate::error::{ApiError, ApiResult};
+use crate::git;
+use crate::params::Params;
+use crate::response::Response;
+use crate::store::{self, groups::Group, members::Source, projects::NewProject, Visibility};
+use rusqlite::Connection;
+use serde_json::{json, Value};
+use std::path::Path;
+
+/// Runs one administrative command.
+pub fn run(call: &Call, params: &Params) -> ApiResult<Response> {
+    let command = params.required_string("command")?;
+    match command.as_str() {
+        "user_add" => user_add(call, params),
+        "token_add" => token_add(call, params),
+        "token_revoke" => token_revoke(call, params),
+        "group_add" => group_add(call, params),
+        "project_add" => project_add(call, params),
+        "member_add" => member_add(call, params),
+        "job_token_add" => job_token_add(call, params),
+        "bootstrap" => bootstrap(call, params),
+        "register_repos" => register_repos(call, params),
+        _ => Err(ApiError::InvalidValue("command".into())),
+    }
+}
+
+/// GitLab's rule for one path segment of a user, group or project: letters, digits, `_`, `-`
+/// and `.`, starting with a letter, digit or `_`, not ending in `.git` or `.atom`.
+fn valid_segment(segment: &str) -> bool {
+    let first_ok = segment.chars().next().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    first_ok
+        && segment.len() <= 255
+        && segment.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && !segment.ends_with(".git")
+        && !segment.ends_with(".atom")
+}
+
+fn check_path(field: &str, path: &str) -> ApiResult<()> {
+    if path.split('/').all(valid_segment) {
+        Ok(())
+    } else {
+        Err(ApiError::validation(format!(
+            "{field} can contain only letters, digits, '_', '-' and '.', each part starting with a letter, digit or '_'"
+        )))
+    }
+}
+
+fn visibility(params: &Params, default: Visibility) -> ApiResult<Visibility> {
+    match params.string("visibility")? {
+        None => Ok(default),
+        Some(text) => Visibility::parse(&text).ok_or(ApiError::InvalidValue("visibility".into())),
+    }
+}
+
+fn user_named(conn: &Connection, username: &str) -> ApiResult<store::users::User> {
+    store::users::find_by_username(conn, username)?.ok_or(ApiError::NotFound("User"))
+}
+
+fn group_at(conn: &Connection, full_path: &str) -> ApiResult<Group> {
+    store::groups::find_by_full_path(conn, full_path)?.ok_or(ApiError::NotFound("Group"))
+}
+
+fn user_entity(user: &store::users::User) -> Value {
+    json!({"id": user.id, "username": user.username, "name": user.name, "email": user.email, "is_admin": user.is_admin})
+}
+
+fn new_token(prefix: &str) -> ApiResult<String> {
+    tokens::generate(prefix).map_err(|e| ApiError::Internal(format!("random source: {e}")))
+}
+
+fn user_add(call: &Call, params: &Params) -> ApiResult<Response> {
+    let username = params.required_string("username")?;
+    check_path("username", &username)?;
+    if username.contains('/') {
+        return Err(ApiError::validation("username cannot contain '/'"));
+    }
+    let admin = params.bool("admin")?.unwrap_or(false);
+    let name = params.string("name")?.unwrap_or_else(|| username.clone());
+    let email = params.string("email")?;
+    let user = call.ctx.store.write(|tx| {
+        if store::users::find_by_username(tx, &username)?.is_some() {
+            return Err(ApiError::validation("Username has already been taken"));
+        }
+        store::users::insert(tx, &username, &name, email.as_deref(), admin)
+    })?;
+    Ok(Response::json(201, &user_entity(&user)))
+}
+
+fn token_add(call: &Call, params: &Params) -> ApiResult<Response> {
+    let username = params.required_string("username")?;
+    let name = params.string("name")?.unwrap_or_else(|| "forgecore".into());
+    let token = new_token(tokens::PERSONAL_PREFIX)?;
+    call.ctx.store.write(|tx| {
+        let user = user_named(tx, &username)?;
+        store::tokens::insert_personal(tx, user.id, &name, &tokens::digest(&token))
+    })?;
+    Ok(Response::json(201, &json!({ "token": token })))
+}
+
+fn token_revoke(call: &Call, params: &Params) -> ApiResult<Response> {
+    let token = params.required_string("token")?;
+    let digest = tokens::digest(&token);
+    let revoked = call
+        .ctx
+        .store
+        .write(|tx| Ok(store::tokens::revoke_personal(tx, &digest)? || store::tokens::revoke_job(tx, &digest)?))?;
+    if revoked {
+        Ok(Response::json(200, &json!({ "revoked": true })))
+    } else {
+        Err(ApiError::NotFound("Token"))
+    }
+}
+
+fn group_entity(group: &Group) -> Value {
+    json!({"id": group.id, "path": group.path, "full_path": group.full_path, "parent_id": group.parent_id,
+           "visibility": group.visibility.as_str()})
+}
+
+/// Creates the group at `full_path` under its existing parent.
+fn insert_group(conn: &Connection, full_path: &str, visibility: Visibility) -> ApiResult<Group> {
+    if store::groups::find_by_full_path(conn, full_path)?.is_some() {
+        return Err(ApiError::validation("Group path has already been taken"));
+    }
+    let (parent, path) = match full_path.rsplit_once('/') {
+        Some((parent_path, path)) => (Some(group_at(conn, parent_path)?), path),
+        None => (None, full_path),
+    };
+    store::groups::insert(conn, parent.as_ref(), path, visibility)
+}
+
+fn group_add(call: &Call, params: &Params) -> ApiResult<Response> {
+    let full_path = params.required_string("path")?;
+    check_path("path", &full_path)?;
+    let visibility = visibility(params, Visibility::Private)?;
+    let group = call.ctx.store.write(|tx| insert_group(tx, &full_path, visibility))?;
+    Ok(Response::json(201, &group_entity(&group)))
+}
+
+/// Registers a project at `full_path` serving the repository at `git_dir` in place.
+fn insert_project(
+    conn: &Connection,
+    full_path: &str,
+    git_dir: &Path,
+    visibility: Visibility,
+    forked_from: Option<&str>,
+) -> ApiResult<store::projects::Project> {
+    if store::projects::find_by_full_path(conn, full_path)?.is_some() {
+        return Err(ApiError::validation("Project path has already been taken"));
+    }
+    let (group_id, path) = match full_path.rsplit_once('/') {
+        Some((namespace, path)) => (Some(group_at(conn, namespace)?.id), path),
+        None => (None, full_path),
+    };
+    let forked_from_id = match forked_from {
+        Some(parent) => Some(
+            store::projects::find_by_full_path(conn, parent)?.ok_or(ApiError::NotFound("Project"))?.id,
+        ),
+        None => None,
+    };
+    let repo_dir = git_dir.to_str().ok_or_else(|| ApiError::validation("repo path is not valid UTF-8"))?;
+    store::projects::insert(
+        conn,
+        &NewProject { group_id, path, full_path, repo_dir, visibility, forked_from_id },
+    )
+}
+
+/// The absolute git directory of a repository path, or 400.
+fn resolve_repo(repo: &str) -> ApiResult<std::path::PathBuf> {
+    let absolute = std::fs::canonicalize(repo).map_err(|_| ApiError::validation(format!("repo {repo} does not exist")))?;
+    git::git_dir_of(&absolute).ok_or_else(|| ApiError::validation(format!("repo {repo} is not a git repository")))
+}
+
+fn project_add(call: &Call, params: &Params) -> ApiResult<Response> {
+    let full_path = params.required_string("path")?;
+    check_path("path", &full_path)?;
+    let git_dir = resolve_repo(&params.required_string("repo")?)?;
+    let visibility = visibility(params, Visibility::Private)?;
+    let forked_from = params.string("forked_from")?;
+    let project = call
+        .ctx
+        .store
+        .write(|tx| insert_project(tx, &full_path, &git_dir, visibility, forked_from.as_deref()))?;
+    Ok(Response::json(201, &super::projects::entity(call, &project)))
+}
+
+fn member_add(call: &Call, params: &Params) -> ApiResult<Response> {
+    let username = params.required_string("username")?;
+    let access_level = params.int("access_level")?.ok_or(ApiError::MissingParam("access_level".into()))?;
+    if !ACCESS_LEVELS.contains(&access_level) {
+        return Err(ApiError::InvalidValue("access_level".into()));
+    }
+    let member_role_id = params.int("member_role_id")?;
+    let (group, project) = (params.string("group")?, params.string("project")?);
+    let id = call.ctx.store.write(|tx| {
+        let user = user_named(tx, &username)?;
+        let (source, root_group) = match (&group, &project) {
+            (Some(path), None) => {
+                let group = group_at(tx, path)?;
+                (Source::Group(group.id), Some(store::groups::root_id(tx, group.id)?))
+            }
+            (None, Some(path)) => {
+                let project = store::projects::find_by_full_path(tx, path)?.ok_or(ApiError::NotFound("Project"))?;
+                let root = match project.group_id {
+                    Some(group_id) => Some(store::groups::root_id(tx, group_id)?),
+                    None => None,
+                };
+                (Source::Project(project.id), root)
+            }
+            _ => return Err(ApiError::ParamError("group, project are mutually exclusive, exactly one is required".into())),
+        };
+        if let Some(role_id) = member_role_id {
+            let role = store::member_roles::find_by_id(tx, role_id)?.ok_or(ApiError::NotFound("Member Role"))?;
+            if role.group_id.is_some() && role.group_id != root_group {
+                return Err(ApiError::validation("Member role must belong to the root group of the membership"));
+            }
+        }
+        store::members::upsert(tx, &source, user.id, access_level, member_role_id)
+    })?;
+    Ok(Response::json(
+        201,
+        &json!({"id": id, "username": username, "group": group, "project": project,
+                "access_level": access_level, "member_role_id": member_role_id}),
+    ))
+}
+
+fn job_token_add(call: &Call, params: &Params) -> ApiResult<Response> {
+    let project = params.required_string("project")?;
+    let token = new_token(tokens::JOB_PREFIX)?;
+    call.ctx.store.write(|tx| {
+        let project = store::projects::find_by_full_path(tx, &project)?.ok_or(ApiError::NotFound("Project"))?;
+        store::tokens::insert_job(tx, project.id, &tokens::digest(&token))
+    })?;
+    Ok(Response::json(201, &json!({ "token": token })))
+}
+
+/// On an instance with no users, creates the administrator `root` and a token for it. With
+/// `issue_token`, an instance that has one gets a fresh token for its first administrator.
+fn bootstrap(call: &Call, params: &Params) -> ApiResult<Response> {
+    let issue_token = params.bool("issue_token")?.unwrap_or(false);
+    let token = new_token(tokens::PERSONAL_PREFIX)?;
+    let outcome = call.ctx.store.write(|tx| {
+        let (user, created) = if store::users::count(tx)? == 0 {
+            (store::users::insert(tx, "root", "Administrator", None, true)?, true)
+        } else {
+            match store::users::first_admin(tx)? {
+                Some(admin) if issue_token => (admin, false),
+                _ => return Ok(None),
+            }
+        };
+        store::tokens::insert_personal(tx, user.id, "bootstrap", &tokens::digest(&token))?;
+        Ok(Some((user, created)))
+    })?;
+    let body = match outcome {
+        Some((user, created)) => json!({"created": created, "username": user.username, "token": token}),
+        None => json!({"created": false}),
+    };
+    Ok(Response::json(200, &body))
+}
+
+/// Git repositories under `dir`: bare ones and work trees, not looking inside either.
+fn find_repositories(dir: &Path, depth: usize, found: &mut Vec<(std::path::PathBuf, std::path::PathBuf)>) {
+    const MAX_DEPTH: usize = 8;
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut children: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    children.sort();
+    for child in children {
+        if child.file_name().and_then(|n| n.to_str()).is_none_or(|n| n.starts_with('.')) {
+            continue;
+        }
+        match git::git_dir_of(&child) {
+            Some(git_dir) => found.push((child, git_dir)),
+            None if depth < MAX_DEPTH => find_repositories(&child, depth + 1, found),
+            None => {}
+        }
+    }
+}
+
+/// Registers every git repository under `dir` as a public project named by its path relative
+/// to `dir` (a `.git` suffix dropped), creating public groups as needed. Already registered
+/// paths are left as they are.
+fn register_repos(call: &Call, params: &Params) -> ApiResult<Response> {
+    let dir = std::fs::canonicalize(params.required_string("dir")?)
+        .map_err(|_| ApiError::validation("dir does not exist"))?;
+    let mut repos = Vec::new();
+    find_repositories(&dir, 0, &mut repos);
+    let mut registered = Vec::new();
+    for (path, git_dir) in repos {
+        let Some(relative) = path.strip_prefix(&dir).ok().and_then(|p| p.to_str()) else { continue };
+        let full_path = relative.strip_suffix(".git").unwrap_or(relative).to_string();
+        if check_path("path", &full_path).is_err() {
+            continue;
+        }
+        let git_dir = std::fs::canonicalize(&git_dir).unwrap_or(git_dir);
+        let created = call.ctx.store.write(|tx| {
+            if store::projects::find_by_full_path(tx, &full_path)?.is_some() {
+                return Ok(false);
+            }
+            let mut prefix = String::new();
+            for segment in full_path.split('/').collect::<Vec<_>>().split_last().map(|(_, g)| g).unwrap_or(&[]) {
+                if !prefix.is_empty() {
+                    prefix.push('/');
+                }
+                prefix.push_str(segment);
+                if store::groups::find_by_full_path(tx, &prefix)?.is_none() {
+                    insert_group(tx, &prefix, Visibility::Public)?;
+                }
+            }
+            insert_project(tx, &full_path, &git_dir, Visibility::Public, None)?;
+            Ok(true)
+        })?;
+        registered.push(json!({"path": full_path, "created": created}));
+    }
+    Ok(Response::json(200, &json!({ "projects": registered })))
+}

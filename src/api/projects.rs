@@ -1,0 +1,31 @@
+//! `GET /projects/:id` (decisions D7): a minimal project object, enough for clients that load
+//! a project before using it.
+
+use super::Call;
+use crate::auth::permissions::ProjectAbility;
+use crate::error::ApiResult;
+use crate::git;
+use crate::response::Response;
+use crate::store::projects::Project;
+use serde_json::{json, Value};
+
+pub fn entity(call: &Call, project: &Project) -> Value {
+    let namespace = project.full_path.rsplit_once('/').map(|(ns, _)| ns).unwrap_or("");
+    json!({
+        "id": project.id,
+        "name": project.name,
+        "path": project.path,
+        "path_with_namespace": project.full_path,
+        "name_with_namespace": project.full_path.replace('/', " / "),
+        "namespace": {"full_path": namespace},
+        "default_branch": git::default_branch(&project.repo_dir),
+        "visibility": project.visibility.as_str(),
+        "forked_from_project": project.forked_from_id.map(|id| json!({"id": id})),
+        "web_url": call.web_url(&project.full_path),
+    })
+}
+
+pub fn get(call: &Call, id: &str) -> ApiResult<Response> {
+    let project = call.project(id, ProjectAbility::Read)?;
+    Ok(Response::json(200, &entity(call, &project)))
+}

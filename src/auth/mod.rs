@@ -1,0 +1,125 @@
+//! Who is calling, and what they may do.
+//!
+//! - [`identify`] turns the credentials of a request into a [`Caller`] (401 for a bad token).
+//! - [`permissions`] holds the one permission function every operation uses; custom member
+//!   roles take effect there.
+//! - [`tokens`] makes and digests token texts.
+//! - [`roles`] names access levels and the custom-role permission flags.
+
+pub mod permissions;
+pub mod roles;
+pub mod tokens;
+
+use crate::context::Context;
+use crate::error::{ApiError, ApiResult};
+use crate::store::{self, users::User};
+
+/// The authenticated party of one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Caller {
+    Anonymous,
+    User(User),
+    /// A CI job token, bound to one project.
+    Job { project_id: i64 },
+}
+
+impl Caller {
+    pub fn user(&self) -> Option<&User> {
+        match self {
+            Caller::User(user) => Some(user),
+            _ => None,
+        }
+    }
+
+    /// The user, or 401 for anyone else (Grape's `authenticate!`). Job tokens are accepted
+    /// only where an operation says so, so they are refused here too.
+    pub fn require_user(&self) -> ApiResult<&User> {
+        self.user().ok_or(ApiError::Unauthorized)
+    }
+
+    pub fn is_admin(&self) -> bool {
+        self.user().is_some_and(|u| u.is_admin)
+    }
+
+    /// A stable key naming the caller, for per-caller rate limits.
+    pub fn rate_key(&self) -> String {
+        match self {
+            Caller::Anonymous => "anonymous".into(),
+            Caller::User(u) => format!("user:{}", u.id),
+            Caller::Job { project_id } => format!("job:{project_id}"),
+        }
+    }
+}
+
+/// The token texts a request carried, by kind. Headers and query parameters both count.
+#[derive(Debug, Default, Clone)]
+pub struct Credentials {
+    pub personal: Vec<String>,
+    pub job: Vec<String>,
+    /// An `Authorization` header that is not `Bearer <token>`.
+    pub malformed: bool,
+}
+
+impl Credentials {
+    /// From lower-case header names and query parameters, following GitLab: `PRIVATE-TOKEN`,
+    /// `Authorization: Bearer`, `JOB-TOKEN`, `private_token`, `access_token`, `job_token`.
+    pub fn collect<'a>(headers: impl Iterator<Item = (&'a str, &'a str)>, query: &crate::params::Params) -> Credentials {
+        let mut found = Credentials::default();
+        for (name, value) in headers {
+            match name {
+                "private-token" => found.personal.push(value.to_string()),
+                "job-token" => found.job.push(value.to_string()),
+                "authorization" => match value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")) {
+                    Some(token) => found.personal.push(token.to_string()),
+                    None => found.malformed = true,
+                },
+                _ => {}
+            }
+        }
+        for (name, kind) in [("private_token", false), ("access_token", false), ("job_token", true)] {
+            if let Ok(Some(value)) = query.string(name) {
+                if kind { found.job.push(value) } else { found.personal.push(value) }
+            }
+        }
+        found
+    }
+}
+
+/// Resolves credentials to a caller. No credentials: anonymous. A bad, revoked or malformed
+/// token, or two different tokens in one request: 401, never a silent fallback to anonymous.
+pub fn identify(ctx: &Context, credentials: &Credentials) -> ApiResult<Caller> {
+    if credentials.malformed {
+        return Err(ApiError::Unauthorized);
+    }
+    let mut distinct: Vec<(&str, bool)> = Vec::new();
+    for (token, is_job) in credentials
+        .personal
+        .iter()
+        .map(|t| (t.as_str(), false))
+        .chain(credentials.job.iter().map(|t| (t.as_str(), true)))
+    {
+        if !distinct.contains(&(token, is_job)) {
+            distinct.push((token, is_job));
+        }
+    }
+    let (token, is_job) = match distinct.as_slice() {
+        [] => return Ok(Caller::Anonymous),
+        [one] => *one,
+        _ => return Err(ApiError::Unauthorized),
+    };
+    if !tokens::plausible(token) {
+        return Err(ApiError::Unauthorized);
+    }
+    let digest = tokens::digest(token);
+    ctx.store.read(|conn| {
+        if is_job {
+            return match store::tokens::job_token_project(conn, &digest)? {
+                Some(project_id) => Ok(Caller::Job { project_id }),
+                None => Err(ApiError::Unauthorized),
+            };
+        }
+        let user_id = store::tokens::personal_token_user(conn, &digest)?.ok_or(ApiError::Unauthorized)?;
+        let user = store::users::find_by_id(conn, user_id)?.ok_or(ApiError::Unauthorized)?;
+        Ok(Caller::User(user))
+    })
+}

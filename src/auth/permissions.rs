@@ -1,0 +1,129 @@
+//! The permission function: what a caller may do on a project or group.
+//!
+//! Decisions D3-D4: a caller's access to a project is the highest access level among their
+//! memberships that reach it (the project, its group, any ancestor group), plus the union of the
+//! flags of the custom roles on those memberships. Invisible subjects answer 404, never 401 or
+//! 403, so that their existence does not leak; visible subjects the caller may not act on answer
+//! 403. Custom flags only add the abilities they name; managing member roles is for owners and
+//! administrators only.
+
+use super::roles::{DEVELOPER, MAINTAINER, OWNER, REPORTER};
+use super::Caller;
+use crate::error::{ApiError, ApiResult};
+use crate::store::{self, groups::Group, projects::Project, Visibility};
+use rusqlite::Connection;
+
+/// What one might want to do with a project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProjectAbility {
+    /// See that it exists (`GET /projects/:id`).
+    Read,
+    /// Read its repository: tree, blobs, archives, compare, contributors, merge base.
+    ReadCode,
+    /// Read changelog data (B9): like `ReadCode`, and the project's own job token may do it.
+    ReadChangelog,
+    /// Push to it (changelog commit, B8): Developer and above.
+    PushCode,
+    /// Read or generate repository health (B10): Maintainer and above.
+    ReadHealth,
+}
+
+/// The caller's standing on one project.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProjectAccess {
+    pub admin: bool,
+    pub signed_in: bool,
+    /// Highest access level of the memberships reaching the project; 0 for none.
+    pub level: i64,
+    /// Flags granted by custom roles on those memberships.
+    pub flags: Vec<String>,
+}
+
+impl ProjectAccess {
+    pub fn of(conn: &Connection, caller: &Caller, project: &Project) -> ApiResult<ProjectAccess> {
+        let Caller::User(user) = caller else { return Ok(ProjectAccess::default()) };
+        let mut access = ProjectAccess { admin: user.is_admin, signed_in: true, ..Default::default() };
+        for membership in store::members::for_project(conn, user.id, project.id)? {
+            access.level = access.level.max(membership.access_level);
+            for flag in membership.role_permissions {
+                if !access.flags.contains(&flag) {
+                    access.flags.push(flag);
+                }
+            }
+        }
+        Ok(access)
+    }
+
+    fn has_flag(&self, flag: &str) -> bool {
+        self.flags.iter().any(|f| f == flag)
+    }
+
+    pub fn can_see(&self, visibility: Visibility) -> bool {
+        self.admin
+            || self.level > 0
+            || visibility == Visibility::Public
+            || (visibility == Visibility::Internal && self.signed_in)
+    }
+
+    pub fn can_read_code(&self, visibility: Visibility) -> bool {
+        self.admin
+            || visibility == Visibility::Public
+            || (visibility == Visibility::Internal && self.signed_in)
+            || self.level >= REPORTER
+            || self.has_flag("read_code")
+    }
+}
+
+/// Checks `ability` on `project` for `caller`: `Ok` when allowed, 404 "Project Not Found" when
+/// the caller may not even see the project, 403 when they see it but may not do this.
+pub fn authorize_project(conn: &Connection, caller: &Caller, project: &Project, ability: ProjectAbility) -> ApiResult<()> {
+    if let Caller::Job { project_id } = caller {
+        return match ability {
+            ProjectAbility::ReadChangelog if *project_id == project.id => Ok(()),
+            ProjectAbility::ReadChangelog | ProjectAbility::Read => {
+                authorize_project(conn, &Caller::Anonymous, project, ability)
+            }
+            _ => Err(ApiError::Unauthorized),
+        };
+    }
+    let access = ProjectAccess::of(conn, caller, project)?;
+    if !access.can_see(project.visibility) {
+        return Err(ApiError::NotFound("Project"));
+    }
+    let allowed = match ability {
+        ProjectAbility::Read => true,
+        ProjectAbility::ReadCode | ProjectAbility::ReadChangelog => access.can_read_code(project.visibility),
+        ProjectAbility::PushCode => access.admin || access.level >= DEVELOPER,
+        ProjectAbility::ReadHealth => access.admin || access.level >= MAINTAINER,
+    };
+    if allowed {
+        Ok(())
+    } else {
+        Err(ApiError::Forbidden(None))
+    }
+}
+
+/// Whether `caller` may see `group`: public groups are seen by all, internal ones by anyone
+/// signed in, private ones by administrators and by members of it, an ancestor, or anything
+/// below it.
+pub fn can_see_group(conn: &Connection, caller: &Caller, group: &Group) -> ApiResult<bool> {
+    if group.visibility == Visibility::Public {
+        return Ok(true);
+    }
+    let Caller::User(user) = caller else { return Ok(false) };
+    if user.is_admin || group.visibility == Visibility::Internal {
+        return Ok(true);
+    }
+    Ok(!store::members::for_group(conn, user.id, group.id)?.is_empty()
+        || store::members::has_membership_below(conn, user.id, group.id)?)
+}
+
+/// Owner of the group, directly or through an ancestor, or an administrator. Custom role flags
+/// never make anyone an owner.
+pub fn is_group_owner(conn: &Connection, caller: &Caller, group: &Group) -> ApiResult<bool> {
+    let Caller::User(user) = caller else { return Ok(false) };
+    if user.is_admin {
+        return Ok(true);
+    }
+    Ok(store::members::for_group(conn, user.id, group.id)?.iter().any(|m| m.access_level >= OWNER))
+}

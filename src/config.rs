@@ -1,0 +1,150 @@
+//! The configuration handed to `fc_open` as JSON: where data lives, the public URL,
+//! rate limits, feature switches and request limits (decisions D5, D6).
+//! Unknown keys are refused so that a typo never silently falls back to a default.
+
+use serde::Deserialize;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Directory holding the SQLite file; created when missing.
+    pub data_dir: PathBuf,
+    /// Public base URL (`http://host:port`) used for absolute links; the request's Host otherwise.
+    #[serde(default)]
+    pub external_url: Option<String>,
+    #[serde(default)]
+    pub rate_limits: RateLimits,
+    #[serde(default)]
+    pub features: Features,
+    #[serde(default)]
+    pub limits: Limits,
+}
+
+/// One rate limit: at most `limit` hits per `period_seconds`; `limit` 0 turns it off.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct RateLimit {
+    pub limit: u32,
+    pub period_seconds: u32,
+}
+
+impl RateLimit {
+    const fn per(limit: u32, period_seconds: u32) -> Self {
+        RateLimit { limit, period_seconds }
+    }
+    pub fn enabled(&self) -> bool {
+        self.limit > 0 && self.period_seconds > 0
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RateLimits {
+    /// Every authenticated or anonymous API request, per caller (off by default).
+    pub api_requests: RateLimit,
+    /// Archive downloads per user and project.
+    pub archive: RateLimit,
+    /// Blobs over 10 MB, per project.
+    pub large_blob: RateLimit,
+    /// Health report generation, per project.
+    pub health_generate: RateLimit,
+}
+
+impl Default for RateLimits {
+    fn default() -> Self {
+        RateLimits {
+            api_requests: RateLimit::per(0, 60),
+            archive: RateLimit::per(5, 60),
+            large_blob: RateLimit::per(5, 60),
+            health_generate: RateLimit::per(5, 3600),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Features {
+    pub repository_health: bool,
+    /// Serves `GET /api/v4/__panic`, which panics: only for testing the panic guard.
+    pub test_panic_route: bool,
+}
+
+impl Default for Features {
+    fn default() -> Self {
+        Features { repository_health: true, test_panic_route: false }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    pub per_page_default: u32,
+    pub per_page_max: u32,
+    pub max_body_bytes: usize,
+    pub changelog_max_commits: u32,
+    pub changelog_parse_millis: u64,
+    /// Blob JSON (`/blobs/:sha`) answers with content up to this size; larger ones need `raw`.
+    pub blob_json_max_bytes: u64,
+    /// Diff limits (GitLab's defaults): files, lines and bytes across one compare.
+    pub diff_max_files: u32,
+    pub diff_max_lines: u32,
+    pub diff_max_bytes: u64,
+    /// At most this many refs in one merge-base request.
+    pub max_refs: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            per_page_default: 20,
+            per_page_max: 100,
+            max_body_bytes: 1 << 20,
+            changelog_max_commits: 15_000,
+            changelog_parse_millis: 2_000,
+            blob_json_max_bytes: 100 << 20,
+            diff_max_files: 3_000,
+            diff_max_lines: 100_000,
+            diff_max_bytes: 100 << 20,
+            max_refs: 100,
+        }
+    }
+}
+
+impl Config {
+    /// Parses and checks a configuration; the error says what is wrong in one line.
+    pub fn from_json(text: &str) -> Result<Config, String> {
+        let config: Config =
+            serde_json::from_str(text).map_err(|e| format!("invalid configuration: {e}"))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if self.data_dir.as_os_str().is_empty() {
+            return Err("invalid configuration: data_dir is empty".into());
+        }
+        if let Some(url) = &self.external_url {
+            let rest = url
+                .strip_prefix("http://")
+                .or_else(|| url.strip_prefix("https://"))
+                .ok_or("invalid configuration: external_url must start with http:// or https://")?;
+            if rest.trim_end_matches('/').is_empty() || rest.contains(['?', '#', ' ']) {
+                return Err("invalid configuration: external_url must be scheme://host[:port][/path]".into());
+            }
+        }
+        let l = &self.limits;
+        if l.per_page_default == 0 || l.per_page_max == 0 || l.per_page_default > l.per_page_max {
+            return Err("invalid configuration: per_page_default must be between 1 and per_page_max".into());
+        }
+        if l.max_body_bytes == 0 {
+            return Err("invalid configuration: max_body_bytes must be positive".into());
+        }
+        Ok(())
+    }
+
+    /// `external_url` without a trailing slash.
+    pub fn external_base(&self) -> Option<&str> {
+        self.external_url.as_deref().map(|u| u.trim_end_matches('/'))
+    }
+}

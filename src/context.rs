@@ -1,0 +1,43 @@
+//! `Context`: everything one opened forgecore instance owns (configuration, store), shared by
+//! every thread that calls into it. It is `Send + Sync`; nothing in it is per request.
+
+use crate::config::{Config, RateLimit};
+use crate::error::{ApiError, ApiResult};
+use crate::store::{self, Store};
+
+pub struct Context {
+    pub config: Config,
+    pub store: Store,
+}
+
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Context>();
+};
+
+impl Context {
+    pub fn open(config: Config) -> Result<Context, String> {
+        let store = Store::open(&config.data_dir)?;
+        Ok(Context { config, store })
+    }
+
+    pub fn from_json(config_json: &str) -> Result<Context, String> {
+        Context::open(Config::from_json(config_json)?)
+    }
+
+    /// Counts one hit on `key` under `limit`; past it, a 429 carrying `message` and `Retry-After`.
+    /// The counters live in the store, so every process on this data directory shares them.
+    pub fn throttle(&self, limit: RateLimit, key: &str, message: &str) -> ApiResult<()> {
+        if !limit.enabled() {
+            return Ok(());
+        }
+        let now = store::now_seconds();
+        let refused = self
+            .store
+            .write(|tx| store::rate_limits::hit(tx, key, limit.limit, limit.period_seconds, now))?;
+        match refused {
+            None => Ok(()),
+            Some(retry_after) => Err(ApiError::TooManyRequests { message: message.to_string(), retry_after }),
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! `ApiError`: every way an operation can fail, and the GitLab status and body each one becomes.
+//!
+//! GitLab has two error body shapes: `{"message": ...}` from its helpers (not_found!, forbidden!,
+//! model validation) and `{"error": ...}` from parameter validation. The variants keep that split.
+
+use crate::response::Response;
+use serde_json::{json, Value};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ApiError {
+    /// 404 `{"message":"404 <what> Not Found"}`; `what` empty gives `"404 Not Found"`.
+    NotFound(&'static str),
+    /// 401 `{"message":"401 Unauthorized"}`.
+    Unauthorized,
+    /// 403 `{"message":"403 Forbidden[ - reason]"}`.
+    Forbidden(Option<String>),
+    /// 400 `{"error":"<param> is missing"}`.
+    MissingParam(String),
+    /// 400 `{"error":"<param> is invalid"}`: wrong type or shape.
+    InvalidParam(String),
+    /// 400 `{"error":"<param> does not have a valid value"}`: outside the allowed values.
+    InvalidValue(String),
+    /// 400 `{"error": text}` for other parameter rules.
+    ParamError(String),
+    /// 400 `{"message": text}`: a model validation or service error.
+    Validation(Value),
+    /// 400 `{"message":"400 Bad request - reason"}`.
+    BadRequest(String),
+    /// 405 for a known path with another method.
+    MethodNotAllowed,
+    /// 413 body over the configured limit.
+    PayloadTooLarge,
+    /// 415 body of a media type we do not read.
+    UnsupportedMediaType,
+    /// 422 `{"message": text}`.
+    Unprocessable(String),
+    /// 429 `{"message":{"error": text}}` with `Retry-After` seconds.
+    TooManyRequests { message: String, retry_after: u64 },
+    /// 503: the store is busy or unavailable (disk full, read-only, locked past the timeout).
+    Unavailable,
+    /// 500 with a generic body; the detail is for debugging and never sent.
+    Internal(String),
+}
+
+impl ApiError {
+    pub fn validation(message: impl Into<String>) -> ApiError {
+        ApiError::Validation(Value::String(message.into()))
+    }
+
+    pub fn status(&self) -> u16 {
+        match self {
+            ApiError::NotFound(_) => 404,
+            ApiError::Unauthorized => 401,
+            ApiError::Forbidden(_) => 403,
+            ApiError::MissingParam(_)
+            | ApiError::InvalidParam(_)
+            | ApiError::InvalidValue(_)
+            | ApiError::ParamError(_)
+            | ApiError::Validation(_)
+            | ApiError::BadRequest(_) => 400,
+            ApiError::MethodNotAllowed => 405,
+            ApiError::PayloadTooLarge => 413,
+            ApiError::UnsupportedMediaType => 415,
+            ApiError::Unprocessable(_) => 422,
+            ApiError::TooManyRequests { .. } => 429,
+            ApiError::Unavailable => 503,
+            ApiError::Internal(_) => 500,
+        }
+    }
+
+    pub fn body(&self) -> Value {
+        match self {
+            ApiError::NotFound("") => json!({"message": "404 Not Found"}),
+            ApiError::NotFound(what) => json!({"message": format!("404 {what} Not Found")}),
+            ApiError::Unauthorized => json!({"message": "401 Unauthorized"}),
+            ApiError::Forbidden(None) => json!({"message": "403 Forbidden"}),
+            ApiError::Forbidden(Some(reason)) => json!({"message": format!("403 Forbidden - {reason}")}),
+            ApiError::MissingParam(p) => json!({"error": format!("{p} is missing")}),
+            ApiError::InvalidParam(p) => json!({"error": format!("{p} is invalid")}),
+            ApiError::InvalidValue(p) => json!({"error": format!("{p} does not have a valid value")}),
+            ApiError::ParamError(text) => json!({"error": text}),
+            ApiError::Validation(message) => json!({"message": message}),
+            ApiError::BadRequest(reason) => json!({"message": format!("400 Bad request - {reason}")}),
+            ApiError::MethodNotAllowed => json!({"message": "405 Method Not Allowed"}),
+            ApiError::PayloadTooLarge => json!({"message": "413 Request Entity Too Large"}),
+            ApiError::UnsupportedMediaType => json!({"message": "415 Unsupported Media Type"}),
+            ApiError::Unprocessable(text) => json!({"message": text}),
+            ApiError::TooManyRequests { message, .. } => json!({"message": {"error": message}}),
+            ApiError::Unavailable => json!({"message": "503 Service Unavailable"}),
+            ApiError::Internal(_) => json!({"message": "500 Internal Server Error"}),
+        }
+    }
+
+    pub fn into_response(self) -> Response {
+        let mut response = Response::json(self.status(), &self.body());
+        if let ApiError::TooManyRequests { retry_after, .. } = self {
+            response.headers.push(("Retry-After".into(), retry_after.max(1).to_string()));
+        }
+        response
+    }
+}
+
+impl From<rusqlite::Error> for ApiError {
+    fn from(e: rusqlite::Error) -> ApiError {
+        use rusqlite::ErrorCode::*;
+        match e.sqlite_error_code() {
+            Some(DatabaseBusy | DatabaseLocked | DiskFull | ReadOnly | CannotOpen | SystemIoFailure) => {
+                ApiError::Unavailable
+            }
+            _ => ApiError::Internal(format!("store: {e}")),
+        }
+    }
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;

@@ -1,0 +1,205 @@
+//! The exported functions: opening and closing a context, the HTTP door (`fc_request`) and the
+//! typed doors (JSON in, JSON out) for member roles and administration.
+
+use super::{bad_argument, c_bytes, c_str, context, fc_ctx, guard, fc_response};
+use crate::api::member_roles::{self, Scope};
+use crate::api::{admin, Call};
+use crate::auth::{self, Credentials};
+use crate::params::Params;
+use crate::response::Response;
+use crate::{http, Context};
+use serde_json::Value;
+use std::ffi::c_char;
+
+/// The ABI version of this library (`FC_ABI_VERSION` of the header it was built with).
+/// Bindings refuse to use a library whose version differs from theirs.
+#[no_mangle]
+pub extern "C" fn fc_abi_version() -> u32 {
+    crate::FC_ABI_VERSION
+}
+
+/// Opens an instance from a JSON configuration (`{"data_dir": "...", ...}`). On success stores
+/// the new context in `*out` and returns NULL; on failure leaves `*out` NULL and returns a
+/// response (status 400 or 500, body `{"message": "..."}`) that the caller frees.
+#[no_mangle]
+pub extern "C" fn fc_open(config_json: *const c_char, out: *mut *mut fc_ctx) -> *mut fc_response {
+    if out.is_null() {
+        return guard(|| Err(bad_argument("out is NULL".into())));
+    }
+    // SAFETY: `out` is non-NULL and writable by the caller's contract.
+    unsafe { *out = std::ptr::null_mut() };
+    let mut opened: Option<Box<fc_ctx>> = None;
+    let response = guard(|| {
+        // SAFETY: NULL or a NUL-terminated string by the caller's contract.
+        let text = unsafe { c_str(config_json, "config_json") }?;
+        let inner = Context::from_json(text).map_err(|message| crate::ApiError::validation(message).into_response())?;
+        opened = Some(Box::new(fc_ctx { inner }));
+        Ok(Response::no_content())
+    });
+    match opened {
+        Some(ctx) => {
+            fc_response_free_internal(response);
+            // SAFETY: `out` is non-NULL and writable (checked above).
+            unsafe { *out = Box::into_raw(ctx) };
+            std::ptr::null_mut()
+        }
+        None => response,
+    }
+}
+
+fn fc_response_free_internal(response: *mut fc_response) {
+    super::response::fc_response_free(response);
+}
+
+/// Closes a context. NULL is a no-op. No call on it may be in flight or follow.
+#[no_mangle]
+pub extern "C" fn fc_close(ctx: *mut fc_ctx) {
+    if ctx.is_null() {
+        return;
+    }
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: a pointer from `fc_open`, closed once by the caller's contract.
+        drop(unsafe { Box::from_raw(ctx) });
+    }));
+}
+
+/// Parses the headers argument: a JSON object `{"Name": "value"}` or an array of
+/// `["Name", "value"]` pairs.
+fn parse_headers(text: &str) -> Result<Vec<(String, String)>, Response> {
+    let invalid = || bad_argument("headers_json must be a JSON object of strings or an array of [name, value] pairs".into());
+    match serde_json::from_str::<Value>(text).map_err(|_| invalid())? {
+        Value::Object(map) => map
+            .into_iter()
+            .map(|(name, value)| match value {
+                Value::String(v) => Ok((name, v)),
+                _ => Err(invalid()),
+            })
+            .collect(),
+        Value::Array(pairs) => pairs
+            .into_iter()
+            .map(|pair| match pair {
+                Value::Array(mut items) if items.len() == 2 => match (items.remove(0), items.remove(0)) {
+                    (Value::String(n), Value::String(v)) => Ok((n, v)),
+                    _ => Err(invalid()),
+                },
+                _ => Err(invalid()),
+            })
+            .collect(),
+        _ => Err(invalid()),
+    }
+}
+
+/// Serves one HTTP request: `method` (`GET`, ...), the raw request `target` as sent on the wire
+/// (`/api/v4/projects/a%2Fb/repository/tree?ref=main`), `headers_json` (see above), and the body
+/// (`body` may be NULL when `body_len` is 0). Always returns a response the caller frees.
+#[no_mangle]
+pub extern "C" fn fc_request(
+    ctx: *const fc_ctx,
+    method: *const c_char,
+    target: *const c_char,
+    headers_json: *const c_char,
+    body: *const u8,
+    body_len: usize,
+) -> *mut fc_response {
+    guard(|| {
+        // SAFETY: each pointer is NULL or valid for the call by the caller's contract.
+        let (ctx, method, target, headers, body) = unsafe {
+            (
+                context(ctx)?,
+                c_str(method, "method")?,
+                c_str(target, "target")?,
+                c_str(headers_json, "headers_json")?,
+                c_bytes(body, body_len, "body")?,
+            )
+        };
+        let headers = parse_headers(headers)?;
+        Ok(http::handle(ctx, method, target, headers, body))
+    })
+}
+
+/// The typed doors' arguments: credentials from `auth_json`
+/// (`{"private_token": "..."}`, `{"job_token": "..."}` or `{}`) and the parameters object.
+fn typed_call<'a>(ctx: &'a Context, auth_json: &str, params_json: &str) -> Result<(Call<'a>, Params), Response> {
+    let auth: Value = serde_json::from_str(auth_json).map_err(|_| bad_argument("auth_json is not valid JSON".into()))?;
+    let mut credentials = Credentials::default();
+    for (key, list) in [("private_token", &mut credentials.personal), ("job_token", &mut credentials.job)] {
+        match auth.get(key) {
+            None | Some(Value::Null) => {}
+            Some(Value::String(token)) => list.push(token.clone()),
+            Some(_) => return Err(bad_argument(format!("auth_json.{key} must be a string"))),
+        }
+    }
+    let params: Value = serde_json::from_str(params_json).map_err(|_| bad_argument("params_json is not valid JSON".into()))?;
+    let params = Params::from_json_object(params).map_err(|e| e.into_response())?;
+    let caller = auth::identify(ctx, &credentials).map_err(|e| e.into_response())?;
+    let base_url = ctx.config.external_base().unwrap_or("http://localhost").to_string();
+    Ok((Call { ctx, caller, base_url }, params))
+}
+
+/// Runs a member-role operation with its scope (`"group"`: id or full path; absent: the
+/// instance) and, where needed, `"member_role_id"` taken from the parameters.
+fn member_role_export(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+    operation: fn(&Call, Scope, Option<&str>, &Params) -> crate::error::ApiResult<Response>,
+) -> *mut fc_response {
+    guard(|| {
+        // SAFETY: each pointer is NULL or valid for the call by the caller's contract.
+        let (ctx, auth_json, params_json) =
+            unsafe { (context(ctx)?, c_str(auth_json, "auth_json")?, c_str(params_json, "params_json")?) };
+        let (call, params) = typed_call(ctx, auth_json, params_json)?;
+        let text = |key: &str| params.string(key).map_err(|e| e.into_response());
+        let group = text("group")?;
+        let role_id = text("member_role_id")?;
+        let scope = group.as_deref().map_or(Scope::Instance, Scope::Group);
+        operation(&call, scope, role_id.as_deref(), &params).or_else(|e| Ok(e.into_response()))
+    })
+}
+
+fn required_role_id(role_id: Option<&str>) -> crate::error::ApiResult<&str> {
+    role_id.ok_or_else(|| crate::ApiError::MissingParam("member_role_id".into()))
+}
+
+/// Lists member roles (A1, A4). `params_json`: `{}` or `{"group": "<id or path>"}`.
+#[no_mangle]
+pub extern "C" fn fc_member_roles_list(ctx: *const fc_ctx, auth_json: *const c_char, params_json: *const c_char) -> *mut fc_response {
+    member_role_export(ctx, auth_json, params_json, |call, scope, _, _| member_roles::list(call, scope))
+}
+
+/// Creates a member role (A2, A5): `name`, `base_access_level`, optional `description` and flags,
+/// optional `group`. 201 and the role.
+#[no_mangle]
+pub extern "C" fn fc_member_roles_create(ctx: *const fc_ctx, auth_json: *const c_char, params_json: *const c_char) -> *mut fc_response {
+    member_role_export(ctx, auth_json, params_json, |call, scope, _, params| member_roles::create(call, scope, params))
+}
+
+/// Updates a role's `name` and/or `description` (A6): `member_role_id`, optional `group`.
+#[no_mangle]
+pub extern "C" fn fc_member_roles_update(ctx: *const fc_ctx, auth_json: *const c_char, params_json: *const c_char) -> *mut fc_response {
+    member_role_export(ctx, auth_json, params_json, |call, scope, role_id, params| {
+        let mut params = params.clone();
+        params.remove("group");
+        member_roles::update(call, scope, required_role_id(role_id)?, &params)
+    })
+}
+
+/// Deletes a role (A3, A7): `member_role_id`, optional `group`. 204 with an empty body.
+#[no_mangle]
+pub extern "C" fn fc_member_roles_delete(ctx: *const fc_ctx, auth_json: *const c_char, params_json: *const c_char) -> *mut fc_response {
+    member_role_export(ctx, auth_json, params_json, |call, scope, role_id, _| {
+        member_roles::delete(call, scope, required_role_id(role_id)?)
+    })
+}
+
+/// Runs one administrative command (`{"command": "user_add", ...}`; see the README).
+/// Trusted: whoever can open the data directory administers the instance.
+#[no_mangle]
+pub extern "C" fn fc_admin(ctx: *const fc_ctx, command_json: *const c_char) -> *mut fc_response {
+    guard(|| {
+        // SAFETY: each pointer is NULL or valid for the call by the caller's contract.
+        let (ctx, command) = unsafe { (context(ctx)?, c_str(command_json, "command_json")?) };
+        let (call, params) = typed_call(ctx, "{}", command)?;
+        Ok(admin::run(&call, &params).unwrap_or_else(|e| e.into_response()))
+    })
+}

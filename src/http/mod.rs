@@ -1,0 +1,38 @@
+//! The HTTP front door: a raw request (method, target, headers, body) in, a `Response` out.
+//!
+//! Owns parsing ([`request`]), routing ([`router`]) and turning errors into GitLab's status codes
+//! and bodies. It holds no behaviour of its own: every route calls one operation in `api`.
+//! The hosts (Python, Go) only carry bytes between a socket and [`handle`].
+
+pub mod request;
+pub mod router;
+
+use crate::api::Call;
+use crate::auth::{self, Credentials};
+use crate::context::Context;
+use crate::error::ApiResult;
+use crate::response::{Body, Response};
+use request::Request;
+
+/// Serves one request. Never panics on bad input; every failure is a GitLab-shaped response.
+pub fn handle(ctx: &Context, method: &str, target: &str, headers: Vec<(String, String)>, body: &[u8]) -> Response {
+    let is_head = method.eq_ignore_ascii_case("HEAD");
+    let mut response = serve(ctx, method, target, headers, body).unwrap_or_else(|e| e.into_response());
+    if is_head {
+        response.body = Body::Bytes(Vec::new());
+    }
+    response
+}
+
+fn serve(ctx: &Context, method: &str, target: &str, headers: Vec<(String, String)>, body: &[u8]) -> ApiResult<Response> {
+    let request = Request::parse(ctx, method, target, headers, body)?;
+    let credentials = Credentials::collect(request.headers(), &request.query);
+    let caller = auth::identify(ctx, &credentials)?;
+    ctx.throttle(
+        ctx.config.rate_limits.api_requests,
+        &format!("api:{}", caller.rate_key()),
+        "This endpoint has been requested too many times. Try again later.",
+    )?;
+    let call = Call { ctx, caller, base_url: request.base_url(ctx) };
+    router::route(&call, &request)
+}

@@ -1,0 +1,145 @@
+//! Parsing of one raw request: the path split on `/` before each segment is percent-decoded
+//! (so `%2F` and `%2E` inside an id survive), the query string and body as `Params`
+//! (JSON or form), and lower-cased headers.
+
+use crate::context::Context;
+use crate::error::{ApiError, ApiResult};
+use crate::params::Params;
+use percent_encoding::percent_decode;
+
+pub struct Request {
+    /// Upper-case method; `HEAD` is served as `GET`.
+    pub method: String,
+    /// Decoded path segments after `/api/v4`.
+    pub segments: Vec<String>,
+    /// Query parameters only.
+    pub query: Params,
+    /// Query parameters with the body's merged over them.
+    pub params: Params,
+    /// The raw query string, for links that repeat the request's parameters.
+    pub raw_query: String,
+    /// The raw path after `/api/v4`, for links back to the same resource.
+    pub raw_path: String,
+    headers: Vec<(String, String)>,
+}
+
+const API_PREFIX: &str = "/api/v4";
+
+fn decode(text: &str, what: &str) -> ApiResult<String> {
+    percent_decode(text.as_bytes())
+        .decode_utf8()
+        .map(|s| s.into_owned())
+        .map_err(|_| ApiError::BadRequest(format!("{what} is not valid UTF-8")))
+}
+
+/// Adds the `name=value` pairs of a query string or form body to `params`.
+pub fn parse_form(text: &str, params: &mut Params) -> ApiResult<()> {
+    for pair in text.split('&').filter(|p| !p.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let name = decode(&name.replace('+', " "), "a parameter name")?;
+        let value = decode(&value.replace('+', " "), "a parameter value")?;
+        params.push_pair(&name, value);
+    }
+    Ok(())
+}
+
+impl Request {
+    pub fn parse(ctx: &Context, method: &str, target: &str, headers: Vec<(String, String)>, body: &[u8]) -> ApiResult<Request> {
+        if body.len() > ctx.config.limits.max_body_bytes {
+            return Err(ApiError::PayloadTooLarge);
+        }
+        let method = match method.to_ascii_uppercase().as_str() {
+            "HEAD" => "GET".to_string(),
+            other => other.to_string(),
+        };
+        let target = target.split('#').next().unwrap_or("");
+        let (path, raw_query) = target.split_once('?').unwrap_or((target, ""));
+        let raw_path = path.strip_prefix(API_PREFIX).filter(|rest| rest.is_empty() || rest.starts_with('/'));
+        let Some(raw_path) = raw_path else { return Err(ApiError::NotFound("")) };
+        let segments = raw_path
+            .split('/')
+            .skip(1)
+            .map(|segment| decode(segment, "the path"))
+            .collect::<ApiResult<Vec<_>>>()?;
+        let headers: Vec<(String, String)> =
+            headers.into_iter().map(|(name, value)| (name.to_ascii_lowercase(), value)).collect();
+        let mut query = Params::new();
+        parse_form(raw_query, &mut query)?;
+        let mut params = query.clone();
+        if matches!(method.as_str(), "POST" | "PUT" | "PATCH") && !body.iter().all(u8::is_ascii_whitespace) {
+            params.merge(parse_body(&headers, body)?);
+        }
+        Ok(Request {
+            method,
+            segments,
+            query,
+            params,
+            raw_query: raw_query.to_string(),
+            raw_path: raw_path.to_string(),
+            headers,
+        })
+    }
+
+    pub fn headers(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.headers.iter().map(|(n, v)| (n.as_str(), v.as_str()))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+
+    /// `scheme://host[:port]` for absolute links: the configured `external_url`, else the
+    /// request's `Host` when it is a plain host name, else `http://localhost`.
+    pub fn base_url(&self, ctx: &Context) -> String {
+        if let Some(base) = ctx.config.external_base() {
+            return base.to_string();
+        }
+        match self.header("host") {
+            Some(host)
+                if !host.is_empty()
+                    && host.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.:[]_".contains(&b)) =>
+            {
+                format!("http://{host}")
+            }
+            _ => "http://localhost".into(),
+        }
+    }
+}
+
+/// Reads a JSON object or a form body, by `Content-Type` (JSON when absent).
+fn parse_body(headers: &[(String, String)], body: &[u8]) -> ApiResult<Params> {
+    let content_type = headers
+        .iter()
+        .find(|(n, _)| n == "content-type")
+        .map(|(_, v)| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    match content_type.as_str() {
+        "" | "application/json" | "text/json" => {
+            let value: serde_json::Value = serde_json::from_slice(body)
+                .map_err(|e| ApiError::BadRequest(format!("the body is not valid JSON ({})", e.classify_text())))?;
+            Params::from_json_object(value)
+        }
+        "application/x-www-form-urlencoded" => {
+            let text = std::str::from_utf8(body).map_err(|_| ApiError::BadRequest("the body is not valid UTF-8".into()))?;
+            let mut params = Params::new();
+            parse_form(text, &mut params)?;
+            Ok(params)
+        }
+        _ => Err(ApiError::UnsupportedMediaType),
+    }
+}
+
+trait ClassifyText {
+    fn classify_text(&self) -> &'static str;
+}
+
+impl ClassifyText for serde_json::Error {
+    fn classify_text(&self) -> &'static str {
+        match self.classify() {
+            serde_json::error::Category::Eof => "unexpected end",
+            serde_json::error::Category::Syntax => "syntax error",
+            serde_json::error::Category::Data => "invalid data",
+            serde_json::error::Category::Io => "read error",
+        }
+    }
+}

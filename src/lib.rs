@@ -1,0 +1,30 @@
+//! forgecore: the embeddable core of a GitLab-compatible forge.
+//!
+//! Layers, top to bottom (data flows down, never back up):
+//! - [`ffi`]: the C ABI, the only module allowed `unsafe`.
+//! - [`http`]: routing of raw HTTP requests to operations; parsing and response shaping.
+//! - [`api`]: the operations in plain Rust, shared by `http` and the typed C exports.
+//! - [`auth`]: caller identity and the permission function every operation uses.
+//! - [`store`]: the SQLite store (schema, migrations, queries).
+//! - [`git`]: repository access through gix.
+#![deny(unsafe_code)]
+
+pub mod api;
+pub mod auth;
+pub mod config;
+pub mod context;
+pub mod error;
+pub mod ffi;
+pub mod git;
+pub mod http;
+pub mod params;
+pub mod response;
+pub mod store;
+
+pub use config::Config;
+pub use context::Context;
+pub use error::ApiError;
+pub use response::Response;
+
+/// Version of the C ABI; bumped on any incompatible change of an export or its conventions.
+pub const FC_ABI_VERSION: u32 = 1;

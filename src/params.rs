@@ -1,0 +1,155 @@
+//! `Params`: the parameters of one call, from a query string, a JSON or form body, or a typed
+//! export's JSON, with GitLab's (Grape's) coercion rules in one place.
+//!
+//! Query and form values arrive as strings; JSON values keep their type. Every accessor accepts
+//! both the way Grape does: `"30"` is an integer, `"True"` a boolean; anything else is a 400
+//! naming the parameter. `key[]` keys are arrays.
+
+use crate::error::{ApiError, ApiResult};
+use serde_json::{Map, Value};
+
+#[derive(Debug, Clone, Default)]
+pub struct Params {
+    values: Map<String, Value>,
+}
+
+/// Grape's (dry-types') accepted spellings of booleans.
+const TRUE_WORDS: &[&str] = &["1", "on", "t", "true", "y", "yes"];
+const FALSE_WORDS: &[&str] = &["0", "off", "f", "false", "n", "no"];
+
+pub fn parse_bool_word(word: &str) -> Option<bool> {
+    let lower = word.to_ascii_lowercase();
+    if TRUE_WORDS.contains(&lower.as_str()) {
+        Some(true)
+    } else if FALSE_WORDS.contains(&lower.as_str()) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+impl Params {
+    pub fn new() -> Params {
+        Params::default()
+    }
+
+    /// From a JSON object; anything else is a 400.
+    pub fn from_json_object(value: Value) -> ApiResult<Params> {
+        match value {
+            Value::Object(values) => Ok(Params { values }),
+            Value::Null => Ok(Params::default()),
+            _ => Err(ApiError::BadRequest("the body must be a JSON object".into())),
+        }
+    }
+
+    /// Adds a string pair from a query string or form body. `name[]` and repeated names collect
+    /// into arrays; otherwise a later value replaces an earlier one.
+    pub fn push_pair(&mut self, name: &str, value: String) {
+        if let Some(base) = name.strip_suffix("[]") {
+            match self.values.get_mut(base) {
+                Some(Value::Array(items)) => items.push(Value::String(value)),
+                _ => {
+                    self.values.insert(base.to_string(), Value::Array(vec![Value::String(value)]));
+                }
+            }
+        } else {
+            self.values.insert(name.to_string(), Value::String(value));
+        }
+    }
+
+    /// Merges `other` into `self`; `other` wins where both have a key.
+    pub fn merge(&mut self, other: Params) {
+        self.values.extend(other.values);
+    }
+
+    pub fn set(&mut self, name: &str, value: Value) {
+        self.values.insert(name.to_string(), value);
+    }
+
+    pub fn remove(&mut self, name: &str) -> Option<Value> {
+        self.values.remove(name)
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.values.contains_key(name)
+    }
+
+    pub fn raw(&self, name: &str) -> Option<&Value> {
+        self.values.get(name)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.values.iter()
+    }
+
+    /// A string parameter; numbers are taken as their decimal text, as Grape does.
+    pub fn string(&self, name: &str) -> ApiResult<Option<String>> {
+        match self.values.get(name) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(Value::Number(n)) => Ok(Some(n.to_string())),
+            Some(_) => Err(ApiError::InvalidParam(name.to_string())),
+        }
+    }
+
+    pub fn required_string(&self, name: &str) -> ApiResult<String> {
+        self.string(name)?.ok_or_else(|| ApiError::MissingParam(name.to_string()))
+    }
+
+    /// An integer parameter: a JSON integer or a string of decimal digits (optionally signed).
+    pub fn int(&self, name: &str) -> ApiResult<Option<i64>> {
+        match self.values.get(name) {
+            None => Ok(None),
+            Some(value) => parse_int(value).map(Some).ok_or_else(|| ApiError::InvalidParam(name.to_string())),
+        }
+    }
+
+    /// A boolean parameter: a JSON boolean or one of Grape's words (`true`, `True`, `1`, `yes`, ...).
+    pub fn bool(&self, name: &str) -> ApiResult<Option<bool>> {
+        match self.values.get(name) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(Value::String(s)) => {
+                parse_bool_word(s).map(Some).ok_or_else(|| ApiError::InvalidParam(name.to_string()))
+            }
+            Some(Value::Number(n)) if n.as_i64() == Some(1) => Ok(Some(true)),
+            Some(Value::Number(n)) if n.as_i64() == Some(0) => Ok(Some(false)),
+            Some(_) => Err(ApiError::InvalidParam(name.to_string())),
+        }
+    }
+
+    /// An array of strings: `name[]=a&name[]=b`, a JSON array, or `a,b` comma-separated.
+    pub fn string_list(&self, name: &str) -> ApiResult<Option<Vec<String>>> {
+        match self.values.get(name) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.split(',').map(str::to_string).collect())),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|item| match item {
+                    Value::String(s) => Ok(s.clone()),
+                    Value::Number(n) => Ok(n.to_string()),
+                    _ => Err(ApiError::InvalidParam(name.to_string())),
+                })
+                .collect::<ApiResult<Vec<_>>>()
+                .map(Some),
+            Some(_) => Err(ApiError::InvalidParam(name.to_string())),
+        }
+    }
+}
+
+/// An integer from a JSON number without fraction or a decimal string that fits in `i64`.
+pub fn parse_int(value: &Value) -> Option<i64> {
+    match value {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => parse_int_text(s),
+        _ => None,
+    }
+}
+
+pub fn parse_int_text(text: &str) -> Option<i64> {
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
