@@ -83,9 +83,10 @@ impl Params {
     }
 
     /// A string parameter; numbers are taken as their decimal text, as Grape does.
+    /// Like every typed accessor, a JSON `null` counts as absent (Grape's optional `nil`).
     pub fn string(&self, name: &str) -> ApiResult<Option<String>> {
         match self.values.get(name) {
-            None => Ok(None),
+            None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(Value::Number(n)) => Ok(Some(n.to_string())),
             Some(_) => Err(ApiError::InvalidParam(name.to_string())),
@@ -99,7 +100,7 @@ impl Params {
     /// An integer parameter: a JSON integer or a string of decimal digits (optionally signed).
     pub fn int(&self, name: &str) -> ApiResult<Option<i64>> {
         match self.values.get(name) {
-            None => Ok(None),
+            None | Some(Value::Null) => Ok(None),
             Some(value) => parse_int(value).map(Some).ok_or_else(|| ApiError::InvalidParam(name.to_string())),
         }
     }
@@ -107,7 +108,7 @@ impl Params {
     /// A boolean parameter: a JSON boolean or one of Grape's words (`true`, `True`, `1`, `yes`, ...).
     pub fn bool(&self, name: &str) -> ApiResult<Option<bool>> {
         match self.values.get(name) {
-            None => Ok(None),
+            None | Some(Value::Null) => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
             Some(Value::String(s)) => {
                 parse_bool_word(s).map(Some).ok_or_else(|| ApiError::InvalidParam(name.to_string()))
@@ -121,7 +122,7 @@ impl Params {
     /// An array of strings: `name[]=a&name[]=b`, a JSON array, or `a,b` comma-separated.
     pub fn string_list(&self, name: &str) -> ApiResult<Option<Vec<String>>> {
         match self.values.get(name) {
-            None => Ok(None),
+            None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.split(',').map(str::to_string).collect())),
             Some(Value::Array(items)) => items
                 .iter()

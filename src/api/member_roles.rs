@@ -191,11 +191,6 @@ pub fn update(call: &Call, scope: Scope, role_id: &str, params: &Params) -> ApiR
     let id = parse_role_id(role_id)?;
     let name = read_name(params)?;
     let description = read_description(params)?;
-    if name.is_none() && description.is_none() {
-        return Err(ApiError::ParamError(
-            "name, description are missing, at least one parameter must be provided".into(),
-        ));
-    }
     let updated = call.ctx.store.write(|tx| {
         let mut role = find_role(tx, &group, id)?;
         if let Some(level) = params.raw("base_access_level") {
@@ -209,6 +204,11 @@ pub fn update(call: &Call, scope: Scope, role_id: &str, params: &Params) -> ApiR
             if crate::params::parse_int(group_id) != role.group_id {
                 return Err(ApiError::validation("Namespace cannot be changed"));
             }
+        }
+        if name.is_none() && description.is_none() {
+            return Err(ApiError::ParamError(
+                "name, description are missing, at least one parameter must be provided".into(),
+            ));
         }
         if let Some(name) = name {
             if store::member_roles::name_taken(tx, role.group_id, &name, Some(role.id))? {

@@ -120,13 +120,19 @@ pub extern "C" fn fc_request(
 /// The typed doors' arguments: credentials from `auth_json`
 /// (`{"private_token": "..."}`, `{"job_token": "..."}` or `{}`) and the parameters object.
 fn typed_call<'a>(ctx: &'a Context, auth_json: &str, params_json: &str) -> Result<(Call<'a>, Params), Response> {
-    let auth: Value = serde_json::from_str(auth_json).map_err(|_| bad_argument("auth_json is not valid JSON".into()))?;
+    let invalid_auth = || bad_argument("auth_json must be {}, {\"private_token\": \"...\"} or {\"job_token\": \"...\"}".into());
+    let Ok(Value::Object(auth)) = serde_json::from_str::<Value>(auth_json) else { return Err(invalid_auth()) };
     let mut credentials = Credentials::default();
-    for (key, list) in [("private_token", &mut credentials.personal), ("job_token", &mut credentials.job)] {
-        match auth.get(key) {
-            None | Some(Value::Null) => {}
-            Some(Value::String(token)) => list.push(token.clone()),
-            Some(_) => return Err(bad_argument(format!("auth_json.{key} must be a string"))),
+    for (key, value) in auth {
+        let list = match key.as_str() {
+            "private_token" => &mut credentials.personal,
+            "job_token" => &mut credentials.job,
+            _ => return Err(invalid_auth()),
+        };
+        match value {
+            Value::Null => {}
+            Value::String(token) => list.push(token),
+            _ => return Err(invalid_auth()),
         }
     }
     let params: Value = serde_json::from_str(params_json).map_err(|_| bad_argument("params_json is not valid JSON".into()))?;

@@ -15,7 +15,7 @@ mod exports;
 mod response;
 
 pub use exports::*;
-pub use response::fc_response;
+pub use response::*;
 
 use crate::response::Response;
 use std::ffi::{c_char, CStr};

@@ -1,0 +1,329 @@
+//! Shared helpers for the integration tests: a [`TestInstance`] is a forgecore context opened
+//! through the C ABI (`fc_open`) on a fresh data directory under `std::env::temp_dir()`, with
+//! helpers to run administrative commands, HTTP requests and typed exports through the FFI.
+//!
+//! Every test binary compiles this module with `mod common;` and uses only part of it.
+//! Set `FORGECORE_KEEP_TEST_DIRS=1` to keep the data directories for inspection.
+#![allow(dead_code)]
+#![allow(unsafe_code)]
+
+use forgecore::ffi::{self, fc_ctx, fc_response};
+use serde_json::{json, Value};
+use std::ffi::{c_char, CString};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// A typed export: `fc_member_roles_list`, `_create`, `_update` or `_delete`.
+pub type TypedExport = extern "C" fn(*const fc_ctx, *const c_char, *const c_char) -> *mut fc_response;
+
+/// A C string from text; panics on an interior NUL (a bug in the test).
+pub fn cstr(text: &str) -> CString {
+    CString::new(text).expect("no NUL in test strings")
+}
+
+/// A C string from raw bytes (for non-UTF-8 inputs); panics on an interior NUL.
+pub fn cbytes(bytes: &[u8]) -> CString {
+    CString::new(bytes.to_vec()).expect("no NUL in test bytes")
+}
+
+/// A temporary directory, removed when dropped (unless `FORGECORE_KEEP_TEST_DIRS` is set).
+#[derive(Debug)]
+pub struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    /// A new, empty, uniquely named directory under `std::env::temp_dir()`. The name carries the
+    /// test's name (libtest names each test's thread after it), the process id and a counter.
+    pub fn new() -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let test: String = std::thread::current()
+            .name()
+            .unwrap_or("test")
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+            .take(60)
+            .collect();
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        loop {
+            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+            let path = std::env::temp_dir().join(format!("forgecore-{test}-{}-{n}-{nanos}", std::process::id()));
+            match std::fs::create_dir(&path) {
+                Ok(()) => return TempDir { path },
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => panic!("cannot create {}: {e}", path.display()),
+            }
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if std::env::var_os("FORGECORE_KEEP_TEST_DIRS").is_none() {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// An owned `fc_response`, freed with `fc_response_free` on drop.
+pub struct FfiResponse(*mut fc_response);
+
+impl FfiResponse {
+    /// Takes ownership of a response returned by an export. Panics on NULL (every export but a
+    /// successful `fc_open` returns a response).
+    pub fn new(raw: *mut fc_response) -> FfiResponse {
+        assert!(!raw.is_null(), "the export returned a NULL response");
+        FfiResponse(raw)
+    }
+
+    pub fn as_ptr(&self) -> *mut fc_response {
+        self.0
+    }
+
+    pub fn status(&self) -> u16 {
+        ffi::fc_response_status(self.0)
+    }
+
+    pub fn streamed(&self) -> bool {
+        ffi::fc_response_streamed(self.0) == 1
+    }
+
+    /// The headers JSON object as text.
+    pub fn headers_text(&self) -> String {
+        let ptr = ffi::fc_response_headers(self.0);
+        assert!(!ptr.is_null(), "fc_response_headers gave NULL for a live response");
+        // SAFETY: a NUL-terminated string borrowed from a live response.
+        unsafe { std::ffi::CStr::from_ptr(ptr) }.to_str().expect("headers are UTF-8").to_string()
+    }
+
+    /// The headers as (name, value) pairs, in the object's order.
+    pub fn headers(&self) -> Vec<(String, String)> {
+        match serde_json::from_str::<Value>(&self.headers_text()).expect("headers are JSON") {
+            Value::Object(map) => map
+                .into_iter()
+                .map(|(name, value)| (name, value.as_str().expect("header values are strings").to_string()))
+                .collect(),
+            other => panic!("headers are not a JSON object: {other}"),
+        }
+    }
+
+    /// The in-memory body (`fc_response_body`); empty for a streamed body.
+    pub fn body_in_memory(&self) -> Vec<u8> {
+        let mut len = 0usize;
+        let ptr = ffi::fc_response_body(self.0, &mut len);
+        if ptr.is_null() {
+            assert_eq!(len, 0, "NULL body with a non-zero length");
+            return Vec::new();
+        }
+        // SAFETY: `len` bytes borrowed from a live response.
+        unsafe { std::slice::from_raw_parts(ptr, len) }.to_vec()
+    }
+
+    /// The rest of the body through `fc_response_read` in chunks of `chunk` bytes.
+    pub fn read_all(&mut self, chunk: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut buf = vec![0u8; chunk];
+        loop {
+            let n = ffi::fc_response_read(self.0, buf.as_mut_ptr(), buf.len());
+            assert!(n >= 0, "fc_response_read failed");
+            if n == 0 {
+                return out;
+            }
+            assert!(n as usize <= chunk, "fc_response_read returned more than asked");
+            out.extend_from_slice(&buf[..n as usize]);
+        }
+    }
+
+    /// The whole body, whether in memory or streamed.
+    pub fn body(&mut self) -> Vec<u8> {
+        if self.streamed() {
+            self.read_all(64 * 1024)
+        } else {
+            self.body_in_memory()
+        }
+    }
+
+    /// The body parsed as JSON; `Value::Null` for an empty body. Panics on invalid JSON.
+    pub fn json(&mut self) -> Value {
+        let body = self.body();
+        if body.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&body)
+                .unwrap_or_else(|e| panic!("body is not JSON ({e}): {}", String::from_utf8_lossy(&body)))
+        }
+    }
+
+    /// Status and JSON body.
+    pub fn status_json(mut self) -> (u16, Value) {
+        let status = self.status();
+        (status, self.json())
+    }
+}
+
+impl Drop for FfiResponse {
+    fn drop(&mut self) {
+        ffi::fc_response_free(self.0);
+    }
+}
+
+/// An opened context on its own data directory, closed (and the directory removed, once no
+/// instance uses it) on drop. `Send + Sync`: an `fc_ctx` may be used from any thread.
+pub struct TestInstance {
+    // Fields drop in this order after `Drop::drop` closed `ctx`: the Rust context, then the
+    // directory guard last.
+    rust: OnceLock<forgecore::Context>,
+    ctx: *mut fc_ctx,
+    config: Value,
+    dir: Arc<TempDir>,
+}
+
+// SAFETY: the C ABI documents `fc_ctx` as usable by any number of threads at once; it is closed
+// only in `drop`, when no borrow of the instance (hence no call) can be in flight.
+unsafe impl Send for TestInstance {}
+unsafe impl Sync for TestInstance {}
+
+/// Opens an instance on a fresh temporary data directory; `extra_config` (an object) is merged
+/// into `{"data_dir": ...}`, e.g. `json!({"features": {"test_panic_route": true}})`.
+pub fn open_instance(extra_config: Value) -> TestInstance {
+    let dir = Arc::new(TempDir::new());
+    let mut config = json!({ "data_dir": dir.path().join("data") });
+    match extra_config {
+        Value::Object(extra) => config.as_object_mut().unwrap().extend(extra),
+        Value::Null => {}
+        other => panic!("extra_config must be a JSON object, not {other}"),
+    }
+    TestInstance::open(dir, config)
+}
+
+impl TestInstance {
+    fn open(dir: Arc<TempDir>, config: Value) -> TestInstance {
+        let text = cstr(&config.to_string());
+        let mut ctx: *mut fc_ctx = std::ptr::null_mut();
+        let error = ffi::fc_open(text.as_ptr(), &mut ctx);
+        if !error.is_null() {
+            let (status, body) = FfiResponse::new(error).status_json();
+            panic!("fc_open failed with {status}: {body}");
+        }
+        assert!(!ctx.is_null(), "fc_open returned NULL without a context");
+        TestInstance { rust: OnceLock::new(), ctx, config, dir }
+    }
+
+    /// A second context on the same data directory and configuration, standing in for another
+    /// process (or another embedding) sharing the store.
+    pub fn reopen(&self) -> TestInstance {
+        TestInstance::open(Arc::clone(&self.dir), self.config.clone())
+    }
+
+    /// The directory this test owns (the data directory is its `data` child); put repositories
+    /// and other fixtures here.
+    pub fn root_dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The configured data directory (the SQLite file lives here).
+    pub fn data_dir(&self) -> PathBuf {
+        PathBuf::from(self.config["data_dir"].as_str().expect("data_dir is a string"))
+    }
+
+    pub fn config(&self) -> &Value {
+        &self.config
+    }
+
+    /// The `fc_ctx` opened with `fc_open`, for calling exports directly. Valid while `self` lives.
+    pub fn ffi_ctx(&self) -> *const fc_ctx {
+        self.ctx
+    }
+
+    /// A Rust `Context` on the same data directory and configuration (opened once, lazily), for
+    /// calling `forgecore::http::handle`, `forgecore::auth` or the store without the FFI. It is
+    /// not the context behind [`Self::ffi_ctx`] (`fc_ctx` keeps it private) but shares its store
+    /// through SQLite, so both see the same data at once.
+    pub fn ctx(&self) -> &forgecore::Context {
+        self.rust
+            .get_or_init(|| forgecore::Context::from_json(&self.config.to_string()).expect("Context::from_json"))
+    }
+
+    /// Runs one administrative command through `fc_admin`: status and JSON body.
+    pub fn admin(&self, command: Value) -> (u16, Value) {
+        let command = cstr(&command.to_string());
+        FfiResponse::new(ffi::fc_admin(self.ctx, command.as_ptr())).status_json()
+    }
+
+    /// Runs an administrative command that must succeed (2xx); its JSON body.
+    pub fn admin_ok(&self, command: Value) -> Value {
+        let text = command.to_string();
+        let (status, body) = self.admin(command);
+        assert!((200..300).contains(&status), "admin {text} gave {status}: {body}");
+        body
+    }
+
+    /// Creates a user (`admin` or not) and a personal access token for it; the token.
+    pub fn user_with_token(&self, username: &str, admin: bool) -> String {
+        self.admin_ok(json!({"command": "user_add", "username": username, "admin": admin}));
+        let body = self.admin_ok(json!({"command": "token_add", "username": username}));
+        body["token"].as_str().expect("token_add answers a token").to_string()
+    }
+
+    /// Serves one request through `fc_request`, headers passed as an array of pairs (order and
+    /// repeats kept): status, response headers, whole body (a stream read to its end).
+    pub fn request(&self, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, Vec<(String, String)>, Vec<u8>) {
+        let mut response = self.request_response(method, target, headers, body);
+        let status = response.status();
+        let headers = response.headers();
+        (status, headers, response.body())
+    }
+
+    /// `request` with the body parsed as JSON (`Value::Null` when empty).
+    pub fn request_json(&self, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, Value) {
+        self.request_response(method, target, headers, body).status_json()
+    }
+
+    /// `request`, keeping the response itself (for headers, streaming, `fc_response_read`).
+    pub fn request_response(&self, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> FfiResponse {
+        let pairs: Vec<Value> = headers.iter().map(|(n, v)| json!([n, v])).collect();
+        let (method, target, headers) = (cstr(method), cstr(target), cstr(&Value::Array(pairs).to_string()));
+        FfiResponse::new(ffi::fc_request(
+            self.ctx,
+            method.as_ptr(),
+            target.as_ptr(),
+            headers.as_ptr(),
+            if body.is_empty() { std::ptr::null() } else { body.as_ptr() },
+            body.len(),
+        ))
+    }
+
+    /// Serves one request through `forgecore::http::handle` on [`Self::ctx`], without the
+    /// FFI: status, headers, whole body.
+    pub fn handle(&self, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, Vec<(String, String)>, Vec<u8>) {
+        let headers = headers.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect();
+        let response = forgecore::http::handle(self.ctx(), method, target, headers, body);
+        let (status, headers) = (response.status, response.headers.clone());
+        (status, headers, response.into_bytes().expect("body"))
+    }
+
+    /// Calls a typed export (`ffi::fc_member_roles_*`) with `auth` and `params` as JSON.
+    pub fn typed(&self, export: TypedExport, auth: Value, params: Value) -> (u16, Value) {
+        let (auth, params) = (cstr(&auth.to_string()), cstr(&params.to_string()));
+        FfiResponse::new(export(self.ctx, auth.as_ptr(), params.as_ptr())).status_json()
+    }
+
+    /// `{"private_token": token}`, the `auth_json` of a typed export.
+    pub fn auth(token: &str) -> Value {
+        json!({ "private_token": token })
+    }
+}
+
+impl Drop for TestInstance {
+    fn drop(&mut self) {
+        ffi::fc_close(self.ctx);
+    }
+}

@@ -1,0 +1,136 @@
+//! The HTTP door: raw-path routing, body parsing, error shapes, limits and the rate limiter.
+
+mod common;
+
+use serde_json::{json, Value};
+
+fn parse(body: &[u8]) -> Value {
+    serde_json::from_slice(body).unwrap_or(Value::Null)
+}
+
+#[test]
+fn version_answers_json() {
+    let instance = common::open_instance(json!({}));
+    let (status, headers, body) = instance.request("GET", "/api/v4/version", &[], b"");
+    assert_eq!(status, 200);
+    assert!(headers.iter().any(|(n, v)| n == "Content-Type" && v == "application/json"));
+    let body = parse(&body);
+    assert!(body["version"].as_str().unwrap().starts_with(|c: char| c.is_ascii_digit()));
+    assert!(body["revision"].is_string());
+}
+
+#[test]
+fn ids_are_split_before_decoding_so_encoded_slashes_and_dots_survive() {
+    let instance = common::open_instance(json!({}));
+    let admin = instance.user_with_token("root", true);
+    instance.admin(json!({"command": "group_add", "path": "a.b", "visibility": "public"}));
+    instance.admin(json!({"command": "group_add", "path": "a.b/c-d", "visibility": "public"}));
+    for target in ["/api/v4/groups/a.b%2Fc-d", "/api/v4/groups/a%2Eb%2Fc-d", "/api/v4/groups/a%2eb%2fc-d", "/api/v4/groups/2"] {
+        let (status, _, body) = instance.request("GET", target, &[], b"");
+        assert_eq!((status, parse(&body)["full_path"].clone()), (200, json!("a.b/c-d")), "{target}");
+    }
+    // Unencoded slashes are other routes; double encoding is not decoded twice.
+    for target in ["/api/v4/groups/a.b/c-d", "/api/v4/groups/a.b%252Fc-d", "/api/v4/groups/..%2F..%2Fetc"] {
+        let (status, _, body) = instance.request("GET", target, &[("PRIVATE-TOKEN", &admin)], b"");
+        assert_eq!(status, 404, "{target}: {}", String::from_utf8_lossy(&body));
+    }
+    // An overlong or invalid UTF-8 encoding is a 400, not a panic.
+    let (status, _, _) = instance.request("GET", "/api/v4/groups/%c0%af", &[], b"");
+    assert_eq!(status, 400);
+}
+
+#[test]
+fn unknown_routes_are_404_and_other_methods_405() {
+    let instance = common::open_instance(json!({}));
+    let (status, _, body) = instance.request("GET", "/api/v4/nothing/here", &[], b"");
+    assert_eq!((status, parse(&body)), (404, json!({"message": "404 Not Found"})));
+    let (status, _, _) = instance.request("GET", "/not-api", &[], b"");
+    assert_eq!(status, 404);
+    let (status, _, _) = instance.request("PATCH", "/api/v4/member_roles", &[], b"");
+    assert_eq!(status, 405);
+    let (status, _, body) = instance.request("HEAD", "/api/v4/version", &[], b"");
+    assert_eq!((status, body.len()), (200, 0));
+}
+
+#[test]
+fn bad_bodies_are_4xx_and_store_nothing() {
+    let instance = common::open_instance(json!({}));
+    let admin = instance.user_with_token("root", true);
+    let post = |content_type: &str, body: &[u8]| {
+        let (status, _, body) = instance.request("POST", "/api/v4/member_roles", &[("PRIVATE-TOKEN", &admin), ("Content-Type", content_type)], body);
+        (status, parse(&body))
+    };
+    let json_type = "application/json";
+    assert_eq!(post(json_type, b"{\"name\": ").0, 400);
+    assert_eq!(post(json_type, b"[1, 2]").0, 400);
+    assert_eq!(post(json_type, b"\"text\"").0, 400);
+    assert_eq!(post(json_type, b"{\"name\": \"\\udc80\", \"base_access_level\": 10}").0, 400, "lone surrogate");
+    assert_eq!(post(json_type, &[0xff, 0xfe, b'{', b'}']).0, 400);
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    assert_eq!(post(json_type, deep.as_bytes()).0, 400);
+    assert_eq!(post("text/plain", b"name=x").0, 415);
+    assert_eq!(post("application/x-www-form-urlencoded", &[b'n', b'=', 0xff]).0, 400);
+    let big = vec![b' '; (1 << 20) + 1];
+    let (status, body) = post(json_type, &big);
+    assert_eq!((status, body), (413, json!({"message": "413 Request Entity Too Large"})));
+    let (_, list) = {
+        let (s, _, b) = instance.request("GET", "/api/v4/member_roles", &[("PRIVATE-TOKEN", &admin)], b"");
+        (s, parse(&b))
+    };
+    assert_eq!(list, json!([]));
+    // GET and DELETE with a JSON content type and an empty body (python-gitlab sends that).
+    let (status, _, _) = instance.request("GET", "/api/v4/member_roles", &[("PRIVATE-TOKEN", &admin), ("Content-Type", json_type)], b"");
+    assert_eq!(status, 200);
+    // A form body with query parameters merged under it.
+    let (status, _, body) = instance.request(
+        "POST",
+        "/api/v4/member_roles?base_access_level=20&name=query",
+        &[("PRIVATE-TOKEN", &admin), ("Content-Type", "application/x-www-form-urlencoded")],
+        b"name=body+name&read_code=TRUE",
+    );
+    let body = parse(&body);
+    assert_eq!((status, body["name"].clone(), body["read_code"].clone(), body["base_access_level"].clone()), (201, json!("body name"), json!(true), json!(20)));
+}
+
+#[test]
+fn the_rate_limiter_answers_429_with_integer_retry_after_shared_across_contexts() {
+    let instance = common::open_instance(json!({"rate_limits": {"api_requests": {"limit": 3, "period_seconds": 60}}}));
+    let other = instance.reopen();
+    let mut statuses = Vec::new();
+    for i in 0..3 {
+        let target = if i % 2 == 0 { &instance } else { &other };
+        statuses.push(target.request("GET", "/api/v4/version", &[], b"").0);
+    }
+    assert_eq!(statuses, [200, 200, 200]);
+    let (status, headers, body) = other.request("GET", "/api/v4/version", &[], b"");
+    assert_eq!(status, 429);
+    assert!(parse(&body)["message"]["error"].is_string());
+    let retry_after: u64 = headers.iter().find(|(n, _)| n == "Retry-After").unwrap().1.parse().unwrap();
+    assert!((1..=60).contains(&retry_after));
+    assert!(!headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("RateLimit-Limit")));
+}
+
+#[test]
+fn bad_configurations_are_refused_with_a_reason() {
+    for (config, fragment) in [
+        (json!({}), "data_dir"),
+        (json!({"data_dir": "/tmp/x", "colour": "blue"}), "colour"),
+        (json!({"data_dir": "/tmp/x", "external_url": "ftp://x"}), "external_url"),
+        (json!({"data_dir": "/tmp/x", "limits": {"per_page_default": 0}}), "per_page_default"),
+        (json!({"data_dir": "/tmp/x", "rate_limits": {"archive": {"limit": -1, "period_seconds": 60}}}), "invalid"),
+    ] {
+        let error = forgecore::Context::from_json(&config.to_string()).err().expect("refused");
+        assert!(error.contains(fragment), "{config}: {error}");
+    }
+}
+
+#[test]
+fn a_database_from_a_newer_library_is_refused() {
+    let instance = common::open_instance(json!({}));
+    let path = instance.data_dir().join("forgecore.sqlite3");
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.pragma_update(None, "user_version", 999).unwrap();
+    drop(conn);
+    let error = forgecore::Context::from_json(&json!({"data_dir": instance.data_dir()}).to_string()).err().unwrap();
+    assert!(error.contains("newer"), "{error}");
+}
