@@ -18,6 +18,9 @@
 // Version of the C ABI; bumped on any incompatible change of an export or its conventions.
 #define FC_ABI_VERSION 1
 
+// GitLab's short ids are 8 hex digits.
+#define SHORT_ID_LEN 8
+
 // An opened forgecore instance.
 typedef struct fc_ctx fc_ctx;
 
@@ -74,6 +77,28 @@ fc_response *fc_member_roles_delete(const fc_ctx *ctx,
 // Runs one administrative command (`{"command": "user_add", ...}`; see the README).
 // Trusted: whoever can open the data directory administers the instance.
 fc_response *fc_admin(const fc_ctx *ctx, const char *command_json);
+
+// B1 tree: `project`, optional `ref`, `path`, `recursive`, `page`, `per_page`, `pagination`,
+// `page_token`. JSON array; pagination headers as on the HTTP route.
+fc_response *fc_repository_tree(const fc_ctx *ctx, const char *auth_json, const char *params_json);
+
+// B2 blob: `project`, `sha`. `{size, encoding, content, sha}`.
+fc_response *fc_repository_blob(const fc_ctx *ctx, const char *auth_json, const char *params_json);
+
+// B3 raw blob: `project`, `sha`. The exact bytes, streamed: read them with `fc_response_read`.
+fc_response *fc_repository_raw_blob(const fc_ctx *ctx,
+                                    const char *auth_json,
+                                    const char *params_json);
+
+// B6 contributors: `project`, optional `ref`, `order_by`, `sort`, `page`, `per_page`.
+fc_response *fc_repository_contributors(const fc_ctx *ctx,
+                                        const char *auth_json,
+                                        const char *params_json);
+
+// B7 merge base: `project`, `refs` (an array of two or more refs). The commit entity.
+fc_response *fc_repository_merge_base(const fc_ctx *ctx,
+                                      const char *auth_json,
+                                      const char *params_json);
 
 // The HTTP status of a response; 0 for NULL.
 uint16_t fc_response_status(const fc_response *response);

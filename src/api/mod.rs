@@ -3,9 +3,15 @@
 //! give the same status, headers and body.
 
 pub mod admin;
+pub mod blobs;
+pub mod commits;
+pub mod contributors;
+pub mod merge_base;
+pub mod pagination;
 pub mod groups;
 pub mod member_roles;
 pub mod projects;
+pub mod tree;
 pub mod version;
 
 use crate::auth::permissions::{self, ProjectAbility};
@@ -22,6 +28,10 @@ pub struct Call<'a> {
     pub caller: Caller,
     /// `scheme://host[:port]` without a trailing slash and without `/api/v4`.
     pub base_url: String,
+    /// The request's raw path after `/api/v4` and its decoded query pairs in order: what
+    /// pagination links repeat. Typed exports set the path of the equivalent route.
+    pub path: String,
+    pub query: Vec<(String, String)>,
 }
 
 impl<'a> Call<'a> {

@@ -139,7 +139,7 @@ fn typed_call<'a>(ctx: &'a Context, auth_json: &str, params_json: &str) -> Resul
     let params = Params::from_json_object(params).map_err(|e| e.into_response())?;
     let caller = auth::identify(ctx, &credentials).map_err(|e| e.into_response())?;
     let base_url = ctx.config.external_base().unwrap_or("http://localhost").to_string();
-    Ok((Call { ctx, caller, base_url }, params))
+    Ok((Call { ctx, caller, base_url, path: String::new(), query: Vec::new() }, params))
 }
 
 /// Runs a member-role operation with its scope (`"group"`: id or full path; absent: the
@@ -208,4 +208,73 @@ pub extern "C" fn fc_admin(ctx: *const fc_ctx, command_json: *const c_char) -> *
         let (call, params) = typed_call(ctx, "{}", command)?;
         Ok(admin::run(&call, &params).unwrap_or_else(|e| e.into_response()))
     })
+}
+
+/// Runs a repository read on `"project"` (an id or full path) from the parameters. The
+/// pagination links of the answer point at the equivalent HTTP route, `repository/<route>`.
+fn repository_export(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+    route: &str,
+    operation: fn(&Call, &str, &Params) -> crate::error::ApiResult<Response>,
+) -> *mut fc_response {
+    guard(|| {
+        // SAFETY: each pointer is NULL or valid for the call by the caller's contract.
+        let (ctx, auth_json, params_json) =
+            unsafe { (context(ctx)?, c_str(auth_json, "auth_json")?, c_str(params_json, "params_json")?) };
+        let (mut call, mut params) = typed_call(ctx, auth_json, params_json)?;
+        let project = match params.string("project") {
+            Ok(Some(project)) => project,
+            Ok(None) => return Ok(crate::ApiError::MissingParam("project".into()).into_response()),
+            Err(e) => return Ok(e.into_response()),
+        };
+        params.remove("project");
+        let encoded = percent_encoding::utf8_percent_encode(&project, percent_encoding::NON_ALPHANUMERIC);
+        call.path = format!("/projects/{encoded}/repository/{route}");
+        call.query = params
+            .iter()
+            .filter_map(|(name, value)| match value {
+                Value::String(s) => Some((name.clone(), s.clone())),
+                Value::Number(_) | Value::Bool(_) => Some((name.clone(), value.to_string())),
+                _ => None,
+            })
+            .collect();
+        operation(&call, &project, &params).or_else(|e| Ok(e.into_response()))
+    })
+}
+
+/// B1 tree: `project`, optional `ref`, `path`, `recursive`, `page`, `per_page`, `pagination`,
+/// `page_token`. JSON array; pagination headers as on the HTTP route.
+#[no_mangle]
+pub extern "C" fn fc_repository_tree(ctx: *const fc_ctx, auth_json: *const c_char, params_json: *const c_char) -> *mut fc_response {
+    repository_export(ctx, auth_json, params_json, "tree", crate::api::tree::list)
+}
+
+/// B2 blob: `project`, `sha`. `{size, encoding, content, sha}`.
+#[no_mangle]
+pub extern "C" fn fc_repository_blob(ctx: *const fc_ctx, auth_json: *const c_char, params_json: *const c_char) -> *mut fc_response {
+    repository_export(ctx, auth_json, params_json, "blobs", |call, project, params| {
+        crate::api::blobs::get(call, project, &params.required_string("sha")?)
+    })
+}
+
+/// B3 raw blob: `project`, `sha`. The exact bytes, streamed: read them with `fc_response_read`.
+#[no_mangle]
+pub extern "C" fn fc_repository_raw_blob(ctx: *const fc_ctx, auth_json: *const c_char, params_json: *const c_char) -> *mut fc_response {
+    repository_export(ctx, auth_json, params_json, "blobs", |call, project, params| {
+        crate::api::blobs::raw(call, project, &params.required_string("sha")?)
+    })
+}
+
+/// B6 contributors: `project`, optional `ref`, `order_by`, `sort`, `page`, `per_page`.
+#[no_mangle]
+pub extern "C" fn fc_repository_contributors(ctx: *const fc_ctx, auth_json: *const c_char, params_json: *const c_char) -> *mut fc_response {
+    repository_export(ctx, auth_json, params_json, "contributors", crate::api::contributors::list)
+}
+
+/// B7 merge base: `project`, `refs` (an array of two or more refs). The commit entity.
+#[no_mangle]
+pub extern "C" fn fc_repository_merge_base(ctx: *const fc_ctx, auth_json: *const c_char, params_json: *const c_char) -> *mut fc_response {
+    repository_export(ctx, auth_json, params_json, "merge_base", crate::api::merge_base::get)
 }

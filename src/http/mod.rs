@@ -33,6 +33,12 @@ fn serve(ctx: &Context, method: &str, target: &str, headers: Vec<(String, String
         &format!("api:{}", caller.rate_key()),
         "This endpoint has been requested too many times. Try again later.",
     )?;
-    let call = Call { ctx, caller, base_url: request.base_url(ctx) };
+    let call = Call {
+        ctx,
+        caller,
+        base_url: request.base_url(ctx),
+        path: request.raw_path.clone(),
+        query: request.query_pairs.clone(),
+    };
     router::route(&call, &request)
 }

@@ -16,8 +16,8 @@ pub struct Request {
     pub query: Params,
     /// Query parameters with the body's merged over them.
     pub params: Params,
-    /// The raw query string, for links that repeat the request's parameters.
-    pub raw_query: String,
+    /// The decoded query pairs in order, for links that repeat the request's parameters.
+    pub query_pairs: Vec<(String, String)>,
     /// The raw path after `/api/v4`, for links back to the same resource.
     pub raw_path: String,
     headers: Vec<(String, String)>,
@@ -32,15 +32,26 @@ fn decode(text: &str, what: &str) -> ApiResult<String> {
         .map_err(|_| ApiError::BadRequest(format!("{what} is not valid UTF-8")))
 }
 
-/// Adds the `name=value` pairs of a query string or form body to `params`.
-pub fn parse_form(text: &str, params: &mut Params) -> ApiResult<()> {
-    for pair in text.split('&').filter(|p| !p.is_empty()) {
-        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-        let name = decode(&name.replace('+', " "), "a parameter name")?;
-        let value = decode(&value.replace('+', " "), "a parameter value")?;
-        params.push_pair(&name, value);
+/// The decoded `name=value` pairs of a query string or form body, in order.
+pub fn parse_form(text: &str) -> ApiResult<Vec<(String, String)>> {
+    text.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            Ok((
+                decode(&name.replace('+', " "), "a parameter name")?,
+                decode(&value.replace('+', " "), "a parameter value")?,
+            ))
+        })
+        .collect()
+}
+
+fn params_of(pairs: &[(String, String)]) -> Params {
+    let mut params = Params::new();
+    for (name, value) in pairs {
+        params.push_pair(name, value.clone());
     }
-    Ok(())
+    params
 }
 
 impl Request {
@@ -63,8 +74,8 @@ impl Request {
             .collect::<ApiResult<Vec<_>>>()?;
         let headers: Vec<(String, String)> =
             headers.into_iter().map(|(name, value)| (name.to_ascii_lowercase(), value)).collect();
-        let mut query = Params::new();
-        parse_form(raw_query, &mut query)?;
+        let query_pairs = parse_form(raw_query)?;
+        let query = params_of(&query_pairs);
         let mut params = query.clone();
         if matches!(method.as_str(), "POST" | "PUT" | "PATCH") && !body.iter().all(u8::is_ascii_whitespace) {
             params.merge(parse_body(&headers, body)?);
@@ -74,7 +85,7 @@ impl Request {
             segments,
             query,
             params,
-            raw_query: raw_query.to_string(),
+            query_pairs,
             raw_path: raw_path.to_string(),
             headers,
         })
@@ -121,9 +132,7 @@ fn parse_body(headers: &[(String, String)], body: &[u8]) -> ApiResult<Params> {
         }
         "application/x-www-form-urlencoded" => {
             let text = std::str::from_utf8(body).map_err(|_| ApiError::BadRequest("the body is not valid UTF-8".into()))?;
-            let mut params = Params::new();
-            parse_form(text, &mut params)?;
-            Ok(params)
+            Ok(params_of(&parse_form(text)?))
         }
         _ => Err(ApiError::UnsupportedMediaType),
     }

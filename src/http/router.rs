@@ -3,7 +3,7 @@
 
 use super::request::Request;
 use crate::api::member_roles::{self, Scope};
-use crate::api::{groups, projects, version, Call};
+use crate::api::{blobs, contributors, groups, merge_base, projects, tree, version, Call};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Response;
 
@@ -42,6 +42,26 @@ pub fn route(call: &Call, request: &Request) -> ApiResult<Response> {
         },
         ["projects", project] => match method {
             "GET" => projects::get(call, project),
+            _ => Err(ApiError::MethodNotAllowed),
+        },
+        ["projects", project, "repository", "tree"] => match method {
+            "GET" => tree::list(call, project, params),
+            _ => Err(ApiError::MethodNotAllowed),
+        },
+        ["projects", project, "repository", "blobs", sha] => match method {
+            "GET" => blobs::get(call, project, sha),
+            _ => Err(ApiError::MethodNotAllowed),
+        },
+        ["projects", project, "repository", "blobs", sha, "raw"] => match method {
+            "GET" => blobs::raw(call, project, sha),
+            _ => Err(ApiError::MethodNotAllowed),
+        },
+        ["projects", project, "repository", "contributors"] => match method {
+            "GET" => contributors::list(call, project, params),
+            _ => Err(ApiError::MethodNotAllowed),
+        },
+        ["projects", project, "repository", "merge_base"] => match method {
+            "GET" => merge_base::get(call, project, params),
             _ => Err(ApiError::MethodNotAllowed),
         },
         ["__panic"] if call.ctx.config.features.test_panic_route => panic!("panic route requested"),

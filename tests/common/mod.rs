@@ -327,3 +327,40 @@ impl Drop for TestInstance {
         ffi::fc_close(self.ctx);
     }
 }
+
+/// Runs `git` in `dir` with `args` and answers its standard output; panics when it fails.
+pub fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("git runs");
+    assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    output.stdout
+}
+
+/// `git` output as trimmed text.
+pub fn git_text(dir: &Path, args: &[&str]) -> String {
+    String::from_utf8_lossy(&git(dir, args)).trim().to_string()
+}
+
+impl TestInstance {
+    /// Builds the fixture repositories of `tests/fixtures/repo.sh` under this instance's
+    /// directory and registers them as projects: `fx/work` and `fx/bare` (public) and
+    /// `fx/empty` (public), in a public group `fx`. Answers the fixture directory
+    /// (`work`, `bare.git`, `empty.git` inside).
+    pub fn fixture_repos(&self) -> PathBuf {
+        let dir = self.root_dir().join("fixtures");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repo.sh");
+        let status = std::process::Command::new("bash").arg(script).arg(&dir).status().expect("bash runs");
+        assert!(status.success(), "tests/fixtures/repo.sh failed");
+        self.admin_ok(json!({"command": "group_add", "path": "fx", "visibility": "public"}));
+        for (path, repo) in [("fx/work", "work"), ("fx/bare", "bare.git"), ("fx/empty", "empty.git")] {
+            self.admin_ok(json!({"command": "project_add", "path": path, "repo": dir.join(repo), "visibility": "public"}));
+        }
+        dir
+    }
+}

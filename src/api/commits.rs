@@ -1,0 +1,57 @@
+//! GitLab's commit entity (`Entities::Commit`), shared by merge base, compare and changelog,
+//! and the mapping of a project to its opened repository.
+
+use super::Call;
+use crate::error::{ApiError, ApiResult};
+use crate::git::{self, commit::CommitInfo, time::rfc3339};
+use crate::store::projects::Project;
+use serde_json::{json, Map, Value};
+
+/// GitLab's short ids are 8 hex digits.
+pub const SHORT_ID_LEN: usize = 8;
+
+impl Call<'_> {
+    /// The project's repository; a repository that cannot be opened is GitLab's `not_found`.
+    pub fn repository(&self, project: &Project, not_found: &'static str) -> ApiResult<gix::Repository> {
+        git::open(&project.repo_dir).map_err(|_| ApiError::NotFound(not_found))
+    }
+}
+
+/// `trailers` (each key once, the last value wins) and `extended_trailers` (every value).
+fn trailer_objects(trailers: &[(String, String)]) -> (Value, Value) {
+    let mut last = Map::new();
+    let mut all: Map<String, Value> = Map::new();
+    for (key, value) in trailers {
+        last.insert(key.clone(), json!(value));
+        match all.get_mut(key) {
+            Some(Value::Array(values)) => values.push(json!(value)),
+            _ => {
+                all.insert(key.clone(), json!([value]));
+            }
+        }
+    }
+    (Value::Object(last), Value::Object(all))
+}
+
+pub fn entity(call: &Call, project: &Project, commit: &CommitInfo) -> Value {
+    let id = commit.id.to_string();
+    let committed = rfc3339(commit.committer.seconds, commit.committer.offset);
+    let (trailers, extended_trailers) = trailer_objects(&commit.trailers);
+    json!({
+        "id": id,
+        "short_id": &id[..SHORT_ID_LEN],
+        "created_at": committed,
+        "parent_ids": commit.parent_ids.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+        "title": commit.title(),
+        "message": commit.message,
+        "author_name": commit.author.name,
+        "author_email": commit.author.email,
+        "authored_date": rfc3339(commit.author.seconds, commit.author.offset),
+        "committer_name": commit.committer.name,
+        "committer_email": commit.committer.email,
+        "committed_date": committed,
+        "trailers": trailers,
+        "extended_trailers": extended_trailers,
+        "web_url": call.web_url(&format!("{}/-/commit/{id}", project.full_path)),
+    })
+}

@@ -1,0 +1,94 @@
+//! Offset pagination as GitLab does it: `page` and `per_page` parameters; `X-Page`,
+//! `X-Per-Page`, `X-Next-Page`, `X-Prev-Page`, `X-Total`, `X-Total-Pages` headers; and a `Link`
+//! header of absolute URLs that repeat every request parameter, with `,` and `;` encoded so that
+//! naive `Link` parsers (the Go client's) do not split inside a URL.
+
+use super::Call;
+use crate::error::{ApiError, ApiResult};
+use crate::params::Params;
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+
+/// Characters kept as they are in a query component of a link: RFC 3986 unreserved ones.
+const QUERY_VALUE: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    /// 1-based.
+    pub page: usize,
+    pub per_page: usize,
+}
+
+impl Page {
+    pub fn offset(&self) -> usize {
+        (self.page - 1).saturating_mul(self.per_page)
+    }
+}
+
+/// `per_page` alone: the default when absent, clamped to the maximum, 400 below 1.
+pub fn per_page(call: &Call, params: &Params) -> ApiResult<usize> {
+    let limits = &call.ctx.config.limits;
+    match params.int("per_page")? {
+        None => Ok(limits.per_page_default as usize),
+        Some(n) if n < 1 => Err(ApiError::InvalidValue("per_page".into())),
+        Some(n) => Ok(n.min(i64::from(limits.per_page_max)) as usize),
+    }
+}
+
+/// `page` and `per_page`; a page below 1 is the first page, as Kaminari reads it.
+pub fn page(call: &Call, params: &Params) -> ApiResult<Page> {
+    let per_page = per_page(call, params)?;
+    let page = params.int("page")?.unwrap_or(1).clamp(1, i64::from(u32::MAX)) as usize;
+    Ok(Page { page, per_page })
+}
+
+/// The absolute URL of the current request with `overrides` set (replacing any previous value
+/// of those names) and every other parameter repeated.
+pub fn link_url(call: &Call, overrides: &[(&str, String)]) -> String {
+    let mut pairs: Vec<(String, String)> =
+        call.query.iter().filter(|(name, _)| !overrides.iter().any(|(o, _)| o == name)).cloned().collect();
+    pairs.extend(overrides.iter().map(|(name, value)| (name.to_string(), value.clone())));
+    let query: Vec<String> = pairs
+        .iter()
+        .map(|(name, value)| {
+            format!("{}={}", utf8_percent_encode(name, QUERY_VALUE), utf8_percent_encode(value, QUERY_VALUE))
+        })
+        .collect();
+    format!("{}/api/v4{}?{}", call.base_url, call.path, query.join("&"))
+}
+
+/// The offset headers for `page` of a list of `total` items. `defaults` are parameters the
+/// links must carry even when the client did not send them (GitLab repeats defaults too).
+pub fn offset_headers(call: &Call, page: Page, total: usize, defaults: &[(&str, String)]) -> Vec<(String, String)> {
+    let total_pages = total.div_ceil(page.per_page).max(1);
+    let next = (page.page < total_pages).then(|| page.page + 1);
+    let prev = (page.page > 1).then(|| (page.page - 1).min(total_pages));
+    let link = |target: usize, rel: &str| {
+        let mut overrides: Vec<(&str, String)> = defaults
+            .iter()
+            .filter(|(name, _)| !call.query.iter().any(|(q, _)| q == name))
+            .cloned()
+            .collect();
+        overrides.push(("page", target.to_string()));
+        overrides.push(("per_page", page.per_page.to_string()));
+        format!("<{}>; rel=\"{rel}\"", link_url(call, &overrides))
+    };
+    let mut links = Vec::new();
+    if let Some(prev) = prev {
+        links.push(link(prev, "prev"));
+    }
+    if let Some(next) = next {
+        links.push(link(next, "next"));
+    }
+    links.push(link(1, "first"));
+    links.push(link(total_pages, "last"));
+    let text = |n: Option<usize>| n.map(|n| n.to_string()).unwrap_or_default();
+    vec![
+        ("X-Page".into(), page.page.to_string()),
+        ("X-Per-Page".into(), page.per_page.to_string()),
+        ("X-Next-Page".into(), text(next)),
+        ("X-Prev-Page".into(), text(prev)),
+        ("X-Total".into(), total.to_string()),
+        ("X-Total-Pages".into(), total_pages.to_string()),
+        ("Link".into(), links.join(", ")),
+    ]
+}

@@ -1,0 +1,109 @@
+//! B6 contributors (decisions D5), compared with `git log --no-merges` on the fixtures.
+
+mod common;
+
+use common::git;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// email -> (commits, name on the newest commit), from git.
+fn expected(dir: &std::path::Path, rev: &str) -> BTreeMap<String, (u64, String)> {
+    let log = String::from_utf8(git(dir, &["log", "--no-merges", "--format=%ae%x00%an", rev])).unwrap();
+    let mut out: BTreeMap<String, (u64, String)> = BTreeMap::new();
+    for line in log.lines() {
+        let (email, name) = line.split_once('\0').unwrap();
+        let entry = out.entry(email.to_string()).or_insert((0, name.to_string()));
+        entry.0 += 1;
+    }
+    out
+}
+
+fn list(instance: &common::TestInstance, query: &str) -> (u16, Vec<(String, String)>, Value) {
+    let (status, headers, body) = instance.request("GET", &format!("/api/v4/projects/fx%2Fwork/repository/contributors?{query}"), &[], b"");
+    (status, headers, serde_json::from_slice(&body).unwrap_or(Value::Null))
+}
+
+fn as_map(body: &Value) -> BTreeMap<String, (u64, String)> {
+    body.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["email"].as_str().unwrap().to_string(), (c["commits"].as_u64().unwrap(), c["name"].as_str().unwrap().to_string())))
+        .collect()
+}
+
+#[test]
+fn counts_every_non_merge_commit_by_exact_email() {
+    let instance = common::open_instance(json!({}));
+    let dir = instance.fixture_repos();
+    let work = dir.join("work");
+    for (query, rev) in [("per_page=100", "main"), ("ref=feature&per_page=100", "feature"), ("ref=v1.0.0&per_page=100", "v1.0.0"), ("ref=orphan", "orphan")] {
+        let (status, _, body) = list(&instance, query);
+        assert_eq!(status, 200);
+        assert_eq!(as_map(&body), expected(&work, rev), "{query}");
+        for c in body.as_array().unwrap() {
+            assert_eq!((c["additions"].clone(), c["deletions"].clone()), (json!(0), json!(0)));
+        }
+    }
+    // ALICE@example.com and alice@example.com are different contributors.
+    let (_, _, body) = list(&instance, "");
+    let emails: Vec<&str> = body.as_array().unwrap().iter().map(|c| c["email"].as_str().unwrap()).collect();
+    assert!(emails.contains(&"ALICE@example.com") && emails.contains(&"alice@example.com"), "{emails:?}");
+}
+
+#[test]
+fn orders_by_recent_commit_by_default_and_by_name_email_or_commits() {
+    let instance = common::open_instance(json!({}));
+    instance.fixture_repos();
+    let names = |query: &str| -> Vec<String> {
+        let (_, _, body) = list(&instance, query);
+        body.as_array().unwrap().iter().map(|c| c["email"].as_str().unwrap().to_string()).collect()
+    };
+    // Newest first: dave (after the merge), ALICE (Update README), carol, bob? alice's newest is
+    // "Add a submodule", after bob's commit.
+    assert_eq!(names(""), ["dave@example.com", "ALICE@example.com", "carol@example.com", "alice@example.com", "bob@example.com"]);
+    assert_eq!(names("sort=asc"), ["bob@example.com", "alice@example.com", "carol@example.com", "ALICE@example.com", "dave@example.com"]);
+    let by_email = names("order_by=email");
+    let mut sorted = by_email.clone();
+    sorted.sort_by_key(|e| e.to_lowercase());
+    assert_eq!(by_email, sorted);
+    let (_, _, body) = list(&instance, "order_by=commits&sort=desc");
+    let counts: Vec<u64> = body.as_array().unwrap().iter().map(|c| c["commits"].as_u64().unwrap()).collect();
+    assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
+    assert_eq!(counts[0], 3);
+    let (_, _, body) = list(&instance, "order_by=name&sort=asc");
+    let names: Vec<String> = body.as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_lowercase()).collect();
+    assert!(names.windows(2).all(|w| w[0] <= w[1]), "{names:?}");
+}
+
+#[test]
+fn pages_carry_offset_headers_and_absolute_links() {
+    let instance = common::open_instance(json!({"external_url": "http://forge.test:9000/"}));
+    instance.fixture_repos();
+    let (status, headers, body) = list(&instance, "per_page=2&page=2&order_by=email");
+    assert_eq!(status, 200);
+    assert_eq!(body.as_array().unwrap().len(), 2);
+    let header = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()).unwrap_or_default();
+    assert_eq!(
+        (header("X-Page"), header("X-Per-Page"), header("X-Next-Page"), header("X-Prev-Page"), header("X-Total"), header("X-Total-Pages")),
+        ("2".into(), "2".into(), "3".into(), "1".into(), "5".into(), "3".into())
+    );
+    let link = header("Link");
+    assert!(link.contains("<http://forge.test:9000/api/v4/projects/fx%2Fwork/repository/contributors?order_by=email&page=3&per_page=2>; rel=\"next\""), "{link}");
+    assert!(link.contains("rel=\"prev\"") && link.contains("rel=\"first\"") && link.contains("rel=\"last\""));
+    let (_, headers, _) = list(&instance, "per_page=2&page=3");
+    assert!(headers.iter().any(|(n, v)| n == "X-Next-Page" && v.is_empty()));
+}
+
+#[test]
+fn bad_input_is_4xx() {
+    let instance = common::open_instance(json!({}));
+    instance.fixture_repos();
+    for (query, status) in [("ref=nope", 404), ("ref=main..feature", 404), ("ref=-v", 404), ("order_by=size", 400), ("sort=up", 400), ("per_page=0", 400), ("per_page=-1", 400), ("page=abc", 400)] {
+        assert_eq!(list(&instance, query).0, status, "{query}");
+    }
+    let (status, headers, body) = list(&instance, "per_page=10000");
+    assert_eq!((status, body.as_array().unwrap().len()), (200, 5));
+    assert!(headers.iter().any(|(n, v)| n == "X-Per-Page" && v == "100"));
+    let (status, _, body) = instance.request("GET", "/api/v4/projects/fx%2Fempty/repository/contributors", &[], b"");
+    assert_eq!((status, body), (200, b"[]".to_vec()));
+}
