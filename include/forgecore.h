@@ -15,11 +15,8 @@
  * - An fc_ctx may be used by any number of threads at once; close it only when no call is in flight.
  */
 
-// Version of the C ABI; bumped on any incompatible change of an export or its conventions.
+/* Version of the C ABI; fc_abi_version() returns it (a test checks they agree). */
 #define FC_ABI_VERSION 1
-
-// GitLab's short ids are 8 hex digits.
-#define SHORT_ID_LEN 8
 
 // An opened forgecore instance.
 typedef struct fc_ctx fc_ctx;
@@ -44,8 +41,10 @@ fc_response *fc_open(const char *config_json, fc_ctx **out);
 void fc_close(fc_ctx *ctx);
 
 // Serves one HTTP request: `method` (`GET`, ...), the raw request `target` as sent on the wire
-// (`/api/v4/projects/a%2Fb/repository/tree?ref=main`), `headers_json` (see above), and the body
-// (`body` may be NULL when `body_len` is 0). Always returns a response the caller frees.
+// (`/api/v4/projects/a%2Fb/repository/tree?ref=main`), the request headers as `headers_json`
+// (a JSON object `{"Name": "value"}` or an array of `["Name", "value"]` pairs, which keeps
+// order and repeats), and the body (`body` may be NULL when `body_len` is 0). Always returns a
+// response the caller frees.
 fc_response *fc_request(const fc_ctx *ctx,
                         const char *method,
                         const char *target,

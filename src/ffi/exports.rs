@@ -1,7 +1,7 @@
 //! The exported functions: opening and closing a context, the HTTP door (`fc_request`) and the
 //! typed doors (JSON in, JSON out) for member roles and administration.
 
-use super::{bad_argument, c_bytes, c_str, context, fc_ctx, guard, fc_response};
+use super::{bad_argument, c_bytes, c_str, context, fc_ctx, fc_response, guard};
 use crate::api::member_roles::{self, Scope};
 use crate::api::{admin, Call};
 use crate::auth::{self, Credentials};
@@ -66,7 +66,8 @@ pub extern "C" fn fc_close(ctx: *mut fc_ctx) {
 /// Parses the headers argument: a JSON object `{"Name": "value"}` or an array of
 /// `["Name", "value"]` pairs.
 fn parse_headers(text: &str) -> Result<Vec<(String, String)>, Response> {
-    let invalid = || bad_argument("headers_json must be a JSON object of strings or an array of [name, value] pairs".into());
+    let invalid =
+        || bad_argument("headers_json must be a JSON object of strings or an array of [name, value] pairs".into());
     match serde_json::from_str::<Value>(text).map_err(|_| invalid())? {
         Value::Object(map) => map
             .into_iter()
@@ -90,8 +91,10 @@ fn parse_headers(text: &str) -> Result<Vec<(String, String)>, Response> {
 }
 
 /// Serves one HTTP request: `method` (`GET`, ...), the raw request `target` as sent on the wire
-/// (`/api/v4/projects/a%2Fb/repository/tree?ref=main`), `headers_json` (see above), and the body
-/// (`body` may be NULL when `body_len` is 0). Always returns a response the caller frees.
+/// (`/api/v4/projects/a%2Fb/repository/tree?ref=main`), the request headers as `headers_json`
+/// (a JSON object `{"Name": "value"}` or an array of `["Name", "value"]` pairs, which keeps
+/// order and repeats), and the body (`body` may be NULL when `body_len` is 0). Always returns a
+/// response the caller frees.
 #[no_mangle]
 pub extern "C" fn fc_request(
     ctx: *const fc_ctx,
@@ -120,7 +123,8 @@ pub extern "C" fn fc_request(
 /// The typed doors' arguments: credentials from `auth_json`
 /// (`{"private_token": "..."}`, `{"job_token": "..."}` or `{}`) and the parameters object.
 fn typed_call<'a>(ctx: &'a Context, auth_json: &str, params_json: &str) -> Result<(Call<'a>, Params), Response> {
-    let invalid_auth = || bad_argument("auth_json must be {}, {\"private_token\": \"...\"} or {\"job_token\": \"...\"}".into());
+    let invalid_auth =
+        || bad_argument("auth_json must be {}, {\"private_token\": \"...\"} or {\"job_token\": \"...\"}".into());
     let Ok(Value::Object(auth)) = serde_json::from_str::<Value>(auth_json) else { return Err(invalid_auth()) };
     let mut credentials = Credentials::default();
     for (key, value) in auth {
@@ -135,7 +139,8 @@ fn typed_call<'a>(ctx: &'a Context, auth_json: &str, params_json: &str) -> Resul
             _ => return Err(invalid_auth()),
         }
     }
-    let params: Value = serde_json::from_str(params_json).map_err(|_| bad_argument("params_json is not valid JSON".into()))?;
+    let params: Value =
+        serde_json::from_str(params_json).map_err(|_| bad_argument("params_json is not valid JSON".into()))?;
     let params = Params::from_json_object(params).map_err(|e| e.into_response())?;
     let caller = auth::identify(ctx, &credentials).map_err(|e| e.into_response())?;
     let base_url = ctx.config.external_base().unwrap_or("http://localhost").to_string();
@@ -169,20 +174,32 @@ fn required_role_id(role_id: Option<&str>) -> crate::error::ApiResult<&str> {
 
 /// Lists member roles (A1, A4). `params_json`: `{}` or `{"group": "<id or path>"}`.
 #[no_mangle]
-pub extern "C" fn fc_member_roles_list(ctx: *const fc_ctx, auth_json: *const c_char, params_json: *const c_char) -> *mut fc_response {
+pub extern "C" fn fc_member_roles_list(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
     member_role_export(ctx, auth_json, params_json, |call, scope, _, _| member_roles::list(call, scope))
 }
 
 /// Creates a member role (A2, A5): `name`, `base_access_level`, optional `description` and flags,
 /// optional `group`. 201 and the role.
 #[no_mangle]
-pub extern "C" fn fc_member_roles_create(ctx: *const fc_ctx, auth_json: *const c_char, params_json: *const c_char) -> *mut fc_response {
+pub extern "C" fn fc_member_roles_create(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
     member_role_export(ctx, auth_json, params_json, |call, scope, _, params| member_roles::create(call, scope, params))
 }
 
 /// Updates a role's `name` and/or `description` (A6): `member_role_id`, optional `group`.
 #[no_mangle]
-pub extern "C" fn fc_member_roles_update(ctx: *const fc_ctx, auth_json: *const c_char, params_json: *const c_char) -> *mut fc_response {
+pub extern "C" fn fc_member_roles_update(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
     member_role_export(ctx, auth_json, params_json, |call, scope, role_id, params| {
         let mut params = params.clone();
         params.remove("group");
@@ -192,7 +209,11 @@ pub extern "C" fn fc_member_roles_update(ctx: *const fc_ctx, auth_json: *const c
 
 /// Deletes a role (A3, A7): `member_role_id`, optional `group`. 204 with an empty body.
 #[no_mangle]
-pub extern "C" fn fc_member_roles_delete(ctx: *const fc_ctx, auth_json: *const c_char, params_json: *const c_char) -> *mut fc_response {
+pub extern "C" fn fc_member_roles_delete(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
     member_role_export(ctx, auth_json, params_json, |call, scope, role_id, _| {
         member_roles::delete(call, scope, required_role_id(role_id)?)
     })
@@ -247,13 +268,21 @@ fn repository_export(
 /// B1 tree: `project`, optional `ref`, `path`, `recursive`, `page`, `per_page`, `pagination`,
 /// `page_token`. JSON array; pagination headers as on the HTTP route.
 #[no_mangle]
-pub extern "C" fn fc_repository_tree(ctx: *const fc_ctx, auth_json: *const c_char, params_json: *const c_char) -> *mut fc_response {
+pub extern "C" fn fc_repository_tree(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
     repository_export(ctx, auth_json, params_json, "tree", crate::api::tree::list)
 }
 
 /// B2 blob: `project`, `sha`. `{size, encoding, content, sha}`.
 #[no_mangle]
-pub extern "C" fn fc_repository_blob(ctx: *const fc_ctx, auth_json: *const c_char, params_json: *const c_char) -> *mut fc_response {
+pub extern "C" fn fc_repository_blob(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
     repository_export(ctx, auth_json, params_json, "blobs", |call, project, params| {
         crate::api::blobs::get(call, project, &params.required_string("sha")?)
     })
@@ -261,7 +290,11 @@ pub extern "C" fn fc_repository_blob(ctx: *const fc_ctx, auth_json: *const c_cha
 
 /// B3 raw blob: `project`, `sha`. The exact bytes, streamed: read them with `fc_response_read`.
 #[no_mangle]
-pub extern "C" fn fc_repository_raw_blob(ctx: *const fc_ctx, auth_json: *const c_char, params_json: *const c_char) -> *mut fc_response {
+pub extern "C" fn fc_repository_raw_blob(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
     repository_export(ctx, auth_json, params_json, "blobs", |call, project, params| {
         crate::api::blobs::raw(call, project, &params.required_string("sha")?)
     })
@@ -269,12 +302,20 @@ pub extern "C" fn fc_repository_raw_blob(ctx: *const fc_ctx, auth_json: *const c
 
 /// B6 contributors: `project`, optional `ref`, `order_by`, `sort`, `page`, `per_page`.
 #[no_mangle]
-pub extern "C" fn fc_repository_contributors(ctx: *const fc_ctx, auth_json: *const c_char, params_json: *const c_char) -> *mut fc_response {
+pub extern "C" fn fc_repository_contributors(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
     repository_export(ctx, auth_json, params_json, "contributors", crate::api::contributors::list)
 }
 
 /// B7 merge base: `project`, `refs` (an array of two or more refs). The commit entity.
 #[no_mangle]
-pub extern "C" fn fc_repository_merge_base(ctx: *const fc_ctx, auth_json: *const c_char, params_json: *const c_char) -> *mut fc_response {
+pub extern "C" fn fc_repository_merge_base(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
     repository_export(ctx, auth_json, params_json, "merge_base", crate::api::merge_base::get)
 }
