@@ -8,7 +8,8 @@ use crate::error::{ApiError, ApiResult};
 use crate::params::{parse_int_text, Params};
 use crate::response::Response;
 use crate::store::{self, groups::Group, member_roles::MemberRole};
-use serde_json::{json, Map, Value};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
 
 /// Whose roles: the instance's, or a group's (by id or full path).
 #[derive(Debug, Clone, Copy)]
@@ -23,18 +24,28 @@ pub const MAX_ROLES_PER_GROUP: i64 = 10;
 const MAX_NAME_CHARS: usize = 255;
 const MAX_DESCRIPTION_CHARS: usize = 255;
 
-/// The REST entity: id, group_id, name, description, base_access_level, then every flag.
-pub fn entity(role: &MemberRole) -> Value {
-    let mut object = Map::new();
-    object.insert("id".into(), json!(role.id));
-    object.insert("group_id".into(), json!(role.group_id));
-    object.insert("name".into(), json!(role.name));
-    object.insert("description".into(), json!(role.description));
-    object.insert("base_access_level".into(), json!(role.base_access_level));
-    for flag in PERMISSION_FLAGS {
-        object.insert(flag.into(), json!(role.permissions.iter().any(|p| p == flag)));
+/// The REST entity: id, group_id, name, description, base_access_level, then every flag,
+/// serialized straight from the role (no intermediate JSON value).
+pub struct Entity<'a>(&'a MemberRole);
+
+pub fn entity(role: &MemberRole) -> Entity<'_> {
+    Entity(role)
+}
+
+impl Serialize for Entity<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let role = self.0;
+        let mut map = serializer.serialize_map(Some(5 + PERMISSION_FLAGS.len()))?;
+        map.serialize_entry("id", &role.id)?;
+        map.serialize_entry("group_id", &role.group_id)?;
+        map.serialize_entry("name", &role.name)?;
+        map.serialize_entry("description", &role.description)?;
+        map.serialize_entry("base_access_level", &role.base_access_level)?;
+        for flag in PERMISSION_FLAGS {
+            map.serialize_entry(flag, &role.permissions.iter().any(|p| p == flag))?;
+        }
+        map.end()
     }
-    Value::Object(object)
 }
 
 /// Resolves the scope to the namespace whose roles are managed, checking the caller:
@@ -169,7 +180,8 @@ pub fn create(call: &Call, scope: Scope, params: &Params) -> ApiResult<Response>
     Ok(Response::json(201, &entity(&created)))
 }
 
-/// A member role id from the path: an integer, else 400; ids that cannot exist are a 404.
+/// A member role id from the path: a 64-bit integer, else 400 (Grape's Integer coercion);
+/// integers that name no role (0, negative) are the lookup's 404.
 fn parse_role_id(text: &str) -> ApiResult<i64> {
     parse_int_text(text).ok_or_else(|| ApiError::InvalidParam("member_role_id".into()))
 }

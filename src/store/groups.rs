@@ -38,24 +38,17 @@ pub fn insert(conn: &Connection, parent: Option<&Group>, path: &str, visibility:
         "INSERT INTO groups (parent_id, path, full_path, name, visibility) VALUES (?1, ?2, ?3, ?2, ?4)",
         params![parent_id, path, full_path, visibility.as_str()],
     )?;
-    Ok(Group {
-        id: conn.last_insert_rowid(),
-        parent_id,
-        path: path.into(),
-        full_path,
-        name: path.into(),
-        visibility,
-    })
+    Ok(Group { id: conn.last_insert_rowid(), parent_id, path: path.into(), full_path, name: path.into(), visibility })
 }
 
 pub fn find_by_id(conn: &Connection, id: i64) -> ApiResult<Option<Group>> {
     let sql = format!("SELECT {COLUMNS} FROM groups WHERE id = ?1");
-    Ok(conn.query_row(&sql, [id], from_row).optional()?)
+    Ok(super::row(conn, &sql, [id], from_row).optional()?)
 }
 
 pub fn find_by_full_path(conn: &Connection, full_path: &str) -> ApiResult<Option<Group>> {
     let sql = format!("SELECT {COLUMNS} FROM groups WHERE full_path = ?1");
-    Ok(conn.query_row(&sql, [full_path], from_row).optional()?)
+    Ok(super::row(conn, &sql, [full_path], from_row).optional()?)
 }
 
 /// The ids of a group and all its ancestors, the group first.

@@ -31,9 +31,18 @@ fn from_row(row: &Row) -> rusqlite::Result<MemberRole> {
     })
 }
 
+/// `WHERE` for one namespace. Two fixed texts rather than `group_id IS ?`: SQLite re-plans a
+/// statement whose bound value decides between the two partial indexes, on every call.
+fn namespace_clause(group_id: Option<i64>) -> &'static str {
+    match group_id {
+        None => "group_id IS NULL AND ?1 IS NULL",
+        Some(_) => "group_id = ?1",
+    }
+}
+
 /// The roles of one namespace (`None`: instance roles), ordered by name as GitLab lists them.
 pub fn list(conn: &Connection, group_id: Option<i64>) -> ApiResult<Vec<MemberRole>> {
-    let sql = format!("SELECT {COLUMNS} FROM member_roles WHERE group_id IS ?1 ORDER BY name, id");
+    let sql = format!("SELECT {COLUMNS} FROM member_roles WHERE {} ORDER BY name, id", namespace_clause(group_id));
     let mut stmt = conn.prepare_cached(&sql)?;
     let roles = stmt.query_map([group_id], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(roles)
@@ -41,25 +50,25 @@ pub fn list(conn: &Connection, group_id: Option<i64>) -> ApiResult<Vec<MemberRol
 
 /// A role by id within one namespace (`None`: instance roles only).
 pub fn find_in(conn: &Connection, group_id: Option<i64>, id: i64) -> ApiResult<Option<MemberRole>> {
-    let sql = format!("SELECT {COLUMNS} FROM member_roles WHERE id = ?1 AND group_id IS ?2");
-    Ok(conn.query_row(&sql, params![id, group_id], from_row).optional()?)
+    let sql = format!("SELECT {COLUMNS} FROM member_roles WHERE id = ?2 AND {}", namespace_clause(group_id));
+    Ok(super::row(conn, &sql, params![group_id, id], from_row).optional()?)
 }
 
 pub fn find_by_id(conn: &Connection, id: i64) -> ApiResult<Option<MemberRole>> {
     let sql = format!("SELECT {COLUMNS} FROM member_roles WHERE id = ?1");
-    Ok(conn.query_row(&sql, [id], from_row).optional()?)
+    Ok(super::row(conn, &sql, [id], from_row).optional()?)
 }
 
 pub fn count_in(conn: &Connection, group_id: i64) -> ApiResult<i64> {
-    Ok(conn.query_row("SELECT count(*) FROM member_roles WHERE group_id = ?1", [group_id], |r| r.get(0))?)
+    Ok(super::row(conn, "SELECT count(*) FROM member_roles WHERE group_id = ?1", [group_id], |r| r.get(0))?)
 }
 
 pub fn name_taken(conn: &Connection, group_id: Option<i64>, name: &str, except_id: Option<i64>) -> ApiResult<bool> {
-    let found: i64 = conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM member_roles WHERE group_id IS ?1 AND name = ?2 AND id IS NOT ?3)",
-        params![group_id, name, except_id],
-        |r| r.get(0),
-    )?;
+    let sql = format!(
+        "SELECT EXISTS (SELECT 1 FROM member_roles WHERE {} AND name = ?2 AND id IS NOT ?3)",
+        namespace_clause(group_id)
+    );
+    let found: i64 = super::row(conn, &sql, params![group_id, name, except_id], |r| r.get(0))?;
     Ok(found != 0)
 }
 
@@ -74,10 +83,7 @@ pub fn insert(conn: &Connection, role: &MemberRole) -> ApiResult<MemberRole> {
 }
 
 pub fn update_text(conn: &Connection, id: i64, name: &str, description: Option<&str>) -> ApiResult<()> {
-    conn.execute(
-        "UPDATE member_roles SET name = ?2, description = ?3 WHERE id = ?1",
-        params![id, name, description],
-    )?;
+    conn.execute("UPDATE member_roles SET name = ?2, description = ?3 WHERE id = ?1", params![id, name, description])?;
     Ok(())
 }
 

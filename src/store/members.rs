@@ -17,7 +17,13 @@ pub enum Source {
 }
 
 /// Adds or replaces the membership of `user_id` in `source`.
-pub fn upsert(conn: &Connection, source: &Source, user_id: i64, access_level: i64, member_role_id: Option<i64>) -> ApiResult<i64> {
+pub fn upsert(
+    conn: &Connection,
+    source: &Source,
+    user_id: i64,
+    access_level: i64,
+    member_role_id: Option<i64>,
+) -> ApiResult<i64> {
     let (group_id, project_id) = match source {
         Source::Group(id) => (Some(*id), None),
         Source::Project(id) => (None, Some(*id)),
@@ -39,9 +45,8 @@ fn collect(conn: &Connection, sql: &str, args: impl rusqlite::Params) -> ApiResu
     let mut out = Vec::new();
     for row in rows {
         let (access_level, permissions) = row?;
-        let role_permissions = permissions
-            .and_then(|text| serde_json::from_str::<Vec<String>>(&text).ok())
-            .unwrap_or_default();
+        let role_permissions =
+            permissions.and_then(|text| serde_json::from_str::<Vec<String>>(&text).ok()).unwrap_or_default();
         out.push(Membership { access_level, role_permissions });
     }
     Ok(out)
@@ -82,7 +87,8 @@ pub fn for_group(conn: &Connection, user_id: i64, group_id: i64) -> ApiResult<Ve
 /// Whether `user_id` is a member anywhere below `group_id` (a subgroup or a project), which
 /// lets them see the group even when it is private.
 pub fn has_membership_below(conn: &Connection, user_id: i64, group_id: i64) -> ApiResult<bool> {
-    let found: i64 = conn.query_row(
+    let found: i64 = super::row(
+        conn,
         "WITH RECURSIVE tree(id, depth) AS (
              SELECT id, 0 FROM groups WHERE id = ?2
              UNION ALL
@@ -99,5 +105,5 @@ pub fn has_membership_below(conn: &Connection, user_id: i64, group_id: i64) -> A
 
 /// How many memberships use the member role.
 pub fn count_with_role(conn: &Connection, member_role_id: i64) -> ApiResult<i64> {
-    Ok(conn.query_row("SELECT count(*) FROM members WHERE member_role_id = ?1", [member_role_id], |r| r.get(0))?)
+    Ok(super::row(conn, "SELECT count(*) FROM members WHERE member_role_id = ?1", [member_role_id], |r| r.get(0))?)
 }

@@ -36,8 +36,7 @@ pub struct Store {
 impl Store {
     /// Opens (creating when needed) the database in `data_dir` and migrates it.
     pub fn open(data_dir: &Path) -> Result<Store, String> {
-        std::fs::create_dir_all(data_dir)
-            .map_err(|e| format!("cannot create data_dir {}: {e}", data_dir.display()))?;
+        std::fs::create_dir_all(data_dir).map_err(|e| format!("cannot create data_dir {}: {e}", data_dir.display()))?;
         let path = data_dir.join(DB_FILE);
         let store = Store { path, idle: Mutex::new(Vec::new()) };
         let mut conn = store.connect().map_err(|e| format!("cannot open the database: {e}"))?;
@@ -97,6 +96,17 @@ impl Store {
     }
 }
 
+/// One row of a statement prepared once per connection (SQLite's planning is a large share of
+/// a small query's cost).
+pub(crate) fn row<T>(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+    read: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    conn.prepare_cached(sql)?.query_row(params, read)
+}
+
 /// Visibility of a project or group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Visibility {
@@ -133,8 +143,5 @@ impl rusqlite::types::FromSql for Visibility {
 
 /// Seconds since the Unix epoch.
 pub fn now_seconds() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
 }

@@ -60,10 +60,10 @@ pub fn insert(conn: &Connection, new: &NewProject) -> ApiResult<Project> {
 
 pub fn find_by_id(conn: &Connection, id: i64) -> ApiResult<Option<Project>> {
     let sql = format!("SELECT {COLUMNS} FROM projects WHERE id = ?1");
-    Ok(conn.query_row(&sql, [id], from_row).optional()?)
+    Ok(super::row(conn, &sql, [id], from_row).optional()?)
 }
 
 pub fn find_by_full_path(conn: &Connection, full_path: &str) -> ApiResult<Option<Project>> {
     let sql = format!("SELECT {COLUMNS} FROM projects WHERE full_path = ?1");
-    Ok(conn.query_row(&sql, [full_path], from_row).optional()?)
+    Ok(super::row(conn, &sql, [full_path], from_row).optional()?)
 }

@@ -9,8 +9,8 @@ use rusqlite::{params, Connection, OptionalExtension};
 pub fn hit(conn: &Connection, key: &str, limit: u32, period: u32, now: i64) -> ApiResult<Option<u64>> {
     let period = i64::from(period);
     conn.execute("DELETE FROM rate_limits WHERE expires_at <= ?1", [now])?;
-    let current: Option<(i64, i64)> = conn
-        .query_row("SELECT window_start, hits FROM rate_limits WHERE key = ?1", [key], |r| {
+    let current: Option<(i64, i64)> =
+        super::row(conn, "SELECT window_start, hits FROM rate_limits WHERE key = ?1", [key], |r| {
             Ok((r.get(0)?, r.get(1)?))
         })
         .optional()?;

@@ -84,9 +84,7 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 pub fn migrate(conn: &mut Connection) -> Result<(), String> {
     let fail = |e: rusqlite::Error| format!("cannot migrate the database: {e}");
-    let tx = conn
-        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-        .map_err(fail)?;
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(fail)?;
     let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(fail)?;
     if version > SCHEMA_VERSION {
         return Err(format!(

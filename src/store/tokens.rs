@@ -14,21 +14,19 @@ pub fn insert_personal(conn: &Connection, user_id: i64, name: &str, digest: &[u8
 
 /// The user id behind a live personal token with this digest.
 pub fn personal_token_user(conn: &Connection, digest: &[u8]) -> ApiResult<Option<i64>> {
-    Ok(conn
-        .query_row(
-            "SELECT user_id FROM personal_access_tokens WHERE digest = ?1 AND revoked = 0",
-            [digest],
-            |r| r.get(0),
-        )
-        .optional()?)
+    Ok(super::row(
+        conn,
+        "SELECT user_id FROM personal_access_tokens WHERE digest = ?1 AND revoked = 0",
+        [digest],
+        |r| r.get(0),
+    )
+    .optional()?)
 }
 
 /// Revokes the token with this digest; false when there is no such live token.
 pub fn revoke_personal(conn: &Connection, digest: &[u8]) -> ApiResult<bool> {
-    let changed = conn.execute(
-        "UPDATE personal_access_tokens SET revoked = 1 WHERE digest = ?1 AND revoked = 0",
-        [digest],
-    )?;
+    let changed =
+        conn.execute("UPDATE personal_access_tokens SET revoked = 1 WHERE digest = ?1 AND revoked = 0", [digest])?;
     Ok(changed > 0)
 }
 
@@ -42,8 +40,7 @@ pub fn insert_job(conn: &Connection, project_id: i64, digest: &[u8]) -> ApiResul
 
 /// The project a live job token with this digest belongs to.
 pub fn job_token_project(conn: &Connection, digest: &[u8]) -> ApiResult<Option<i64>> {
-    Ok(conn
-        .query_row("SELECT project_id FROM job_tokens WHERE digest = ?1 AND revoked = 0", [digest], |r| r.get(0))
+    Ok(super::row(conn, "SELECT project_id FROM job_tokens WHERE digest = ?1 AND revoked = 0", [digest], |r| r.get(0))
         .optional()?)
 }
 

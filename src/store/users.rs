@@ -15,13 +15,7 @@ pub struct User {
 const COLUMNS: &str = "id, username, name, email, is_admin";
 
 fn from_row(row: &Row) -> rusqlite::Result<User> {
-    Ok(User {
-        id: row.get(0)?,
-        username: row.get(1)?,
-        name: row.get(2)?,
-        email: row.get(3)?,
-        is_admin: row.get(4)?,
-    })
+    Ok(User { id: row.get(0)?, username: row.get(1)?, name: row.get(2)?, email: row.get(3)?, is_admin: row.get(4)? })
 }
 
 pub fn insert(conn: &Connection, username: &str, name: &str, email: Option<&str>, is_admin: bool) -> ApiResult<User> {
@@ -40,25 +34,25 @@ pub fn insert(conn: &Connection, username: &str, name: &str, email: Option<&str>
 
 pub fn find_by_id(conn: &Connection, id: i64) -> ApiResult<Option<User>> {
     let sql = format!("SELECT {COLUMNS} FROM users WHERE id = ?1");
-    Ok(conn.query_row(&sql, [id], from_row).optional()?)
+    Ok(super::row(conn, &sql, [id], from_row).optional()?)
 }
 
 pub fn find_by_username(conn: &Connection, username: &str) -> ApiResult<Option<User>> {
     let sql = format!("SELECT {COLUMNS} FROM users WHERE username = ?1");
-    Ok(conn.query_row(&sql, [username], from_row).optional()?)
+    Ok(super::row(conn, &sql, [username], from_row).optional()?)
 }
 
 /// Users matched by commit email (changelog authors).
 pub fn find_by_email(conn: &Connection, email: &str) -> ApiResult<Option<User>> {
     let sql = format!("SELECT {COLUMNS} FROM users WHERE email = ?1 COLLATE NOCASE ORDER BY id LIMIT 1");
-    Ok(conn.query_row(&sql, [email], from_row).optional()?)
+    Ok(super::row(conn, &sql, [email], from_row).optional()?)
 }
 
 pub fn first_admin(conn: &Connection) -> ApiResult<Option<User>> {
     let sql = format!("SELECT {COLUMNS} FROM users WHERE is_admin = 1 ORDER BY id LIMIT 1");
-    Ok(conn.query_row(&sql, [], from_row).optional()?)
+    Ok(super::row(conn, &sql, [], from_row).optional()?)
 }
 
 pub fn count(conn: &Connection) -> ApiResult<i64> {
-    Ok(conn.query_row("SELECT count(*) FROM users", [], |r| r.get(0))?)
+    Ok(super::row(conn, "SELECT count(*) FROM users", [], |r| r.get(0))?)
 }

@@ -1,0 +1,157 @@
+//! `cargo run --release --example bench` (part of `make bench`): in-process forgecore
+//! operations, timed against the `git` command that does the same work where there is one.
+//!
+//! Add a row with one call in `rows` (see README.md):
+//!   bench.compare("tree -r", || fx.request("GET", &tree_url, None), &["git", "-C", dir, "ls-tree", "-r", "-t", "HEAD"]);
+//!   bench.alone("GET /version via fc_request", Target::under_us(20), || ...);
+//! This is not a test: a slow row prints MISS and the run still succeeds. Only a broken setup
+//! (the instance cannot be opened, a fixture request fails) exits non-zero.
+
+mod fixture;
+mod harness;
+
+use fixture::Fixture;
+use forgecore::ffi::{fc_request, fc_response_body, fc_response_free, fc_response_status};
+use harness::{Bench, Settings, Target};
+use serde_json::json;
+use std::ffi::CString;
+use std::hint::black_box;
+
+/// Roles created for the member-roles rows (the instance has no cap; groups have ten).
+const ROLES: usize = 10;
+const ROLE_LEVELS: [i64; 6] = [10, 15, 20, 30, 40, 50];
+
+fn main() {
+    if let Err(message) = run() {
+        eprintln!("bench: setup failed: {message}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), String> {
+    let settings = Settings::from_env();
+    println!(
+        "forgecore bench ({} build)",
+        if cfg!(debug_assertions) { "DEBUG: numbers are meaningless" } else { "release" }
+    );
+    println!("machine: {}", harness::machine());
+    println!(
+        "per side: warm-up {:?}, then {:?} or {} samples (at least {}); median and p90 of the samples",
+        settings.warmup, settings.budget, settings.max_iters, settings.min_iters
+    );
+    println!();
+
+    let fx = Fixture::new()?;
+    let mut bench = Bench::new(settings.clone());
+    eprintln!("measuring:");
+    rows(&mut bench, &fx)?;
+    println!("{}", bench.table());
+
+    let missed = bench.rows().iter().any(|r| r.name.contains("member_roles") && r.missed());
+    let breakdown = match std::env::var("FC_BENCH_BREAKDOWN").as_deref() {
+        Ok("1") => true,
+        Ok("0") => false,
+        _ => missed,
+    };
+    if breakdown {
+        println!("breakdown of GET /api/v4/member_roles (library internals, same data directory):");
+        // The breakdown is one unit: FC_BENCH_FILTER selects table rows, not its parts.
+        let mut parts = Bench::new(Settings { filter: None, ..settings });
+        breakdown_rows(&mut parts, &fx)?;
+        println!("{}", parts.table());
+    }
+    Ok(())
+}
+
+/// The rows of the table. One call per row.
+fn rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
+    for i in 0..ROLES {
+        let role = json!({
+            "name": format!("bench role {i:02}"),
+            "description": format!("custom role {i} created by the benchmark"),
+            "base_access_level": ROLE_LEVELS[i % ROLE_LEVELS.len()],
+            "read_code": i % 2 == 0,
+            "read_vulnerability": i % 3 == 0,
+        });
+        fx.expect(201, "POST", "/api/v4/member_roles", Some(&role))?;
+    }
+    let listed = fx.expect(200, "GET", "/api/v4/member_roles", None)?;
+    let count = listed.as_array().map_or(0, Vec::len);
+    if count != ROLES {
+        return Err(format!("GET /api/v4/member_roles listed {count} roles, expected {ROLES}"));
+    }
+    let body_bytes = fx.request("GET", "/api/v4/member_roles", None).1.len();
+
+    // Exactly what a C caller does: strings prepared once, then request, read the body, free.
+    let ctx = fx.ctx();
+    let (get, target) = (c"GET", CString::new("/api/v4/member_roles").expect("no NUL"));
+    let headers = &fx.auth_headers;
+    bench
+        .alone("GET /api/v4/member_roles via fc_request", Target::under_us(50), || {
+            let response = fc_request(ctx, get.as_ptr(), target.as_ptr(), headers.as_ptr(), std::ptr::null(), 0);
+            let status = fc_response_status(response);
+            let mut len = 0usize;
+            let body = fc_response_body(response, &mut len);
+            black_box((status, body, len));
+            fc_response_free(response);
+            status
+        })
+        .note(format!("{ROLES} roles, {body_bytes} B body, admin token"));
+
+    Ok(())
+}
+
+/// Where the time of `GET /api/v4/member_roles` goes: the same work in pieces, through the
+/// library's public Rust API on a second context over the same data directory.
+fn breakdown_rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
+    use forgecore::api::member_roles::entity;
+    use forgecore::auth::{self, tokens, Credentials};
+    use forgecore::store;
+
+    let config = json!({ "data_dir": fx.data_dir() }).to_string();
+    let ctx = forgecore::Context::from_json(&config)?;
+    let token = fx.token.clone();
+    let digest = tokens::digest(&token);
+    let credentials = Credentials { personal: vec![token.clone()], job: Vec::new(), malformed: false };
+    let user_id = ctx
+        .store
+        .read(|conn| store::tokens::personal_token_user(conn, &digest))
+        .map_err(|e| format!("token lookup: {e:?}"))?
+        .ok_or("the token is unknown")?;
+    let roles = ctx.store.read(|conn| store::member_roles::list(conn, None)).map_err(|e| format!("{e:?}"))?;
+
+    let (fc_ctx, headers) = (fx.ctx(), &fx.auth_headers);
+    let (get, version) = (c"GET", c"/api/v4/version");
+    bench.alone("GET /api/v4/version via fc_request (no auth, no SQL)", Target::None, || {
+        let response = fc_request(fc_ctx, get.as_ptr(), version.as_ptr(), c"{}".as_ptr(), std::ptr::null(), 0);
+        let status = fc_response_status(response);
+        fc_response_free(response);
+        status
+    });
+    bench.alone("GET /version via fc_request with the token (auth only)", Target::None, || {
+        let response = fc_request(fc_ctx, get.as_ptr(), version.as_ptr(), headers.as_ptr(), std::ptr::null(), 0);
+        let status = fc_response_status(response);
+        fc_response_free(response);
+        status
+    });
+    bench.alone("http::handle member_roles (no C marshalling)", Target::None, || {
+        forgecore::http::handle(&ctx, "GET", "/api/v4/member_roles", vec![("PRIVATE-TOKEN".into(), token.clone())], &[])
+    });
+    bench.alone("auth::identify (digest + token + user lookups)", Target::None, || {
+        auth::identify(&ctx, &credentials).is_ok()
+    });
+    bench.alone("  sha256 digest of the token", Target::None, || tokens::digest(&token));
+    bench.alone("  store.read pool take/put, no query", Target::None, || ctx.store.read(|_| Ok(())).is_ok());
+    bench.alone("  token lookup", Target::None, || {
+        ctx.store.read(|conn| store::tokens::personal_token_user(conn, &digest)).is_ok()
+    });
+    bench
+        .alone("  user by id", Target::None, || ctx.store.read(|conn| store::users::find_by_id(conn, user_id)).is_ok());
+    bench.alone("member_roles list query, 10 rows", Target::None, || {
+        ctx.store.read(|conn| store::member_roles::list(conn, None)).is_ok()
+    });
+    bench.alone("serialize 10 role entities", Target::None, || {
+        serde_json::to_vec(&roles.iter().map(entity).collect::<Vec<_>>()).map(|v| v.len())
+    });
+    Ok(())
+}
