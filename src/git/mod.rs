@@ -3,10 +3,12 @@
 //! (a bounded cache of thread-safe handles, a thread-local handle per request), resolving
 //! revisions, and the errors every operation shares.
 
+pub mod blob;
 pub mod commit;
 pub mod contributors;
 pub mod merge_base;
 pub mod time;
+pub mod tree;
 
 use once_cell::sync::Lazy;
 use std::collections::HashMap;
