@@ -1,0 +1,10 @@
+"""forgecore for Python: a thin carrier over the Rust core's C ABI. `core.Forgecore` opens an
+instance and exposes every export; `wsgi` serves it to HTTP; `cli` is the command line. All
+behaviour (routing, authentication, GitLab's answers) lives in the library, none here.
+"""
+
+from ._native import ABI_VERSION, LibraryError
+from .core import BodyStream, Forgecore, ForgecoreError, Response
+from .wsgi import make_app
+
+__all__ = ["ABI_VERSION", "LibraryError", "BodyStream", "Forgecore", "ForgecoreError", "Response", "make_app"]

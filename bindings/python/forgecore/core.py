@@ -1,0 +1,276 @@
+"""`Forgecore`: one opened core instance and the Python face of every C export. It turns
+Python values into the C arguments (UTF-8 strings, JSON texts, byte buffers), copies status,
+headers and body out of each `fc_response` before freeing it, and hands streamed bodies out as
+`BodyStream` iterators that free their response when closed. It also keeps `close()` from
+freeing the context while a call is in flight. It decides nothing about HTTP or GitLab.
+"""
+
+import ctypes
+import json
+import threading
+
+from . import _native
+
+CHUNK_SIZE = 64 * 1024
+
+
+class ForgecoreError(Exception):
+    """A failure answered by the core: its HTTP status and body (parsed JSON when it is JSON)."""
+
+    def __init__(self, status, body):
+        self.status = status
+        self.body = body
+        message = body.get("message", body) if isinstance(body, dict) else body
+        super().__init__(f"{status}: {message}")
+
+
+def _parse_json(data):
+    if not data:
+        return None
+    try:
+        return json.loads(data)
+    except ValueError:
+        return data
+
+
+class BodyStream:
+    """Iterator over a streamed body in chunks of at most 64 KiB; owns its `fc_response`.
+
+    The response is freed at the end of the body, on an error, on `close()` and when collected.
+    """
+
+    def __init__(self, lib, response, chunk_size=CHUNK_SIZE):
+        self._lib = lib
+        self._response = response
+        self._buffer = ctypes.create_string_buffer(chunk_size)
+        self._lock = threading.Lock()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        with self._lock:
+            if self._response is None:
+                raise StopIteration
+            n = self._lib.fc_response_read(self._response, self._buffer, len(self._buffer))
+            if n > 0:
+                return ctypes.string_at(self._buffer, n)
+        self.close()
+        if n < 0:
+            raise OSError("forgecore: reading the response body failed")
+        raise StopIteration
+
+    def read(self):
+        """The rest of the body as one bytes object."""
+        return b"".join(self)
+
+    def close(self):
+        with self._lock:
+            response, self._response = self._response, None
+        if response is not None:
+            self._lib.fc_response_free(response)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
+class Response:
+    """Status, headers (a dict) and either `body` (bytes) or `stream` (a `BodyStream`)."""
+
+    def __init__(self, status, headers, body=None, stream=None):
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.stream = stream
+
+    @property
+    def streamed(self):
+        return self.stream is not None
+
+    def read(self):
+        """The whole body, reading a stream to its end."""
+        return self.stream.read() if self.stream is not None else self.body
+
+    def json(self):
+        return _parse_json(self.read())
+
+    def close(self):
+        if self.stream is not None:
+            self.stream.close()
+
+
+def _text(value):
+    return value.encode("utf-8") if isinstance(value, str) else value
+
+
+def _json_arg(value):
+    return json.dumps(value if value is not None else {}).encode("utf-8")
+
+
+class Forgecore:
+    """An opened instance: `Forgecore({"data_dir": ...})`; use as a context manager or `close()`."""
+
+    def __init__(self, config, library=None):
+        self._lib = _native.load(library)
+        self._ctx = None
+        self._in_flight = 0
+        self._idle = threading.Condition()
+        ctx = _native.CTX_P()
+        failure = self._lib.fc_open(_json_arg(config), ctypes.byref(ctx))
+        if failure:
+            status, _, body = self._take(failure)
+            raise ForgecoreError(status, _parse_json(body))
+        if not ctx:
+            raise ForgecoreError(500, {"message": "fc_open returned neither a context nor an error"})
+        self._ctx = ctx
+
+    # -- context lifetime -------------------------------------------------------------------
+
+    def _enter(self):
+        with self._idle:
+            if self._ctx is None:
+                raise ValueError("forgecore instance is closed")
+            self._in_flight += 1
+            return self._ctx
+
+    def _leave(self):
+        with self._idle:
+            self._in_flight -= 1
+            if self._in_flight == 0:
+                self._idle.notify_all()
+
+    def _call(self, function, *args):
+        ctx = self._enter()
+        try:
+            return function(ctx, *args)
+        finally:
+            self._leave()
+
+    def close(self):
+        """Refuses new calls, waits for the ones in flight, then closes the context."""
+        with self._idle:
+            ctx, self._ctx = self._ctx, None
+            while self._in_flight:
+                self._idle.wait()
+        if ctx is not None:
+            self._lib.fc_close(ctx)
+
+    @property
+    def closed(self):
+        return self._ctx is None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- responses --------------------------------------------------------------------------
+
+    def _take(self, response):
+        """(status, headers, body bytes) copied out of an in-memory response, then freed."""
+        try:
+            return self._status_headers(response) + (self._body(response),)
+        finally:
+            self._lib.fc_response_free(response)
+
+    def _status_headers(self, response):
+        status = self._lib.fc_response_status(response)
+        raw = self._lib.fc_response_headers(response)
+        headers = json.loads(ctypes.string_at(raw).decode("utf-8")) if raw else {}
+        return status, headers
+
+    def _body(self, response):
+        if self._lib.fc_response_streamed(response):
+            return self._drain(response)
+        size = ctypes.c_size_t(0)
+        pointer = self._lib.fc_response_body(response, ctypes.byref(size))
+        return ctypes.string_at(pointer, size.value) if pointer and size.value else b""
+
+    def _drain(self, response):
+        buffer = ctypes.create_string_buffer(CHUNK_SIZE)
+        chunks = []
+        while True:
+            n = self._lib.fc_response_read(response, buffer, CHUNK_SIZE)
+            if n < 0:
+                raise OSError("forgecore: reading the response body failed")
+            if n == 0:
+                return b"".join(chunks)
+            chunks.append(ctypes.string_at(buffer, n))
+
+    def _wrap(self, response):
+        """A `Response` from a raw one: in-memory bodies are copied and freed at once, a streamed
+        body becomes a `BodyStream` that owns (and later frees) the raw response."""
+        if not response:
+            raise MemoryError("forgecore returned a NULL response")
+        try:
+            status, headers = self._status_headers(response)
+            if self._lib.fc_response_streamed(response):
+                stream, response = BodyStream(self._lib, response), None
+                return Response(status, headers, stream=stream)
+            return Response(status, headers, body=self._body(response))
+        finally:
+            if response is not None:
+                self._lib.fc_response_free(response)
+
+    def _typed(self, function, *json_args):
+        """Calls a typed export with JSON arguments: (status, parsed JSON body or None)."""
+        response = self._wrap(self._call(function, *map(_json_arg, json_args)))
+        return response.status, _parse_json(response.read())
+
+    # -- the doors --------------------------------------------------------------------------
+
+    def request(self, method, target, headers=(), body=b""):
+        """Serves one raw HTTP request; `headers` is a list of (name, value) pairs.
+
+        A streamed answer comes back with `stream` set: iterate it or `close()` it.
+        """
+        body = bytes(body or b"")
+        pairs = _json_arg([[name, value] for name, value in headers])
+        return self._wrap(self._call(self._lib.fc_request, _text(method), _text(target), pairs, body, len(body)))
+
+    # Typed doors: `auth` is {"private_token": ...}, {"job_token": ...} or {}; each answers
+    # (status, parsed JSON or None).
+
+    def member_roles_list(self, auth=None, params=None):
+        return self._typed(self._lib.fc_member_roles_list, auth, params)
+
+    def member_roles_create(self, auth=None, params=None):
+        return self._typed(self._lib.fc_member_roles_create, auth, params)
+
+    def member_roles_update(self, auth=None, params=None):
+        return self._typed(self._lib.fc_member_roles_update, auth, params)
+
+    def member_roles_delete(self, auth=None, params=None):
+        return self._typed(self._lib.fc_member_roles_delete, auth, params)
+
+    def admin(self, command):
+        """Runs one admin command (`{"command": "user_add", ...}`)."""
+        return self._typed(self._lib.fc_admin, command)
+
+    # Repository reads answer a whole `Response`: they carry pagination headers, and the raw
+    # blob is a streamed body.
+
+    def _repository(self, function, auth, params):
+        return self._wrap(self._call(function, _json_arg(auth), _json_arg(params)))
+
+    def repository_tree(self, auth=None, params=None):
+        return self._repository(self._lib.fc_repository_tree, auth, params)
+
+    def repository_blob(self, auth=None, params=None):
+        return self._repository(self._lib.fc_repository_blob, auth, params)
+
+    def repository_raw_blob(self, auth=None, params=None):
+        return self._repository(self._lib.fc_repository_raw_blob, auth, params)
+
+    def repository_contributors(self, auth=None, params=None):
+        return self._repository(self._lib.fc_repository_contributors, auth, params)
+
+    def repository_merge_base(self, auth=None, params=None):
+        return self._repository(self._lib.fc_repository_merge_base, auth, params)

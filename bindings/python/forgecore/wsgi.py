@@ -1,0 +1,107 @@
+"""The WSGI application: it carries one HTTP request from a WSGI server into `fc_request`
+and the answer back, unchanged. It rebuilds the raw request target (keeping `%2F`), the header
+names and a bounded body, adds the reason phrase to the core's status and passes the core's
+headers and body through (streamed bodies chunk by chunk, freed in `close()`). Routing,
+parameters, authentication and status codes all belong to the core.
+"""
+
+from http import HTTPStatus
+from urllib.parse import quote
+from wsgiref.util import is_hop_by_hop
+
+from .core import Forgecore
+
+# One byte over the core's default limit (1 MiB): enough for it to answer 413 itself.
+MAX_BODY_READ = (1 << 20) + 1
+_READ_CHUNK = 64 * 1024
+
+
+def _wire_text(value):
+    """A WSGI (latin-1 decoded) string back as the text that was on the wire (UTF-8 if it is)."""
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return value
+
+
+def raw_target(environ):
+    """The request target as sent: REQUEST_URI / RAW_URI when the server gives it."""
+    target = environ.get("REQUEST_URI") or environ.get("RAW_URI")
+    if not target:
+        path = environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", "")
+        target = quote(path.encode("latin-1"), safe="/;=,~!$&'()*+:@")
+        if environ.get("QUERY_STRING"):
+            target += "?" + environ["QUERY_STRING"]
+    try:
+        return target.encode("latin-1")
+    except UnicodeEncodeError:
+        return target.encode("utf-8")
+
+
+def request_headers(environ):
+    """(name, value) pairs of the request: HTTP_* variables plus CONTENT_TYPE and CONTENT_LENGTH."""
+    headers = []
+    for key, value in environ.items():
+        if key.startswith("HTTP_"):
+            name = key[5:]
+        elif key in ("CONTENT_TYPE", "CONTENT_LENGTH") and value:
+            name = key
+        else:
+            continue
+        headers.append(("-".join(part.capitalize() for part in name.split("_")), _wire_text(value)))
+    return headers
+
+
+def read_body(environ):
+    """The body, reading at most MAX_BODY_READ bytes (the core refuses anything longer)."""
+    try:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    stream = environ.get("wsgi.input")
+    if length <= 0 or stream is None:
+        return b""
+    remaining = min(length, MAX_BODY_READ)
+    chunks = []
+    while remaining > 0:
+        chunk = stream.read(min(remaining, _READ_CHUNK))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def status_line(status):
+    try:
+        return f"{status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return f"{status} Unknown"
+
+
+class ForgecoreApp:
+    """WSGI callable over an opened `Forgecore` (which the caller owns and closes)."""
+
+    def __init__(self, core: Forgecore):
+        self.core = core
+
+    def __call__(self, environ, start_response):
+        response = self.core.request(
+            environ.get("REQUEST_METHOD", "GET"),
+            raw_target(environ),
+            request_headers(environ),
+            read_body(environ),
+        )
+        headers = [(name, value) for name, value in response.headers.items() if not is_hop_by_hop(name)]
+        try:
+            start_response(status_line(response.status), headers)
+        except BaseException:
+            response.close()
+            raise
+        if response.streamed:
+            return response.stream
+        return [response.body] if response.body else []
+
+
+def make_app(core: Forgecore):
+    return ForgecoreApp(core)

@@ -1,0 +1,145 @@
+"""Fixtures for the Python tests: the real host (`python -m forgecore serve` on 127.0.0.1:0
+with a temporary data directory) started as a subprocess and stopped after the module, the
+admin command line against the same data directory, and a raw `http.client` helper.
+"""
+
+import http.client
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PYTHONPATH = str(REPO / "bindings" / "python")
+START_TIMEOUT = 30
+# A committed binary file larger than one 64 KiB chunk, with NULs and every byte value.
+BINARY = bytes(range(256)) * 800 + b"\x00tail"
+
+
+def _env():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = PYTHONPATH + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def cli(data_dir, *args, check=True):
+    """Runs `python -m forgecore admin --data-dir DIR ARGS...`; check: exit 0 and one JSON line."""
+    result = subprocess.run(
+        [sys.executable, "-m", "forgecore", "admin", "--data-dir", str(data_dir), *map(str, args)],
+        capture_output=True, text=True, env=_env(), timeout=60,
+    )
+    if check:
+        assert result.returncode == 0, f"admin {args} failed: {result.stderr}"
+        result.json = json.loads(result.stdout)
+    return result
+
+
+class Server:
+    """A running host: its URL, admin token, data directory and a raw HTTP helper."""
+
+    def __init__(self, process, url, token, data_dir, output):
+        self.process = process
+        self.url = url
+        self.token = token
+        self.data_dir = data_dir
+        self.output = output
+        parts = urlsplit(url)
+        self.host, self.port = parts.hostname, parts.port
+
+    def admin(self, *args, check=True):
+        return cli(self.data_dir, *args, check=check)
+
+    def request(self, method, target, headers=None, body=None, token=None):
+        """(status, headers dict with lower-case names, body bytes) over a new connection."""
+        headers = dict(headers or {})
+        if token:
+            headers["PRIVATE-TOKEN"] = token
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=30)
+        try:
+            connection.request(method, target, body=body, headers=headers)
+            response = connection.getresponse()
+            data = response.read()
+            return response.status, {k.lower(): v for k, v in response.getheaders()}, data
+        finally:
+            connection.close()
+
+    def json(self, method, target, value=None, token=None, headers=None):
+        body = None if value is None else json.dumps(value).encode()
+        all_headers = {"Content-Type": "application/json", **(headers or {})}
+        status, response_headers, data = self.request(method, target, all_headers, body, token)
+        return status, (json.loads(data) if data else None)
+
+
+def start_server(data_dir, *extra):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
+         "--data-dir", str(data_dir), "--print-admin-token", *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
+    )
+    lines, found = [], {}
+
+    def read_until_listening():
+        for line in process.stdout:
+            lines.append(line)
+            if line.startswith("admin token: "):
+                found["token"] = line.split(": ", 1)[1].strip()
+            if line.startswith("listening on "):
+                found["url"] = line.split("listening on ", 1)[1].strip()
+                return
+
+    reader = threading.Thread(target=read_until_listening, daemon=True)
+    reader.start()
+    reader.join(START_TIMEOUT)
+    if "url" not in found:
+        process.kill()
+        raise RuntimeError(f"host did not start: {''.join(lines)}{process.stderr.read()}")
+    # Keep draining stdout so the host never blocks on a full pipe.
+    threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True).start()
+    return Server(process, found["url"], found.get("token"), data_dir, lines)
+
+
+def stop_server(server):
+    """Stops the host with SIGTERM; returns (exit code, stderr)."""
+    server.process.terminate()
+    try:
+        code = server.process.wait(15)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        code = server.process.wait()
+    return code, server.process.stderr.read()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    running = start_server(tmp_path_factory.mktemp("data"))
+    yield running
+    code, stderr = stop_server(running)
+    assert code == 0, f"host exited with {code}: {stderr}"
+    assert "Traceback" not in stderr, stderr
+
+
+@pytest.fixture(scope="session")
+def git_repo(tmp_path_factory):
+    """A small git work tree with one commit: README.md and the binary data.bin."""
+    path = tmp_path_factory.mktemp("repo")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
+    subprocess.run([*git, "init", "-q", str(path)], check=True)
+    (path / "README.md").write_text("hello\n")
+    (path / "data.bin").write_bytes(BINARY)
+    subprocess.run([*git, "-C", str(path), "add", "README.md", "data.bin"], check=True)
+    subprocess.run([*git, "-C", str(path), "commit", "-q", "-m", "first"], check=True)
+    return path
+
+
+def git_out(repo, *args):
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def unique(prefix):
+    return f"{prefix}-{time.monotonic_ns()}"
