@@ -114,8 +114,7 @@ impl Default for Limits {
 impl Config {
     /// Parses and checks a configuration; the error says what is wrong in one line.
     pub fn from_json(text: &str) -> Result<Config, String> {
-        let config: Config =
-            serde_json::from_str(text).map_err(|e| format!("invalid configuration: {e}"))?;
+        let config: Config = serde_json::from_str(text).map_err(|e| format!("invalid configuration: {e}"))?;
         config.validate()?;
         Ok(config)
     }

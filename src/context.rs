@@ -32,9 +32,8 @@ impl Context {
             return Ok(());
         }
         let now = store::now_seconds();
-        let refused = self
-            .store
-            .write(|tx| store::rate_limits::hit(tx, key, limit.limit, limit.period_seconds, now))?;
+        let refused =
+            self.store.write(|tx| store::rate_limits::hit(tx, key, limit.limit, limit.period_seconds, now))?;
         match refused {
             None => Ok(()),
             Some(retry_after) => Err(ApiError::TooManyRequests { message: message.to_string(), retry_after }),

@@ -20,11 +20,7 @@ impl Response {
     /// A JSON response with GitLab's content type.
     pub fn json<T: Serialize + ?Sized>(status: u16, value: &T) -> Response {
         let body = serde_json::to_vec(value).unwrap_or_else(|_| b"{}".to_vec());
-        Response {
-            status,
-            headers: vec![("Content-Type".into(), "application/json".into())],
-            body: Body::Bytes(body),
-        }
+        Response { status, headers: vec![("Content-Type".into(), "application/json".into())], body: Body::Bytes(body) }
     }
 
     /// 204 with an empty body and no content type.
@@ -38,10 +34,7 @@ impl Response {
     }
 
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 
     /// The whole body, reading a stream to its end; for tests and small bodies only.

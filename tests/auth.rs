@@ -43,7 +43,8 @@ fn world() -> World {
     let repo = git_repo(&instance, "r");
     instance.admin(json!({"command": "group_add", "path": "corp"}));
     for (path, visibility) in [("corp/secret", "private"), ("corp/inside", "internal"), ("corp/open", "public")] {
-        let (status, body) = instance.admin(json!({"command": "project_add", "path": path, "repo": repo, "visibility": visibility}));
+        let (status, body) =
+            instance.admin(json!({"command": "project_add", "path": path, "repo": repo, "visibility": visibility}));
         assert_eq!(status, 201, "{body}");
     }
     let (status, _, role) = instance.request(
@@ -54,7 +55,9 @@ fn world() -> World {
     );
     let role: Value = serde_json::from_slice(&role).unwrap();
     assert_eq!(status, 201);
-    for (user, level, role_id) in [("gus", 10, Value::Null), ("grace", 10, role["id"].clone()), ("rita", 20, Value::Null)] {
+    for (user, level, role_id) in
+        [("gus", 10, Value::Null), ("grace", 10, role["id"].clone()), ("rita", 20, Value::Null)]
+    {
         let (status, body) = instance.admin(json!({"command": "member_add", "group": "corp", "username": user, "access_level": level, "member_role_id": role_id}));
         assert_eq!(status, 201, "{body}");
     }
@@ -108,7 +111,11 @@ fn read_code_comes_from_reporter_or_a_custom_role() {
     let w = world();
     let secret = "corp/secret";
     assert_eq!(ability(&w, Some(&w.reporter), secret, ProjectAbility::ReadCode), Ok(()));
-    assert_eq!(ability(&w, Some(&w.guest_reader), secret, ProjectAbility::ReadCode), Ok(()), "the custom role's read_code takes effect");
+    assert_eq!(
+        ability(&w, Some(&w.guest_reader), secret, ProjectAbility::ReadCode),
+        Ok(()),
+        "the custom role's read_code takes effect"
+    );
     assert_eq!(ability(&w, Some(&w.guest), secret, ProjectAbility::ReadCode), Err(ApiError::Forbidden(None)));
     assert_eq!(ability(&w, Some(&w.outsider), secret, ProjectAbility::ReadCode), Err(ApiError::NotFound("Project")));
     assert_eq!(ability(&w, None, secret, ProjectAbility::ReadCode), Err(ApiError::NotFound("Project")));
@@ -142,7 +149,8 @@ fn job_tokens_only_read_their_own_projects_changelog() {
 #[test]
 fn every_token_spelling_works_and_bad_credentials_are_401() {
     let w = world();
-    let ok = |headers: &[(&str, &str)], query: &str| get(&w.instance, &format!("/api/v4/member_roles{query}"), headers).0;
+    let ok =
+        |headers: &[(&str, &str)], query: &str| get(&w.instance, &format!("/api/v4/member_roles{query}"), headers).0;
     let bearer = format!("Bearer {}", w.admin);
     assert_eq!(ok(&[("PRIVATE-TOKEN", &w.admin)], ""), 200);
     assert_eq!(ok(&[("Private-Token", &w.admin)], ""), 200);
@@ -150,7 +158,11 @@ fn every_token_spelling_works_and_bad_credentials_are_401() {
     assert_eq!(ok(&[("Authorization", &bearer)], ""), 200);
     assert_eq!(ok(&[], &format!("?private_token={}", w.admin)), 200);
     assert_eq!(ok(&[], &format!("?access_token={}", w.admin)), 200);
-    assert_eq!(ok(&[("PRIVATE-TOKEN", &w.admin), ("Authorization", &bearer)], ""), 200, "the same token twice is one token");
+    assert_eq!(
+        ok(&[("PRIVATE-TOKEN", &w.admin), ("Authorization", &bearer)], ""),
+        200,
+        "the same token twice is one token"
+    );
 
     let unauthorized = (401, json!({"message": "401 Unauthorized"}));
     let long = "a".repeat(16 * 1024);

@@ -19,7 +19,8 @@ fn expected(dir: &std::path::Path, rev: &str) -> BTreeMap<String, (u64, String)>
 }
 
 fn list(instance: &common::TestInstance, query: &str) -> (u16, Vec<(String, String)>, Value) {
-    let (status, headers, body) = instance.request("GET", &format!("/api/v4/projects/fx%2Fwork/repository/contributors?{query}"), &[], b"");
+    let (status, headers, body) =
+        instance.request("GET", &format!("/api/v4/projects/fx%2Fwork/repository/contributors?{query}"), &[], b"");
     (status, headers, serde_json::from_slice(&body).unwrap_or(Value::Null))
 }
 
@@ -27,7 +28,12 @@ fn as_map(body: &Value) -> BTreeMap<String, (u64, String)> {
     body.as_array()
         .unwrap()
         .iter()
-        .map(|c| (c["email"].as_str().unwrap().to_string(), (c["commits"].as_u64().unwrap(), c["name"].as_str().unwrap().to_string())))
+        .map(|c| {
+            (
+                c["email"].as_str().unwrap().to_string(),
+                (c["commits"].as_u64().unwrap(), c["name"].as_str().unwrap().to_string()),
+            )
+        })
         .collect()
 }
 
@@ -36,7 +42,12 @@ fn counts_every_non_merge_commit_by_exact_email() {
     let instance = common::open_instance(json!({}));
     let dir = instance.fixture_repos();
     let work = dir.join("work");
-    for (query, rev) in [("per_page=100", "main"), ("ref=feature&per_page=100", "feature"), ("ref=v1.0.0&per_page=100", "v1.0.0"), ("ref=orphan", "orphan")] {
+    for (query, rev) in [
+        ("per_page=100", "main"),
+        ("ref=feature&per_page=100", "feature"),
+        ("ref=v1.0.0&per_page=100", "v1.0.0"),
+        ("ref=orphan", "orphan"),
+    ] {
         let (status, _, body) = list(&instance, query);
         assert_eq!(status, 200);
         assert_eq!(as_map(&body), expected(&work, rev), "{query}");
@@ -60,8 +71,14 @@ fn orders_by_recent_commit_by_default_and_by_name_email_or_commits() {
     };
     // Newest first: dave (after the merge), ALICE (Update README), carol, bob? alice's newest is
     // "Add a submodule", after bob's commit.
-    assert_eq!(names(""), ["dave@example.com", "ALICE@example.com", "carol@example.com", "alice@example.com", "bob@example.com"]);
-    assert_eq!(names("sort=asc"), ["bob@example.com", "alice@example.com", "carol@example.com", "ALICE@example.com", "dave@example.com"]);
+    assert_eq!(
+        names(""),
+        ["dave@example.com", "ALICE@example.com", "carol@example.com", "alice@example.com", "bob@example.com"]
+    );
+    assert_eq!(
+        names("sort=asc"),
+        ["bob@example.com", "alice@example.com", "carol@example.com", "ALICE@example.com", "dave@example.com"]
+    );
     let by_email = names("order_by=email");
     let mut sorted = by_email.clone();
     sorted.sort_by_key(|e| e.to_lowercase());
@@ -71,7 +88,8 @@ fn orders_by_recent_commit_by_default_and_by_name_email_or_commits() {
     assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
     assert_eq!(counts[0], 3);
     let (_, _, body) = list(&instance, "order_by=name&sort=asc");
-    let names: Vec<String> = body.as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_lowercase()).collect();
+    let names: Vec<String> =
+        body.as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_lowercase()).collect();
     assert!(names.windows(2).all(|w| w[0] <= w[1]), "{names:?}");
 }
 
@@ -84,7 +102,14 @@ fn pages_carry_offset_headers_and_absolute_links() {
     assert_eq!(body.as_array().unwrap().len(), 2);
     let header = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone()).unwrap_or_default();
     assert_eq!(
-        (header("X-Page"), header("X-Per-Page"), header("X-Next-Page"), header("X-Prev-Page"), header("X-Total"), header("X-Total-Pages")),
+        (
+            header("X-Page"),
+            header("X-Per-Page"),
+            header("X-Next-Page"),
+            header("X-Prev-Page"),
+            header("X-Total"),
+            header("X-Total-Pages")
+        ),
         ("2".into(), "2".into(), "3".into(), "1".into(), "5".into(), "3".into())
     );
     let link = header("Link");
@@ -98,7 +123,16 @@ fn pages_carry_offset_headers_and_absolute_links() {
 fn bad_input_is_4xx() {
     let instance = common::open_instance(json!({}));
     instance.fixture_repos();
-    for (query, status) in [("ref=nope", 404), ("ref=main..feature", 404), ("ref=-v", 404), ("order_by=size", 400), ("sort=up", 400), ("per_page=0", 400), ("per_page=-1", 400), ("page=abc", 400)] {
+    for (query, status) in [
+        ("ref=nope", 404),
+        ("ref=main..feature", 404),
+        ("ref=-v", 404),
+        ("order_by=size", 400),
+        ("sort=up", 400),
+        ("per_page=0", 400),
+        ("per_page=-1", 400),
+        ("page=abc", 400),
+    ] {
         assert_eq!(list(&instance, query).0, status, "{query}");
     }
     let (status, headers, body) = list(&instance, "per_page=10000");

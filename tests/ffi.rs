@@ -6,8 +6,8 @@ mod common;
 
 // `common::abi` is `forgecore::ffi::*` plus the response accessors that module does not
 // re-export (see its comment).
-use forgecore::ffi::{self, fc_ctx};
 use common::{cbytes, cstr, open_instance, FfiResponse, TempDir, TestInstance};
+use forgecore::ffi::{self, fc_ctx};
 use serde_json::{json, Value};
 use std::ffi::c_char;
 use std::ptr::{null, null_mut};
@@ -251,8 +251,15 @@ fn request_headers_as_an_object_or_an_array_of_pairs() {
     let (method, target) = (cstr("GET"), cstr("/api/v4/member_roles"));
     let send = |headers: &str| {
         let headers = cstr(headers);
-        FfiResponse::new(ffi::fc_request(instance.ffi_ctx(), method.as_ptr(), target.as_ptr(), headers.as_ptr(), null(), 0))
-            .status_json()
+        FfiResponse::new(ffi::fc_request(
+            instance.ffi_ctx(),
+            method.as_ptr(),
+            target.as_ptr(),
+            headers.as_ptr(),
+            null(),
+            0,
+        ))
+        .status_json()
     };
     // The token is honoured in both shapes (anonymous would be a 401).
     let as_object = json!({ "PRIVATE-TOKEN": token, "Accept": "application/json" }).to_string();
@@ -354,7 +361,8 @@ fn a_204_has_an_empty_body_and_headers_object() {
     assert_eq!(status, 201, "{role}");
     let auth = cstr(&TestInstance::auth(&token).to_string());
     let params = cstr(&json!({ "member_role_id": role["id"] }).to_string());
-    let mut response = FfiResponse::new(ffi::fc_member_roles_delete(instance.ffi_ctx(), auth.as_ptr(), params.as_ptr()));
+    let mut response =
+        FfiResponse::new(ffi::fc_member_roles_delete(instance.ffi_ctx(), auth.as_ptr(), params.as_ptr()));
     assert_eq!(response.status(), 204);
     let mut len = 99usize;
     ffi::fc_response_body(response.as_ptr(), &mut len);
@@ -469,8 +477,14 @@ fn eight_threads_share_one_context_without_errors() {
                             0 => ("list", 200, instance.request_json("GET", "/api/v4/member_roles", &auth, b"")),
                             1 => ("version", 200, instance.request_json("GET", "/api/v4/version", &[], b"")),
                             2 => {
-                                let role = json!({"name": format!("t{t}-r{i}"), "base_access_level": 10, "read_code": true});
-                                let answer = instance.request_json("POST", "/api/v4/member_roles", &json_auth, role.to_string().as_bytes());
+                                let role =
+                                    json!({"name": format!("t{t}-r{i}"), "base_access_level": 10, "read_code": true});
+                                let answer = instance.request_json(
+                                    "POST",
+                                    "/api/v4/member_roles",
+                                    &json_auth,
+                                    role.to_string().as_bytes(),
+                                );
                                 created = answer.1["id"].as_i64();
                                 ("create", 201, answer)
                             }
@@ -508,7 +522,8 @@ fn typed_exports_and_admin_from_many_threads() {
             let (instance, auth) = (&instance, auth.clone());
             scope.spawn(move || {
                 for i in 0..50 {
-                    let (status, body) = instance.admin(json!({"command": "user_add", "username": format!("u{t}-{i}")}));
+                    let (status, body) =
+                        instance.admin(json!({"command": "user_add", "username": format!("u{t}-{i}")}));
                     assert_eq!(status, 201, "{body}");
                     let (status, role) = instance.typed(
                         ffi::fc_member_roles_create,
@@ -518,7 +533,11 @@ fn typed_exports_and_admin_from_many_threads() {
                     assert_eq!(status, 201, "{role}");
                     let (status, body) = instance.typed(ffi::fc_member_roles_list, auth.clone(), json!({}));
                     assert_eq!(status, 200, "{body}");
-                    let (status, body) = instance.typed(ffi::fc_member_roles_delete, auth.clone(), json!({"member_role_id": role["id"]}));
+                    let (status, body) = instance.typed(
+                        ffi::fc_member_roles_delete,
+                        auth.clone(),
+                        json!({"member_role_id": role["id"]}),
+                    );
                     assert_eq!(status, 204, "{body}");
                 }
             });
@@ -580,7 +599,8 @@ fn typed_instance_roles_create_list_update_delete() {
     let (status, http_list) = i.request_json("GET", "/api/v4/member_roles", &[("PRIVATE-TOKEN", &w.admin)], b"");
     assert_eq!((status, &http_list), (200, &list));
 
-    let (status, updated) = i.typed(ffi::fc_member_roles_update, auth(), json!({"member_role_id": id, "name": "Reader"}));
+    let (status, updated) =
+        i.typed(ffi::fc_member_roles_update, auth(), json!({"member_role_id": id, "name": "Reader"}));
     assert_eq!(status, 200, "{updated}");
     assert_eq!(updated["name"], "Reader");
     assert_eq!(updated["description"], "reads");
@@ -590,11 +610,17 @@ fn typed_instance_roles_create_list_update_delete() {
     assert_eq!(status, 200, "{updated}");
     assert_eq!(updated["description"], Value::Null);
     // Restating the same base access level is fine; changing it is a 400.
-    let (status, body) =
-        i.typed(ffi::fc_member_roles_update, auth(), json!({"member_role_id": id, "name": "Same", "base_access_level": 10}));
+    let (status, body) = i.typed(
+        ffi::fc_member_roles_update,
+        auth(),
+        json!({"member_role_id": id, "name": "Same", "base_access_level": 10}),
+    );
     assert_eq!(status, 200, "{body}");
-    let (status, body) =
-        i.typed(ffi::fc_member_roles_update, auth(), json!({"member_role_id": id, "name": "X", "base_access_level": 30}));
+    let (status, body) = i.typed(
+        ffi::fc_member_roles_update,
+        auth(),
+        json!({"member_role_id": id, "name": "X", "base_access_level": 30}),
+    );
     assert_eq!(status, 400, "{body}");
     assert_eq!(body["message"], "Base access level cannot be changed. Please create a new Member Role instead.");
     let (_, list) = i.typed(ffi::fc_member_roles_list, auth(), json!({}));
@@ -617,7 +643,9 @@ fn typed_instance_roles_create_list_update_delete() {
 fn typed_group_roles_create_list_update_delete() {
     let w = typed_world();
     let i = &w.instance;
-    for (caller, group) in [(&w.owner, json!("acme")), (&w.admin, json!(w.group_id)), (&w.owner, json!(w.group_id.to_string()))] {
+    for (caller, group) in
+        [(&w.owner, json!("acme")), (&w.admin, json!(w.group_id)), (&w.owner, json!(w.group_id.to_string()))]
+    {
         let auth = || TestInstance::auth(caller);
         let name = format!("Group role via {group}");
         let (status, role) = i.typed(
@@ -638,11 +666,15 @@ fn typed_group_roles_create_list_update_delete() {
         // Group roles are not instance roles, and the other scope does not find them.
         let (_, instance_list) = i.typed(ffi::fc_member_roles_list, TestInstance::auth(&w.admin), json!({}));
         assert_eq!(instance_list, json!([]));
-        let (status, _) = i.typed(ffi::fc_member_roles_delete, TestInstance::auth(&w.admin), json!({"member_role_id": id}));
+        let (status, _) =
+            i.typed(ffi::fc_member_roles_delete, TestInstance::auth(&w.admin), json!({"member_role_id": id}));
         assert_eq!(status, 404);
 
-        let (status, updated) =
-            i.typed(ffi::fc_member_roles_update, auth(), json!({"group": group, "member_role_id": id, "description": "d"}));
+        let (status, updated) = i.typed(
+            ffi::fc_member_roles_update,
+            auth(),
+            json!({"group": group, "member_role_id": id, "description": "d"}),
+        );
         assert_eq!(status, 200, "{updated}");
         assert_eq!(updated["description"], "d");
         assert_eq!(updated["group_id"], w.group_id);
@@ -653,7 +685,8 @@ fn typed_group_roles_create_list_update_delete() {
         );
         assert_eq!(status, 400, "{body}");
 
-        let (status, body) = i.typed(ffi::fc_member_roles_delete, auth(), json!({"group": group, "member_role_id": id}));
+        let (status, body) =
+            i.typed(ffi::fc_member_roles_delete, auth(), json!({"group": group, "member_role_id": id}));
         assert_eq!((status, body), (204, Value::Null));
         let (_, list) = i.typed(ffi::fc_member_roles_list, auth(), json!({"group": group}));
         assert_eq!(list, json!([]));
@@ -674,8 +707,11 @@ fn typed_group_roles_create_list_update_delete() {
 fn typed_exports_refuse_bad_or_missing_credentials() {
     let w = typed_world();
     let i = &w.instance;
-    let (status, role) =
-        i.typed(ffi::fc_member_roles_create, TestInstance::auth(&w.admin), json!({"name": "keep", "base_access_level": 10}));
+    let (status, role) = i.typed(
+        ffi::fc_member_roles_create,
+        TestInstance::auth(&w.admin),
+        json!({"name": "keep", "base_access_level": 10}),
+    );
     assert_eq!(status, 201, "{role}");
     let id = role["id"].clone();
     let exports: [(&str, common::TypedExport, Value); 4] = [
@@ -708,7 +744,11 @@ fn typed_exports_refuse_bad_or_missing_credentials() {
         let mut instance_params = exports.iter().find(|e| e.0 == *name).unwrap().2.clone();
         instance_params.as_object_mut().unwrap().remove("group");
         let (status, body) = i.typed(*export, TestInstance::auth(&w.owner), instance_params);
-        assert_eq!((status, body), (403, json!({"message": "403 Forbidden"})), "{name} on the instance by a group owner");
+        assert_eq!(
+            (status, body),
+            (403, json!({"message": "403 Forbidden"})),
+            "{name} on the instance by a group owner"
+        );
     }
     // Nothing changed.
     let (_, list) = i.typed(ffi::fc_member_roles_list, TestInstance::auth(&w.admin), json!({}));
@@ -732,10 +772,18 @@ fn typed_exports_check_their_arguments() {
         assert_bad_argument(export(i.ffi_ctx(), null(), empty.as_ptr()), "auth_json", name);
         assert_bad_argument(export(i.ffi_ctx(), auth.as_ptr(), null()), "params_json", name);
         for case in with_bad_utf8("{\"private_token\": \"{}\"}") {
-            assert_bad_argument(export(i.ffi_ctx(), case.text.as_ptr(), empty.as_ptr()), "auth_json", &format!("{name} {}", case.label));
+            assert_bad_argument(
+                export(i.ffi_ctx(), case.text.as_ptr(), empty.as_ptr()),
+                "auth_json",
+                &format!("{name} {}", case.label),
+            );
         }
         for case in with_bad_utf8("{\"name\": \"{}\"}") {
-            assert_bad_argument(export(i.ffi_ctx(), auth.as_ptr(), case.text.as_ptr()), "params_json", &format!("{name} {}", case.label));
+            assert_bad_argument(
+                export(i.ffi_ctx(), auth.as_ptr(), case.text.as_ptr()),
+                "params_json",
+                &format!("{name} {}", case.label),
+            );
         }
         for bad in ["", "{", "nope"] {
             let text = cstr(bad);
@@ -752,12 +800,18 @@ fn typed_exports_check_their_arguments() {
     for (name, export) in [("update", exports[2].1), ("delete", exports[3].1)] {
         let (status, body) = i.typed(export, TestInstance::auth(&w.admin), json!({"name": "x"}));
         assert_eq!((status, body), (400, json!({"error": "member_role_id is missing"})), "{name}");
-        let (status, body) = i.typed(export, TestInstance::auth(&w.admin), json!({"member_role_id": "abc", "name": "x"}));
+        let (status, body) =
+            i.typed(export, TestInstance::auth(&w.admin), json!({"member_role_id": "abc", "name": "x"}));
         assert_eq!(status, 400, "{name}: {body}");
     }
-    let (status, body) = i.typed(ffi::fc_member_roles_create, TestInstance::auth(&w.admin), json!({"base_access_level": 10}));
+    let (status, body) =
+        i.typed(ffi::fc_member_roles_create, TestInstance::auth(&w.admin), json!({"base_access_level": 10}));
     assert_eq!((status, body), (400, json!({"error": "name is missing"})));
-    let (status, body) = i.typed(ffi::fc_member_roles_create, TestInstance::auth(&w.admin), json!({"name": "x", "base_access_level": 25}));
+    let (status, body) = i.typed(
+        ffi::fc_member_roles_create,
+        TestInstance::auth(&w.admin),
+        json!({"name": "x", "base_access_level": 25}),
+    );
     assert_eq!((status, body), (400, json!({"error": "base_access_level does not have a valid value"})));
 }
 

@@ -25,7 +25,9 @@ fn ids_are_split_before_decoding_so_encoded_slashes_and_dots_survive() {
     let admin = instance.user_with_token("root", true);
     instance.admin(json!({"command": "group_add", "path": "a.b", "visibility": "public"}));
     instance.admin(json!({"command": "group_add", "path": "a.b/c-d", "visibility": "public"}));
-    for target in ["/api/v4/groups/a.b%2Fc-d", "/api/v4/groups/a%2Eb%2Fc-d", "/api/v4/groups/a%2eb%2fc-d", "/api/v4/groups/2"] {
+    for target in
+        ["/api/v4/groups/a.b%2Fc-d", "/api/v4/groups/a%2Eb%2Fc-d", "/api/v4/groups/a%2eb%2fc-d", "/api/v4/groups/2"]
+    {
         let (status, _, body) = instance.request("GET", target, &[], b"");
         assert_eq!((status, parse(&body)["full_path"].clone()), (200, json!("a.b/c-d")), "{target}");
     }
@@ -57,7 +59,12 @@ fn bad_bodies_are_4xx_and_store_nothing() {
     let instance = common::open_instance(json!({}));
     let admin = instance.user_with_token("root", true);
     let post = |content_type: &str, body: &[u8]| {
-        let (status, _, body) = instance.request("POST", "/api/v4/member_roles", &[("PRIVATE-TOKEN", &admin), ("Content-Type", content_type)], body);
+        let (status, _, body) = instance.request(
+            "POST",
+            "/api/v4/member_roles",
+            &[("PRIVATE-TOKEN", &admin), ("Content-Type", content_type)],
+            body,
+        );
         (status, parse(&body))
     };
     let json_type = "application/json";
@@ -79,7 +86,8 @@ fn bad_bodies_are_4xx_and_store_nothing() {
     };
     assert_eq!(list, json!([]));
     // GET and DELETE with a JSON content type and an empty body (python-gitlab sends that).
-    let (status, _, _) = instance.request("GET", "/api/v4/member_roles", &[("PRIVATE-TOKEN", &admin), ("Content-Type", json_type)], b"");
+    let (status, _, _) =
+        instance.request("GET", "/api/v4/member_roles", &[("PRIVATE-TOKEN", &admin), ("Content-Type", json_type)], b"");
     assert_eq!(status, 200);
     // A form body with query parameters merged under it.
     let (status, _, body) = instance.request(
@@ -89,7 +97,10 @@ fn bad_bodies_are_4xx_and_store_nothing() {
         b"name=body+name&read_code=TRUE",
     );
     let body = parse(&body);
-    assert_eq!((status, body["name"].clone(), body["read_code"].clone(), body["base_access_level"].clone()), (201, json!("body name"), json!(true), json!(20)));
+    assert_eq!(
+        (status, body["name"].clone(), body["read_code"].clone(), body["base_access_level"].clone()),
+        (201, json!("body name"), json!(true), json!(20))
+    );
 }
 
 #[test]

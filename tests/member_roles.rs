@@ -57,7 +57,13 @@ fn role_count(w: &World) -> usize {
 #[test]
 fn anonymous_callers_get_401_on_every_route_and_nothing_changes() {
     let w = world();
-    let (_, role) = call(&w.instance, "POST", "/api/v4/member_roles", Some(&w.admin), Some(json!({"name": "r", "base_access_level": 10})));
+    let (_, role) = call(
+        &w.instance,
+        "POST",
+        "/api/v4/member_roles",
+        Some(&w.admin),
+        Some(json!({"name": "r", "base_access_level": 10})),
+    );
     let id = role["id"].as_i64().unwrap();
     let before = role_count(&w);
     for (method, target) in [
@@ -69,7 +75,8 @@ fn anonymous_callers_get_401_on_every_route_and_nothing_changes() {
         ("POST", "/api/v4/groups/top/member_roles".to_string()),
         ("DELETE", "/api/v4/groups/top/member_roles/1".to_string()),
     ] {
-        let (status, body) = call(&w.instance, method, &target, None, Some(json!({"name": "x", "base_access_level": 10})));
+        let (status, body) =
+            call(&w.instance, method, &target, None, Some(json!({"name": "x", "base_access_level": 10})));
         assert_eq!((status, body), (401, json!({"message": "401 Unauthorized"})), "{method} {target}");
     }
     assert_eq!(role_count(&w), before);
@@ -81,7 +88,13 @@ fn instance_routes_are_for_administrators_only() {
     for token in [&w.owner, &w.outsider] {
         let (status, body) = call(&w.instance, "GET", "/api/v4/member_roles", Some(token), None);
         assert_eq!((status, body), (403, json!({"message": "403 Forbidden"})));
-        let (status, _) = call(&w.instance, "POST", "/api/v4/member_roles", Some(token), Some(json!({"name": "x", "base_access_level": 10})));
+        let (status, _) = call(
+            &w.instance,
+            "POST",
+            "/api/v4/member_roles",
+            Some(token),
+            Some(json!({"name": "x", "base_access_level": 10})),
+        );
         assert_eq!(status, 403);
     }
     assert_eq!(role_count(&w), 0);
@@ -121,7 +134,19 @@ fn missing_and_invalid_parameters_are_400_with_grape_messages() {
     assert_eq!(post(json!({"base_access_level": 10})), (400, json!({"error": "name is missing"})));
     assert_eq!(post(json!({"name": "n"})), (400, json!({"error": "base_access_level is missing"})));
     assert_eq!(post(json!({})), (400, json!({"error": "name is missing, base_access_level is missing"})));
-    for level in [json!(0), json!(1), json!(5), json!(25), json!(60), json!(-10), json!(2147483648i64), json!(30.5), json!(null), json!(true), json!("abc")] {
+    for level in [
+        json!(0),
+        json!(1),
+        json!(5),
+        json!(25),
+        json!(60),
+        json!(-10),
+        json!(2147483648i64),
+        json!(30.5),
+        json!(null),
+        json!(true),
+        json!("abc"),
+    ] {
         assert_eq!(
             post(json!({"name": "n", "base_access_level": level})),
             (400, json!({"error": "base_access_level does not have a valid value"})),
@@ -129,12 +154,20 @@ fn missing_and_invalid_parameters_are_400_with_grape_messages() {
         );
     }
     for bad in [json!(2), json!("maybe"), json!([true])] {
-        assert_eq!(post(json!({"name": "n", "base_access_level": 10, "read_code": bad})), (400, json!({"error": "read_code is invalid"})));
+        assert_eq!(
+            post(json!({"name": "n", "base_access_level": 10, "read_code": bad})),
+            (400, json!({"error": "read_code is invalid"}))
+        );
     }
     assert_eq!(post(json!({"name": "  ", "base_access_level": 10})), (400, json!({"message": "Name can't be blank"})));
     assert_eq!(post(json!({"name": 5, "base_access_level": 10})).0, 201, "Grape coerces numbers to strings");
-    let (status, role) = post(json!({"name": "nulls", "base_access_level": 10, "read_code": null, "description": null}));
-    assert_eq!((status, role["read_code"].clone(), role["description"].clone()), (201, json!(false), Value::Null), "null is absent");
+    let (status, role) =
+        post(json!({"name": "nulls", "base_access_level": 10, "read_code": null, "description": null}));
+    assert_eq!(
+        (status, role["read_code"].clone(), role["description"].clone()),
+        (201, json!(false), Value::Null),
+        "null is absent"
+    );
     assert_eq!(post(json!({"name": {"a": 1}, "base_access_level": 10})), (400, json!({"error": "name is invalid"})));
     assert_eq!(role_count(&w), 2);
 }
@@ -147,17 +180,33 @@ fn digit_strings_and_grape_boolean_words_are_coerced() {
         "POST",
         "/api/v4/member_roles",
         Some(&w.admin),
-        Some(json!({"name": "n", "base_access_level": "30", "read_code": "True", "remove_project": "yes", "read_runners": "0"})),
+        Some(
+            json!({"name": "n", "base_access_level": "30", "read_code": "True", "remove_project": "yes", "read_runners": "0"}),
+        ),
     );
     assert_eq!(status, 201, "{role}");
-    assert_eq!((role["base_access_level"].clone(), role["read_code"].clone(), role["remove_project"].clone(), role["read_runners"].clone()), (json!(30), json!(true), json!(true), json!(false)));
+    assert_eq!(
+        (
+            role["base_access_level"].clone(),
+            role["read_code"].clone(),
+            role["remove_project"].clone(),
+            role["read_runners"].clone()
+        ),
+        (json!(30), json!(true), json!(true), json!(false))
+    );
 }
 
 #[test]
 fn every_base_access_level_of_the_seed_is_accepted() {
     let w = world();
     for level in [10, 15, 20, 30, 40, 50] {
-        let (status, role) = call(&w.instance, "POST", "/api/v4/member_roles", Some(&w.admin), Some(json!({"name": format!("l{level}"), "base_access_level": level})));
+        let (status, role) = call(
+            &w.instance,
+            "POST",
+            "/api/v4/member_roles",
+            Some(&w.admin),
+            Some(json!({"name": format!("l{level}"), "base_access_level": level})),
+        );
         assert_eq!((status, role["base_access_level"].clone()), (201, json!(level)));
     }
 }
@@ -174,7 +223,10 @@ fn admin_vulnerability_requires_read_vulnerability_below_developer() {
         post("a", json!({"base_access_level": 10, "admin_vulnerability": true})),
         (400, json!({"message": "Read vulnerability has to be enabled in order to enable Admin vulnerability"}))
     );
-    assert_eq!(post("b", json!({"base_access_level": 10, "admin_vulnerability": true, "read_vulnerability": true})).0, 201);
+    assert_eq!(
+        post("b", json!({"base_access_level": 10, "admin_vulnerability": true, "read_vulnerability": true})).0,
+        201
+    );
     assert_eq!(post("c", json!({"base_access_level": 30, "admin_vulnerability": true})).0, 201);
 }
 
@@ -183,7 +235,10 @@ fn texts_are_bounded_and_stored_literally() {
     let w = world();
     let post = |body: Value| call(&w.instance, "POST", "/api/v4/member_roles", Some(&w.admin), Some(body));
     let huge = "x".repeat(100 * 1024);
-    assert_eq!(post(json!({"name": huge, "base_access_level": 10})), (400, json!({"message": "Name is too long (maximum is 255 characters)"})));
+    assert_eq!(
+        post(json!({"name": huge, "base_access_level": 10})),
+        (400, json!({"message": "Name is too long (maximum is 255 characters)"}))
+    );
     assert_eq!(
         post(json!({"name": "d", "description": "y".repeat(256), "base_access_level": 10})),
         (400, json!({"message": "Description is too long (maximum is 255 characters)"}))
@@ -200,10 +255,18 @@ fn texts_are_bounded_and_stored_literally() {
 #[test]
 fn names_are_unique_per_namespace_and_lists_are_ordered_by_name() {
     let w = world();
-    let post = |target: &str, name: &str| call(&w.instance, "POST", target, Some(&w.admin), Some(json!({"name": name, "base_access_level": 10}))).0;
+    let post = |target: &str, name: &str| {
+        call(&w.instance, "POST", target, Some(&w.admin), Some(json!({"name": name, "base_access_level": 10}))).0
+    };
     assert_eq!(post("/api/v4/member_roles", "beta"), 201);
     assert_eq!(post("/api/v4/member_roles", "alpha"), 201);
-    let (status, body) = call(&w.instance, "POST", "/api/v4/member_roles", Some(&w.admin), Some(json!({"name": "beta", "base_access_level": 20})));
+    let (status, body) = call(
+        &w.instance,
+        "POST",
+        "/api/v4/member_roles",
+        Some(&w.admin),
+        Some(json!({"name": "beta", "base_access_level": 20})),
+    );
     assert_eq!((status, body), (400, json!({"message": "Name has already been taken"})));
     assert_eq!(post("/api/v4/groups/top/member_roles", "beta"), 201);
     assert_eq!(post("/api/v4/groups/top/member_roles", "beta"), 400);
@@ -215,7 +278,13 @@ fn names_are_unique_per_namespace_and_lists_are_ordered_by_name() {
 #[test]
 fn group_roles_are_managed_by_owners_of_root_groups() {
     let w = world();
-    let (status, role) = call(&w.instance, "POST", "/api/v4/groups/top/member_roles", Some(&w.owner), Some(json!({"name": "g", "base_access_level": 20})));
+    let (status, role) = call(
+        &w.instance,
+        "POST",
+        "/api/v4/groups/top/member_roles",
+        Some(&w.owner),
+        Some(json!({"name": "g", "base_access_level": 20})),
+    );
     assert_eq!(status, 201, "{role}");
     let (_, top) = w.instance.admin(json!({"command": "group_add", "path": "other"}));
     assert!(top["id"].as_i64().is_some());
@@ -223,7 +292,13 @@ fn group_roles_are_managed_by_owners_of_root_groups() {
     assert_eq!(role["group_id"], groups["id"]);
 
     // Subgroups: creation refused, listing shows the root's roles.
-    let (status, body) = call(&w.instance, "POST", "/api/v4/groups/top%2Fsub/member_roles", Some(&w.owner), Some(json!({"name": "s", "base_access_level": 20})));
+    let (status, body) = call(
+        &w.instance,
+        "POST",
+        "/api/v4/groups/top%2Fsub/member_roles",
+        Some(&w.owner),
+        Some(json!({"name": "s", "base_access_level": 20})),
+    );
     assert_eq!((status, body), (400, json!({"message": "Creation of member role is allowed only for root groups"})));
     let (status, list) = call(&w.instance, "GET", "/api/v4/groups/top%2Fsub/member_roles", Some(&w.owner), None);
     assert_eq!((status, list), (200, json!([role])));
@@ -231,7 +306,13 @@ fn group_roles_are_managed_by_owners_of_root_groups() {
     // Maintainers are members but not owners: 403. Outsiders of a private group: 404.
     let (status, _) = call(&w.instance, "GET", "/api/v4/groups/top/member_roles", Some(&w.maintainer), None);
     assert_eq!(status, 403);
-    let (status, _) = call(&w.instance, "POST", "/api/v4/groups/top/member_roles", Some(&w.maintainer), Some(json!({"name": "m", "base_access_level": 10})));
+    let (status, _) = call(
+        &w.instance,
+        "POST",
+        "/api/v4/groups/top/member_roles",
+        Some(&w.maintainer),
+        Some(json!({"name": "m", "base_access_level": 10})),
+    );
     assert_eq!(status, 403);
     let (status, body) = call(&w.instance, "GET", "/api/v4/groups/top/member_roles", Some(&w.outsider), None);
     assert_eq!((status, body), (404, json!({"message": "404 Group Not Found"})));
@@ -239,13 +320,26 @@ fn group_roles_are_managed_by_owners_of_root_groups() {
     let (status, _) = call(&w.instance, "GET", "/api/v4/groups/open/member_roles", Some(&w.outsider), None);
     assert_eq!(status, 403);
     for unknown in ["nope", "999999", "top%2Fnope"] {
-        let (status, body) = call(&w.instance, "GET", &format!("/api/v4/groups/{unknown}/member_roles"), Some(&w.admin), None);
+        let (status, body) =
+            call(&w.instance, "GET", &format!("/api/v4/groups/{unknown}/member_roles"), Some(&w.admin), None);
         assert_eq!((status, body), (404, json!({"message": "404 Group Not Found"})), "{unknown}");
     }
     // Custom-role flags never make a member an owner.
-    let (_, flags_role) = call(&w.instance, "POST", "/api/v4/groups/top/member_roles", Some(&w.owner), Some(json!({"name": "hm", "base_access_level": 40, "admin_group_member": true})));
+    let (_, flags_role) = call(
+        &w.instance,
+        "POST",
+        "/api/v4/groups/top/member_roles",
+        Some(&w.owner),
+        Some(json!({"name": "hm", "base_access_level": 40, "admin_group_member": true})),
+    );
     w.instance.admin(json!({"command": "member_add", "group": "top", "username": "max", "access_level": 40, "member_role_id": flags_role["id"]}));
-    let (status, _) = call(&w.instance, "POST", "/api/v4/groups/top/member_roles", Some(&w.maintainer), Some(json!({"name": "esc", "base_access_level": 10})));
+    let (status, _) = call(
+        &w.instance,
+        "POST",
+        "/api/v4/groups/top/member_roles",
+        Some(&w.maintainer),
+        Some(json!({"name": "esc", "base_access_level": 10})),
+    );
     assert_eq!(status, 403);
 }
 
@@ -253,17 +347,42 @@ fn group_roles_are_managed_by_owners_of_root_groups() {
 fn a_root_group_holds_at_most_ten_roles() {
     let w = world();
     for i in 0..10 {
-        let (status, _) = call(&w.instance, "POST", "/api/v4/groups/top/member_roles", Some(&w.owner), Some(json!({"name": format!("r{i}"), "base_access_level": 10})));
+        let (status, _) = call(
+            &w.instance,
+            "POST",
+            "/api/v4/groups/top/member_roles",
+            Some(&w.owner),
+            Some(json!({"name": format!("r{i}"), "base_access_level": 10})),
+        );
         assert_eq!(status, 201);
     }
-    let (status, body) = call(&w.instance, "POST", "/api/v4/groups/top/member_roles", Some(&w.owner), Some(json!({"name": "r10", "base_access_level": 10})));
+    let (status, body) = call(
+        &w.instance,
+        "POST",
+        "/api/v4/groups/top/member_roles",
+        Some(&w.owner),
+        Some(json!({"name": "r10", "base_access_level": 10})),
+    );
     assert_eq!(
         (status, body),
-        (400, json!({"message": "Namespace maximum number of Member Roles are already in use by the group hierarchy. Please delete an existing Member Role."}))
+        (
+            400,
+            json!({"message": "Namespace maximum number of Member Roles are already in use by the group hierarchy. Please delete an existing Member Role."})
+        )
     );
     // Instance roles have no cap.
     for i in 0..12 {
-        assert_eq!(call(&w.instance, "POST", "/api/v4/member_roles", Some(&w.admin), Some(json!({"name": format!("i{i}"), "base_access_level": 10}))).0, 201);
+        assert_eq!(
+            call(
+                &w.instance,
+                "POST",
+                "/api/v4/member_roles",
+                Some(&w.admin),
+                Some(json!({"name": format!("i{i}"), "base_access_level": 10}))
+            )
+            .0,
+            201
+        );
     }
 }
 
@@ -271,7 +390,13 @@ fn a_root_group_holds_at_most_ten_roles() {
 fn concurrent_creates_never_exceed_the_cap() {
     let w = world();
     for i in 0..9 {
-        call(&w.instance, "POST", "/api/v4/groups/top/member_roles", Some(&w.owner), Some(json!({"name": format!("r{i}"), "base_access_level": 10})));
+        call(
+            &w.instance,
+            "POST",
+            "/api/v4/groups/top/member_roles",
+            Some(&w.owner),
+            Some(json!({"name": format!("r{i}"), "base_access_level": 10})),
+        );
     }
     // A second context on the same data directory stands in for a second process.
     let other = w.instance.reopen();
@@ -281,7 +406,14 @@ fn concurrent_creates_never_exceed_the_cap() {
                 let instance = if i % 2 == 0 { &w.instance } else { &other };
                 let token = w.owner.clone();
                 scope.spawn(move || {
-                    call(instance, "POST", "/api/v4/groups/top/member_roles", Some(&token), Some(json!({"name": format!("race{i}"), "base_access_level": 10}))).0
+                    call(
+                        instance,
+                        "POST",
+                        "/api/v4/groups/top/member_roles",
+                        Some(&token),
+                        Some(json!({"name": format!("race{i}"), "base_access_level": 10})),
+                    )
+                    .0
                 })
             })
             .collect();
@@ -296,21 +428,72 @@ fn concurrent_creates_never_exceed_the_cap() {
 #[test]
 fn delete_answers_204_and_is_scoped_to_its_namespace() {
     let w = world();
-    let (_, instance_role) = call(&w.instance, "POST", "/api/v4/member_roles", Some(&w.admin), Some(json!({"name": "i", "base_access_level": 10})));
-    let (_, group_role) = call(&w.instance, "POST", "/api/v4/groups/top/member_roles", Some(&w.owner), Some(json!({"name": "g", "base_access_level": 10})));
+    let (_, instance_role) = call(
+        &w.instance,
+        "POST",
+        "/api/v4/member_roles",
+        Some(&w.admin),
+        Some(json!({"name": "i", "base_access_level": 10})),
+    );
+    let (_, group_role) = call(
+        &w.instance,
+        "POST",
+        "/api/v4/groups/top/member_roles",
+        Some(&w.owner),
+        Some(json!({"name": "g", "base_access_level": 10})),
+    );
     w.instance.admin(json!({"command": "group_add", "path": "mine"}));
     w.instance.admin(json!({"command": "member_add", "group": "mine", "username": "otto", "access_level": 50}));
     let not_found = (404, json!({"message": "404 Member Role Not Found"}));
     // Another group's owner, and the instance route, cannot reach a group's role.
-    assert_eq!(call(&w.instance, "DELETE", &format!("/api/v4/groups/mine/member_roles/{}", group_role["id"]), Some(&w.outsider), None), not_found);
-    assert_eq!(call(&w.instance, "DELETE", &format!("/api/v4/member_roles/{}", group_role["id"]), Some(&w.admin), None), not_found);
-    assert_eq!(call(&w.instance, "DELETE", &format!("/api/v4/groups/top/member_roles/{}", instance_role["id"]), Some(&w.owner), None), not_found);
+    assert_eq!(
+        call(
+            &w.instance,
+            "DELETE",
+            &format!("/api/v4/groups/mine/member_roles/{}", group_role["id"]),
+            Some(&w.outsider),
+            None
+        ),
+        not_found
+    );
+    assert_eq!(
+        call(&w.instance, "DELETE", &format!("/api/v4/member_roles/{}", group_role["id"]), Some(&w.admin), None),
+        not_found
+    );
+    assert_eq!(
+        call(
+            &w.instance,
+            "DELETE",
+            &format!("/api/v4/groups/top/member_roles/{}", instance_role["id"]),
+            Some(&w.owner),
+            None
+        ),
+        not_found
+    );
     assert_eq!(role_count(&w), 2);
 
-    let (status, _, body) = w.instance.request("DELETE", &format!("/api/v4/member_roles/{}", instance_role["id"]), &[("PRIVATE-TOKEN", &w.admin)], b"");
+    let (status, _, body) = w.instance.request(
+        "DELETE",
+        &format!("/api/v4/member_roles/{}", instance_role["id"]),
+        &[("PRIVATE-TOKEN", &w.admin)],
+        b"",
+    );
     assert_eq!((status, body.len()), (204, 0));
-    assert_eq!(call(&w.instance, "DELETE", &format!("/api/v4/member_roles/{}", instance_role["id"]), Some(&w.admin), None), not_found);
-    assert_eq!(call(&w.instance, "DELETE", &format!("/api/v4/groups/top/member_roles/{}", group_role["id"]), Some(&w.owner), None).0, 204);
+    assert_eq!(
+        call(&w.instance, "DELETE", &format!("/api/v4/member_roles/{}", instance_role["id"]), Some(&w.admin), None),
+        not_found
+    );
+    assert_eq!(
+        call(
+            &w.instance,
+            "DELETE",
+            &format!("/api/v4/groups/top/member_roles/{}", group_role["id"]),
+            Some(&w.owner),
+            None
+        )
+        .0,
+        204
+    );
     assert_eq!(role_count(&w), 0);
 }
 
@@ -319,7 +502,13 @@ fn odd_role_ids_are_4xx_never_5xx() {
     let w = world();
     for id in ["0", "-1", "9223372036854775808", "abc", "1e3", "1%20OR%201=1", "%00", "99999999"] {
         for method in ["DELETE", "PUT"] {
-            let (status, body) = call(&w.instance, method, &format!("/api/v4/member_roles/{id}"), Some(&w.admin), Some(json!({"name": "z"})));
+            let (status, body) = call(
+                &w.instance,
+                method,
+                &format!("/api/v4/member_roles/{id}"),
+                Some(&w.admin),
+                Some(json!({"name": "z"})),
+            );
             assert!(status == 400 || status == 404, "{method} {id}: {status} {body}");
         }
     }
@@ -328,10 +517,17 @@ fn odd_role_ids_are_4xx_never_5xx() {
 #[test]
 fn a_role_in_use_cannot_be_deleted() {
     let w = world();
-    let (_, role) = call(&w.instance, "POST", "/api/v4/groups/top/member_roles", Some(&w.owner), Some(json!({"name": "used", "base_access_level": 10})));
+    let (_, role) = call(
+        &w.instance,
+        "POST",
+        "/api/v4/groups/top/member_roles",
+        Some(&w.owner),
+        Some(json!({"name": "used", "base_access_level": 10})),
+    );
     let (status, _) = w.instance.admin(json!({"command": "member_add", "group": "top/sub", "username": "otto", "access_level": 10, "member_role_id": role["id"]}));
     assert_eq!(status, 201);
-    let (status, body) = call(&w.instance, "DELETE", &format!("/api/v4/groups/top/member_roles/{}", role["id"]), Some(&w.owner), None);
+    let (status, body) =
+        call(&w.instance, "DELETE", &format!("/api/v4/groups/top/member_roles/{}", role["id"]), Some(&w.owner), None);
     assert_eq!(status, 400);
     assert!(body["message"].as_str().unwrap().starts_with("Role is assigned to one or more group members"), "{body}");
     assert_eq!(role_count(&w), 1);
@@ -340,8 +536,20 @@ fn a_role_in_use_cannot_be_deleted() {
 #[test]
 fn update_changes_name_and_description_only() {
     let w = world();
-    let (_, role) = call(&w.instance, "POST", "/api/v4/member_roles", Some(&w.admin), Some(json!({"name": "old", "base_access_level": 20, "read_code": true})));
-    call(&w.instance, "POST", "/api/v4/member_roles", Some(&w.admin), Some(json!({"name": "taken", "base_access_level": 20})));
+    let (_, role) = call(
+        &w.instance,
+        "POST",
+        "/api/v4/member_roles",
+        Some(&w.admin),
+        Some(json!({"name": "old", "base_access_level": 20, "read_code": true})),
+    );
+    call(
+        &w.instance,
+        "POST",
+        "/api/v4/member_roles",
+        Some(&w.admin),
+        Some(json!({"name": "taken", "base_access_level": 20})),
+    );
     let target = format!("/api/v4/member_roles/{}", role["id"]);
     let put = |body: Value| call(&w.instance, "PUT", &target, Some(&w.admin), Some(body));
 
@@ -352,9 +560,15 @@ fn update_changes_name_and_description_only() {
     expected["description"] = json!("reads code");
     assert_eq!(updated, expected);
     assert_eq!(put(json!({"description": null})).1["description"], Value::Null);
-    assert_eq!(put(json!({"base_access_level": 30})), (400, json!({"message": "Base access level cannot be changed. Please create a new Member Role instead."})));
+    assert_eq!(
+        put(json!({"base_access_level": 30})),
+        (400, json!({"message": "Base access level cannot be changed. Please create a new Member Role instead."}))
+    );
     assert_eq!(put(json!({"name": "same level", "base_access_level": 20})).0, 200);
-    assert_eq!(put(json!({})), (400, json!({"error": "name, description are missing, at least one parameter must be provided"})));
+    assert_eq!(
+        put(json!({})),
+        (400, json!({"error": "name, description are missing, at least one parameter must be provided"}))
+    );
     assert_eq!(put(json!({"name": "taken"})), (400, json!({"message": "Name has already been taken"})));
     assert_eq!(put(json!({"name": ""})), (400, json!({"message": "Name can't be blank"})));
 
@@ -369,9 +583,41 @@ fn update_changes_name_and_description_only() {
     assert_eq!((status, body["name"].as_str(), body["description"].as_str()), (200, Some("form name"), Some("café")));
 
     // Group roles through the group route only.
-    let (_, group_role) = call(&w.instance, "POST", "/api/v4/groups/top/member_roles", Some(&w.owner), Some(json!({"name": "g", "base_access_level": 10})));
-    assert_eq!(call(&w.instance, "PUT", &format!("/api/v4/member_roles/{}", group_role["id"]), Some(&w.admin), Some(json!({"name": "x"}))).0, 404);
-    let (status, body) = call(&w.instance, "PUT", &format!("/api/v4/groups/top/member_roles/{}", group_role["id"]), Some(&w.owner), Some(json!({"name": "x"})));
+    let (_, group_role) = call(
+        &w.instance,
+        "POST",
+        "/api/v4/groups/top/member_roles",
+        Some(&w.owner),
+        Some(json!({"name": "g", "base_access_level": 10})),
+    );
+    assert_eq!(
+        call(
+            &w.instance,
+            "PUT",
+            &format!("/api/v4/member_roles/{}", group_role["id"]),
+            Some(&w.admin),
+            Some(json!({"name": "x"}))
+        )
+        .0,
+        404
+    );
+    let (status, body) = call(
+        &w.instance,
+        "PUT",
+        &format!("/api/v4/groups/top/member_roles/{}", group_role["id"]),
+        Some(&w.owner),
+        Some(json!({"name": "x"})),
+    );
     assert_eq!((status, body["name"].as_str()), (200, Some("x")));
-    assert_eq!(call(&w.instance, "PUT", &format!("/api/v4/groups/top/member_roles/{}", group_role["id"]), Some(&w.maintainer), Some(json!({"name": "y"}))).0, 403);
+    assert_eq!(
+        call(
+            &w.instance,
+            "PUT",
+            &format!("/api/v4/groups/top/member_roles/{}", group_role["id"]),
+            Some(&w.maintainer),
+            Some(json!({"name": "y"}))
+        )
+        .0,
+        403
+    );
 }

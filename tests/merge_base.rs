@@ -70,7 +70,10 @@ fn answers_the_full_commit_entity_with_rfc3339_times() {
     assert_eq!(body["message"].as_str().unwrap().trim_end(), message.trim_end());
     assert!(body["authored_date"].as_str().unwrap().ends_with("-05:00"), "{body}");
     assert_eq!(body["trailers"], json!({"Changelog": "added", "Signed-off-by": "Bob Builder <bob@example.com>"}));
-    assert_eq!(body["extended_trailers"], json!({"Changelog": ["added"], "Signed-off-by": ["Bob Builder <bob@example.com>"]}));
+    assert_eq!(
+        body["extended_trailers"],
+        json!({"Changelog": ["added"], "Signed-off-by": ["Bob Builder <bob@example.com>"]})
+    );
     assert!(body["web_url"].as_str().unwrap().ends_with(&format!("/fx/work/-/commit/{id}")));
 }
 

@@ -161,21 +161,19 @@ fn insert_project(
         None => (None, full_path),
     };
     let forked_from_id = match forked_from {
-        Some(parent) => Some(
-            store::projects::find_by_full_path(conn, parent)?.ok_or(ApiError::NotFound("Project"))?.id,
-        ),
+        Some(parent) => {
+            Some(store::projects::find_by_full_path(conn, parent)?.ok_or(ApiError::NotFound("Project"))?.id)
+        }
         None => None,
     };
     let repo_dir = git_dir.to_str().ok_or_else(|| ApiError::validation("repo path is not valid UTF-8"))?;
-    store::projects::insert(
-        conn,
-        &NewProject { group_id, path, full_path, repo_dir, visibility, forked_from_id },
-    )
+    store::projects::insert(conn, &NewProject { group_id, path, full_path, repo_dir, visibility, forked_from_id })
 }
 
 /// The absolute git directory of a repository path, or 400.
 fn resolve_repo(repo: &str) -> ApiResult<std::path::PathBuf> {
-    let absolute = std::fs::canonicalize(repo).map_err(|_| ApiError::validation(format!("repo {repo} does not exist")))?;
+    let absolute =
+        std::fs::canonicalize(repo).map_err(|_| ApiError::validation(format!("repo {repo} does not exist")))?;
     git::git_dir_of(&absolute).ok_or_else(|| ApiError::validation(format!("repo {repo} is not a git repository")))
 }
 
@@ -185,10 +183,8 @@ fn project_add(call: &Call, params: &Params) -> ApiResult<Response> {
     let git_dir = resolve_repo(&params.required_string("repo")?)?;
     let visibility = visibility(params, Visibility::Private)?;
     let forked_from = params.string("forked_from")?;
-    let project = call
-        .ctx
-        .store
-        .write(|tx| insert_project(tx, &full_path, &git_dir, visibility, forked_from.as_deref()))?;
+    let project =
+        call.ctx.store.write(|tx| insert_project(tx, &full_path, &git_dir, visibility, forked_from.as_deref()))?;
     Ok(Response::json(201, &super::projects::entity(call, &project)))
 }
 
@@ -215,7 +211,11 @@ fn member_add(call: &Call, params: &Params) -> ApiResult<Response> {
                 };
                 (Source::Project(project.id), root)
             }
-            _ => return Err(ApiError::ParamError("group, project are mutually exclusive, exactly one is required".into())),
+            _ => {
+                return Err(ApiError::ParamError(
+                    "group, project are mutually exclusive, exactly one is required".into(),
+                ))
+            }
         };
         if let Some(role_id) = member_role_id {
             let role = store::member_roles::find_by_id(tx, role_id)?.ok_or(ApiError::NotFound("Member Role"))?;

@@ -61,7 +61,11 @@ pub fn list(call: &Call, project: &str, params: &Params) -> ApiResult<Response> 
     };
     contributors.sort_by(|a, b| {
         let ordering = compare(order_by, a, b);
-        if descending { ordering.reverse() } else { ordering }
+        if descending {
+            ordering.reverse()
+        } else {
+            ordering
+        }
     });
     let total = contributors.len();
     let items: Vec<_> = contributors

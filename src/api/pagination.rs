@@ -63,11 +63,8 @@ pub fn offset_headers(call: &Call, page: Page, total: usize, defaults: &[(&str, 
     let next = (page.page < total_pages).then(|| page.page + 1);
     let prev = (page.page > 1).then(|| (page.page - 1).min(total_pages));
     let link = |target: usize, rel: &str| {
-        let mut overrides: Vec<(&str, String)> = defaults
-            .iter()
-            .filter(|(name, _)| !call.query.iter().any(|(q, _)| q == name))
-            .cloned()
-            .collect();
+        let mut overrides: Vec<(&str, String)> =
+            defaults.iter().filter(|(name, _)| !call.query.iter().any(|(q, _)| q == name)).cloned().collect();
         overrides.push(("page", target.to_string()));
         overrides.push(("per_page", page.per_page.to_string()));
         format!("<{}>; rel=\"{rel}\"", link_url(call, &overrides))

@@ -20,7 +20,9 @@ pub enum Caller {
     Anonymous,
     User(User),
     /// A CI job token, bound to one project.
-    Job { project_id: i64 },
+    Job {
+        project_id: i64,
+    },
 }
 
 impl Caller {
@@ -63,7 +65,10 @@ pub struct Credentials {
 impl Credentials {
     /// From lower-case header names and query parameters, following GitLab: `PRIVATE-TOKEN`,
     /// `Authorization: Bearer`, `JOB-TOKEN`, `private_token`, `access_token`, `job_token`.
-    pub fn collect<'a>(headers: impl Iterator<Item = (&'a str, &'a str)>, query: &crate::params::Params) -> Credentials {
+    pub fn collect<'a>(
+        headers: impl Iterator<Item = (&'a str, &'a str)>,
+        query: &crate::params::Params,
+    ) -> Credentials {
         let mut found = Credentials::default();
         for (name, value) in headers {
             match name {
@@ -78,7 +83,11 @@ impl Credentials {
         }
         for (name, kind) in [("private_token", false), ("access_token", false), ("job_token", true)] {
             if let Ok(Some(value)) = query.string(name) {
-                if kind { found.job.push(value) } else { found.personal.push(value) }
+                if kind {
+                    found.job.push(value)
+                } else {
+                    found.personal.push(value)
+                }
             }
         }
         found

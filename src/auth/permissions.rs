@@ -76,7 +76,12 @@ impl ProjectAccess {
 
 /// Checks `ability` on `project` for `caller`: `Ok` when allowed, 404 "Project Not Found" when
 /// the caller may not even see the project, 403 when they see it but may not do this.
-pub fn authorize_project(conn: &Connection, caller: &Caller, project: &Project, ability: ProjectAbility) -> ApiResult<()> {
+pub fn authorize_project(
+    conn: &Connection,
+    caller: &Caller,
+    project: &Project,
+    ability: ProjectAbility,
+) -> ApiResult<()> {
     if let Caller::Job { project_id } = caller {
         return match ability {
             ProjectAbility::ReadChangelog if *project_id == project.id => Ok(()),

@@ -31,12 +31,7 @@ impl CommitInfo {
 
 fn signature(sig: gix::actor::SignatureRef<'_>) -> Signature {
     let time = sig.time().unwrap_or_default();
-    Signature {
-        name: sig.name.to_string(),
-        email: sig.email.to_string(),
-        seconds: time.seconds,
-        offset: time.offset,
-    }
+    Signature { name: sig.name.to_string(), email: sig.email.to_string(), seconds: time.seconds, offset: time.offset }
 }
 
 pub fn read(repo: &gix::Repository, id: gix::ObjectId) -> GitResult<CommitInfo> {
@@ -45,10 +40,7 @@ pub fn read(repo: &gix::Repository, id: gix::ObjectId) -> GitResult<CommitInfo> 
     let decoded = commit.decode().map_err(GitError::broken)?;
     let author = decoded.author().map_err(GitError::broken)?;
     let committer = decoded.committer().map_err(GitError::broken)?;
-    let trailers = decoded
-        .message_trailers()
-        .map(|t| (t.token.to_string(), t.value.to_string()))
-        .collect();
+    let trailers = decoded.message_trailers().map(|t| (t.token.to_string(), t.value.to_string())).collect();
     Ok(CommitInfo {
         id,
         parent_ids: decoded.parents().collect(),

@@ -73,7 +73,8 @@ pub fn open(git_dir: &str) -> GitResult<gix::Repository> {
     let shared = match shared {
         Some(repo) => repo,
         None => {
-            let repo = gix::ThreadSafeRepository::open_opts(&key, open_options()).map_err(|_| GitError::NoRepository)?;
+            let repo =
+                gix::ThreadSafeRepository::open_opts(&key, open_options()).map_err(|_| GitError::NoRepository)?;
             let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
             if cache.handles.len() >= CACHE_CAPACITY {
                 if let Some(oldest) = cache.handles.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| k.clone()) {
@@ -109,10 +110,7 @@ pub fn default_branch(git_dir: &str) -> Option<String> {
 /// Whether `text` may be looked up as a revision at all: not empty, not an option, no NUL,
 /// no control characters, bounded. Everything else is "unknown" without touching the repository.
 fn plausible_revision(text: &str) -> bool {
-    !text.is_empty()
-        && text.len() <= 1024
-        && !text.starts_with('-')
-        && !text.bytes().any(|b| b.is_ascii_control())
+    !text.is_empty() && text.len() <= 1024 && !text.starts_with('-') && !text.bytes().any(|b| b.is_ascii_control())
 }
 
 /// The commit a revision names, the way GitLab resolves a `ref`/`sha` parameter: a full object
@@ -148,7 +146,11 @@ pub fn resolve_or_head(repo: &gix::Repository, revision: Option<&str>) -> GitRes
         None => {
             let mut head = repo.head().map_err(GitError::broken)?;
             let id = head.try_peel_to_id().map_err(|_| GitError::UnknownRevision)?.ok_or(GitError::UnknownRevision)?;
-            let commit = id.object().map_err(|_| GitError::UnknownRevision)?.peel_to_commit().map_err(|_| GitError::UnknownRevision)?;
+            let commit = id
+                .object()
+                .map_err(|_| GitError::UnknownRevision)?
+                .peel_to_commit()
+                .map_err(|_| GitError::UnknownRevision)?;
             Ok(commit.id)
         }
     }

@@ -24,7 +24,13 @@ pub fn handle(ctx: &Context, method: &str, target: &str, headers: Vec<(String, S
     response
 }
 
-fn serve(ctx: &Context, method: &str, target: &str, headers: Vec<(String, String)>, body: &[u8]) -> ApiResult<Response> {
+fn serve(
+    ctx: &Context,
+    method: &str,
+    target: &str,
+    headers: Vec<(String, String)>,
+    body: &[u8],
+) -> ApiResult<Response> {
     let request = Request::parse(ctx, method, target, headers, body)?;
     let credentials = Credentials::collect(request.headers(), &request.query);
     let caller = auth::identify(ctx, &credentials)?;

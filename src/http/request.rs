@@ -55,7 +55,13 @@ fn params_of(pairs: &[(String, String)]) -> Params {
 }
 
 impl Request {
-    pub fn parse(ctx: &Context, method: &str, target: &str, headers: Vec<(String, String)>, body: &[u8]) -> ApiResult<Request> {
+    pub fn parse(
+        ctx: &Context,
+        method: &str,
+        target: &str,
+        headers: Vec<(String, String)>,
+        body: &[u8],
+    ) -> ApiResult<Request> {
         if body.len() > ctx.config.limits.max_body_bytes {
             return Err(ApiError::PayloadTooLarge);
         }
@@ -67,11 +73,8 @@ impl Request {
         let (path, raw_query) = target.split_once('?').unwrap_or((target, ""));
         let raw_path = path.strip_prefix(API_PREFIX).filter(|rest| rest.is_empty() || rest.starts_with('/'));
         let Some(raw_path) = raw_path else { return Err(ApiError::NotFound("")) };
-        let segments = raw_path
-            .split('/')
-            .skip(1)
-            .map(|segment| decode(segment, "the path"))
-            .collect::<ApiResult<Vec<_>>>()?;
+        let segments =
+            raw_path.split('/').skip(1).map(|segment| decode(segment, "the path")).collect::<ApiResult<Vec<_>>>()?;
         let headers: Vec<(String, String)> =
             headers.into_iter().map(|(name, value)| (name.to_ascii_lowercase(), value)).collect();
         let query_pairs = parse_form(raw_query)?;
@@ -80,15 +83,7 @@ impl Request {
         if matches!(method.as_str(), "POST" | "PUT" | "PATCH") && !body.iter().all(u8::is_ascii_whitespace) {
             params.merge(parse_body(&headers, body)?);
         }
-        Ok(Request {
-            method,
-            segments,
-            query,
-            params,
-            query_pairs,
-            raw_path: raw_path.to_string(),
-            headers,
-        })
+        Ok(Request { method, segments, query, params, query_pairs, raw_path: raw_path.to_string(), headers })
     }
 
     pub fn headers(&self) -> impl Iterator<Item = (&str, &str)> {
@@ -107,8 +102,7 @@ impl Request {
         }
         match self.header("host") {
             Some(host)
-                if !host.is_empty()
-                    && host.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.:[]_".contains(&b)) =>
+                if !host.is_empty() && host.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.:[]_".contains(&b)) =>
             {
                 format!("http://{host}")
             }
@@ -131,7 +125,8 @@ fn parse_body(headers: &[(String, String)], body: &[u8]) -> ApiResult<Params> {
             Params::from_json_object(value)
         }
         "application/x-www-form-urlencoded" => {
-            let text = std::str::from_utf8(body).map_err(|_| ApiError::BadRequest("the body is not valid UTF-8".into()))?;
+            let text =
+                std::str::from_utf8(body).map_err(|_| ApiError::BadRequest("the body is not valid UTF-8".into()))?;
             Ok(params_of(&parse_form(text)?))
         }
         _ => Err(ApiError::UnsupportedMediaType),

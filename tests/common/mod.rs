@@ -45,10 +45,8 @@ impl TempDir {
             .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
             .take(60)
             .collect();
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
         loop {
             let n = COUNTER.fetch_add(1, Ordering::Relaxed);
             let path = std::env::temp_dir().join(format!("forgecore-{test}-{}-{n}-{nanos}", std::process::id()));
@@ -248,8 +246,7 @@ impl TestInstance {
     /// not the context behind [`Self::ffi_ctx`] (`fc_ctx` keeps it private) but shares its store
     /// through SQLite, so both see the same data at once.
     pub fn ctx(&self) -> &forgecore::Context {
-        self.rust
-            .get_or_init(|| forgecore::Context::from_json(&self.config.to_string()).expect("Context::from_json"))
+        self.rust.get_or_init(|| forgecore::Context::from_json(&self.config.to_string()).expect("Context::from_json"))
     }
 
     /// Runs one administrative command through `fc_admin`: status and JSON body.
@@ -275,7 +272,13 @@ impl TestInstance {
 
     /// Serves one request through `fc_request`, headers passed as an array of pairs (order and
     /// repeats kept): status, response headers, whole body (a stream read to its end).
-    pub fn request(&self, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, Vec<(String, String)>, Vec<u8>) {
+    pub fn request(
+        &self,
+        method: &str,
+        target: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> (u16, Vec<(String, String)>, Vec<u8>) {
         let mut response = self.request_response(method, target, headers, body);
         let status = response.status();
         let headers = response.headers();
@@ -303,7 +306,13 @@ impl TestInstance {
 
     /// Serves one request through `forgecore::http::handle` on [`Self::ctx`], without the
     /// FFI: status, headers, whole body.
-    pub fn handle(&self, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, Vec<(String, String)>, Vec<u8>) {
+    pub fn handle(
+        &self,
+        method: &str,
+        target: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> (u16, Vec<(String, String)>, Vec<u8>) {
         let headers = headers.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect();
         let response = forgecore::http::handle(self.ctx(), method, target, headers, body);
         let (status, headers) = (response.status, response.headers.clone());
@@ -359,7 +368,9 @@ impl TestInstance {
         assert!(status.success(), "tests/fixtures/repo.sh failed");
         self.admin_ok(json!({"command": "group_add", "path": "fx", "visibility": "public"}));
         for (path, repo) in [("fx/work", "work"), ("fx/bare", "bare.git"), ("fx/empty", "empty.git")] {
-            self.admin_ok(json!({"command": "project_add", "path": path, "repo": dir.join(repo), "visibility": "public"}));
+            self.admin_ok(
+                json!({"command": "project_add", "path": path, "repo": dir.join(repo), "visibility": "public"}),
+            );
         }
         dir
     }
