@@ -48,6 +48,13 @@ fn world() -> World {
     World { instance, admin, owner, maintainer, outsider }
 }
 
+impl World {
+    /// A POST with a JSON body as the holder of `token`.
+    fn post(&self, target: &str, token: &str, body: Value) -> (u16, Value) {
+        call(&self.instance, "POST", target, Some(token), Some(body))
+    }
+}
+
 fn role_count(w: &World) -> usize {
     let (_, instance_roles) = call(&w.instance, "GET", "/api/v4/member_roles", Some(&w.admin), None);
     let (_, group_roles) = call(&w.instance, "GET", "/api/v4/groups/top/member_roles", Some(&w.admin), None);
@@ -57,13 +64,7 @@ fn role_count(w: &World) -> usize {
 #[test]
 fn anonymous_callers_get_401_on_every_route_and_nothing_changes() {
     let w = world();
-    let (_, role) = call(
-        &w.instance,
-        "POST",
-        "/api/v4/member_roles",
-        Some(&w.admin),
-        Some(json!({"name": "r", "base_access_level": 10})),
-    );
+    let (_, role) = w.post("/api/v4/member_roles", &w.admin, json!({"name": "r", "base_access_level": 10}));
     let id = role["id"].as_i64().unwrap();
     let before = role_count(&w);
     for (method, target) in [
@@ -88,13 +89,7 @@ fn instance_routes_are_for_administrators_only() {
     for token in [&w.owner, &w.outsider] {
         let (status, body) = call(&w.instance, "GET", "/api/v4/member_roles", Some(token), None);
         assert_eq!((status, body), (403, json!({"message": "403 Forbidden"})));
-        let (status, _) = call(
-            &w.instance,
-            "POST",
-            "/api/v4/member_roles",
-            Some(token),
-            Some(json!({"name": "x", "base_access_level": 10})),
-        );
+        let (status, _) = w.post("/api/v4/member_roles", token, json!({"name": "x", "base_access_level": 10}));
         assert_eq!(status, 403);
     }
     assert_eq!(role_count(&w), 0);
@@ -105,12 +100,10 @@ fn instance_routes_are_for_administrators_only() {
 #[test]
 fn create_answers_201_with_every_flag_present() {
     let w = world();
-    let (status, role) = call(
-        &w.instance,
-        "POST",
+    let (status, role) = w.post(
         "/api/v4/member_roles",
-        Some(&w.admin),
-        Some(json!({"name": "Reader", "base_access_level": 10, "read_code": true, "unknown_flag": true})),
+        &w.admin,
+        json!({"name": "Reader", "base_access_level": 10, "read_code": true, "unknown_flag": true}),
     );
     assert_eq!(status, 201, "{role}");
     let object = role.as_object().unwrap();
@@ -200,13 +193,8 @@ fn digit_strings_and_grape_boolean_words_are_coerced() {
 fn every_base_access_level_of_the_seed_is_accepted() {
     let w = world();
     for level in [10, 15, 20, 30, 40, 50] {
-        let (status, role) = call(
-            &w.instance,
-            "POST",
-            "/api/v4/member_roles",
-            Some(&w.admin),
-            Some(json!({"name": format!("l{level}"), "base_access_level": level})),
-        );
+        let (status, role) =
+            w.post("/api/v4/member_roles", &w.admin, json!({"name": format!("l{level}"), "base_access_level": level}));
         assert_eq!((status, role["base_access_level"].clone()), (201, json!(level)));
     }
 }
@@ -260,13 +248,7 @@ fn names_are_unique_per_namespace_and_lists_are_ordered_by_name() {
     };
     assert_eq!(post("/api/v4/member_roles", "beta"), 201);
     assert_eq!(post("/api/v4/member_roles", "alpha"), 201);
-    let (status, body) = call(
-        &w.instance,
-        "POST",
-        "/api/v4/member_roles",
-        Some(&w.admin),
-        Some(json!({"name": "beta", "base_access_level": 20})),
-    );
+    let (status, body) = w.post("/api/v4/member_roles", &w.admin, json!({"name": "beta", "base_access_level": 20}));
     assert_eq!((status, body), (400, json!({"message": "Name has already been taken"})));
     assert_eq!(post("/api/v4/groups/top/member_roles", "beta"), 201);
     assert_eq!(post("/api/v4/groups/top/member_roles", "beta"), 400);
@@ -278,13 +260,8 @@ fn names_are_unique_per_namespace_and_lists_are_ordered_by_name() {
 #[test]
 fn group_roles_are_managed_by_owners_of_root_groups() {
     let w = world();
-    let (status, role) = call(
-        &w.instance,
-        "POST",
-        "/api/v4/groups/top/member_roles",
-        Some(&w.owner),
-        Some(json!({"name": "g", "base_access_level": 20})),
-    );
+    let (status, role) =
+        w.post("/api/v4/groups/top/member_roles", &w.owner, json!({"name": "g", "base_access_level": 20}));
     assert_eq!(status, 201, "{role}");
     let (_, top) = w.instance.admin(json!({"command": "group_add", "path": "other"}));
     assert!(top["id"].as_i64().is_some());
@@ -292,13 +269,8 @@ fn group_roles_are_managed_by_owners_of_root_groups() {
     assert_eq!(role["group_id"], groups["id"]);
 
     // Subgroups: creation refused, listing shows the root's roles.
-    let (status, body) = call(
-        &w.instance,
-        "POST",
-        "/api/v4/groups/top%2Fsub/member_roles",
-        Some(&w.owner),
-        Some(json!({"name": "s", "base_access_level": 20})),
-    );
+    let (status, body) =
+        w.post("/api/v4/groups/top%2Fsub/member_roles", &w.owner, json!({"name": "s", "base_access_level": 20}));
     assert_eq!((status, body), (400, json!({"message": "Creation of member role is allowed only for root groups"})));
     let (status, list) = call(&w.instance, "GET", "/api/v4/groups/top%2Fsub/member_roles", Some(&w.owner), None);
     assert_eq!((status, list), (200, json!([role])));
@@ -306,13 +278,8 @@ fn group_roles_are_managed_by_owners_of_root_groups() {
     // Maintainers are members but not owners: 403. Outsiders of a private group: 404.
     let (status, _) = call(&w.instance, "GET", "/api/v4/groups/top/member_roles", Some(&w.maintainer), None);
     assert_eq!(status, 403);
-    let (status, _) = call(
-        &w.instance,
-        "POST",
-        "/api/v4/groups/top/member_roles",
-        Some(&w.maintainer),
-        Some(json!({"name": "m", "base_access_level": 10})),
-    );
+    let (status, _) =
+        w.post("/api/v4/groups/top/member_roles", &w.maintainer, json!({"name": "m", "base_access_level": 10}));
     assert_eq!(status, 403);
     let (status, body) = call(&w.instance, "GET", "/api/v4/groups/top/member_roles", Some(&w.outsider), None);
     assert_eq!((status, body), (404, json!({"message": "404 Group Not Found"})));
@@ -325,21 +292,14 @@ fn group_roles_are_managed_by_owners_of_root_groups() {
         assert_eq!((status, body), (404, json!({"message": "404 Group Not Found"})), "{unknown}");
     }
     // Custom-role flags never make a member an owner.
-    let (_, flags_role) = call(
-        &w.instance,
-        "POST",
+    let (_, flags_role) = w.post(
         "/api/v4/groups/top/member_roles",
-        Some(&w.owner),
-        Some(json!({"name": "hm", "base_access_level": 40, "admin_group_member": true})),
+        &w.owner,
+        json!({"name": "hm", "base_access_level": 40, "admin_group_member": true}),
     );
     w.instance.admin(json!({"command": "member_add", "group": "top", "username": "max", "access_level": 40, "member_role_id": flags_role["id"]}));
-    let (status, _) = call(
-        &w.instance,
-        "POST",
-        "/api/v4/groups/top/member_roles",
-        Some(&w.maintainer),
-        Some(json!({"name": "esc", "base_access_level": 10})),
-    );
+    let (status, _) =
+        w.post("/api/v4/groups/top/member_roles", &w.maintainer, json!({"name": "esc", "base_access_level": 10}));
     assert_eq!(status, 403);
 }
 
@@ -347,22 +307,15 @@ fn group_roles_are_managed_by_owners_of_root_groups() {
 fn a_root_group_holds_at_most_ten_roles() {
     let w = world();
     for i in 0..10 {
-        let (status, _) = call(
-            &w.instance,
-            "POST",
+        let (status, _) = w.post(
             "/api/v4/groups/top/member_roles",
-            Some(&w.owner),
-            Some(json!({"name": format!("r{i}"), "base_access_level": 10})),
+            &w.owner,
+            json!({"name": format!("r{i}"), "base_access_level": 10}),
         );
         assert_eq!(status, 201);
     }
-    let (status, body) = call(
-        &w.instance,
-        "POST",
-        "/api/v4/groups/top/member_roles",
-        Some(&w.owner),
-        Some(json!({"name": "r10", "base_access_level": 10})),
-    );
+    let (status, body) =
+        w.post("/api/v4/groups/top/member_roles", &w.owner, json!({"name": "r10", "base_access_level": 10}));
     assert_eq!(
         (status, body),
         (
@@ -390,13 +343,7 @@ fn a_root_group_holds_at_most_ten_roles() {
 fn concurrent_creates_never_exceed_the_cap() {
     let w = world();
     for i in 0..9 {
-        call(
-            &w.instance,
-            "POST",
-            "/api/v4/groups/top/member_roles",
-            Some(&w.owner),
-            Some(json!({"name": format!("r{i}"), "base_access_level": 10})),
-        );
+        w.post("/api/v4/groups/top/member_roles", &w.owner, json!({"name": format!("r{i}"), "base_access_level": 10}));
     }
     // A second context on the same data directory stands in for a second process.
     let other = w.instance.reopen();
@@ -428,20 +375,9 @@ fn concurrent_creates_never_exceed_the_cap() {
 #[test]
 fn delete_answers_204_and_is_scoped_to_its_namespace() {
     let w = world();
-    let (_, instance_role) = call(
-        &w.instance,
-        "POST",
-        "/api/v4/member_roles",
-        Some(&w.admin),
-        Some(json!({"name": "i", "base_access_level": 10})),
-    );
-    let (_, group_role) = call(
-        &w.instance,
-        "POST",
-        "/api/v4/groups/top/member_roles",
-        Some(&w.owner),
-        Some(json!({"name": "g", "base_access_level": 10})),
-    );
+    let (_, instance_role) = w.post("/api/v4/member_roles", &w.admin, json!({"name": "i", "base_access_level": 10}));
+    let (_, group_role) =
+        w.post("/api/v4/groups/top/member_roles", &w.owner, json!({"name": "g", "base_access_level": 10}));
     w.instance.admin(json!({"command": "group_add", "path": "mine"}));
     w.instance.admin(json!({"command": "member_add", "group": "mine", "username": "otto", "access_level": 50}));
     let not_found = (404, json!({"message": "404 Member Role Not Found"}));
@@ -517,13 +453,8 @@ fn odd_role_ids_are_4xx_never_5xx() {
 #[test]
 fn a_role_in_use_cannot_be_deleted() {
     let w = world();
-    let (_, role) = call(
-        &w.instance,
-        "POST",
-        "/api/v4/groups/top/member_roles",
-        Some(&w.owner),
-        Some(json!({"name": "used", "base_access_level": 10})),
-    );
+    let (_, role) =
+        w.post("/api/v4/groups/top/member_roles", &w.owner, json!({"name": "used", "base_access_level": 10}));
     let (status, _) = w.instance.admin(json!({"command": "member_add", "group": "top/sub", "username": "otto", "access_level": 10, "member_role_id": role["id"]}));
     assert_eq!(status, 201);
     let (status, body) =
@@ -536,20 +467,9 @@ fn a_role_in_use_cannot_be_deleted() {
 #[test]
 fn update_changes_name_and_description_only() {
     let w = world();
-    let (_, role) = call(
-        &w.instance,
-        "POST",
-        "/api/v4/member_roles",
-        Some(&w.admin),
-        Some(json!({"name": "old", "base_access_level": 20, "read_code": true})),
-    );
-    call(
-        &w.instance,
-        "POST",
-        "/api/v4/member_roles",
-        Some(&w.admin),
-        Some(json!({"name": "taken", "base_access_level": 20})),
-    );
+    let (_, role) =
+        w.post("/api/v4/member_roles", &w.admin, json!({"name": "old", "base_access_level": 20, "read_code": true}));
+    w.post("/api/v4/member_roles", &w.admin, json!({"name": "taken", "base_access_level": 20}));
     let target = format!("/api/v4/member_roles/{}", role["id"]);
     let put = |body: Value| call(&w.instance, "PUT", &target, Some(&w.admin), Some(body));
 
@@ -583,13 +503,8 @@ fn update_changes_name_and_description_only() {
     assert_eq!((status, body["name"].as_str(), body["description"].as_str()), (200, Some("form name"), Some("café")));
 
     // Group roles through the group route only.
-    let (_, group_role) = call(
-        &w.instance,
-        "POST",
-        "/api/v4/groups/top/member_roles",
-        Some(&w.owner),
-        Some(json!({"name": "g", "base_access_level": 10})),
-    );
+    let (_, group_role) =
+        w.post("/api/v4/groups/top/member_roles", &w.owner, json!({"name": "g", "base_access_level": 10}));
     assert_eq!(
         call(
             &w.instance,

@@ -3,8 +3,8 @@
 //! run admin commands and requests. The directory is removed when the fixture is dropped.
 
 use forgecore::ffi::{
-    fc_admin, fc_close, fc_ctx, fc_open, fc_request, fc_response, fc_response_body, fc_response_free,
-    fc_response_status,
+    fc_admin, fc_close, fc_ctx, fc_open, fc_request, fc_response, fc_response_body, fc_response_free, fc_response_read,
+    fc_response_status, fc_response_streamed,
 };
 use serde_json::{json, Value};
 use std::ffi::CString;
@@ -19,9 +19,21 @@ pub struct Fixture {
     pub auth_headers: CString,
 }
 
-/// Status and in-memory body of a response, which is freed.
+/// Status and body of a response (a stream read to its end), which is freed.
 fn take(response: *mut fc_response) -> (u16, Vec<u8>) {
     let status = fc_response_status(response);
+    if fc_response_streamed(response) == 1 {
+        let (mut body, mut buf) = (Vec::new(), vec![0u8; 64 * 1024]);
+        loop {
+            let n = fc_response_read(response, buf.as_mut_ptr(), buf.len());
+            if n <= 0 {
+                break;
+            }
+            body.extend_from_slice(&buf[..n as usize]);
+        }
+        fc_response_free(response);
+        return (status, body);
+    }
     let mut len = 0usize;
     let ptr = fc_response_body(response, &mut len);
     let body = if ptr.is_null() || len == 0 {
@@ -113,7 +125,6 @@ impl Fixture {
 
     /// Registers the git repository at `repo` as project `path` (public), for rows that compare
     /// repository operations with the git CLI.
-    #[allow(dead_code)]
     pub fn project(&self, path: &str, repo: &Path) -> Result<Value, String> {
         self.admin(&json!({"command": "project_add", "path": path, "repo": repo, "visibility": "public"}))
     }

@@ -16,6 +16,8 @@ use harness::{Bench, Settings, Target};
 use serde_json::json;
 use std::ffi::CString;
 use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// Roles created for the member-roles rows (the instance has no cap; groups have ten).
 const ROLES: usize = 10;
@@ -98,6 +100,80 @@ fn rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
         })
         .note(format!("{ROLES} roles, {body_bytes} B body, admin token"));
 
+    repository_rows(bench, fx)
+}
+
+/// The benchmark repository: `make-repo.sh --files 100000 --commits 20000`, built once into
+/// `.bench/` (about a minute) and reused; `FC_BENCH_REPO` names another bare repository.
+fn bench_repository() -> Result<PathBuf, String> {
+    if let Ok(path) = std::env::var("FC_BENCH_REPO") {
+        return Ok(PathBuf::from(path));
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let repo = root.join(".bench/repo-100k.git");
+    if !repo.join("HEAD").exists() {
+        eprintln!("building {} with make-repo.sh (about a minute)...", repo.display());
+        let status = Command::new("bash")
+            .arg(root.join("examples/bench/make-repo.sh"))
+            .args(["--files", "100000", "--commits", "20000", "--force"])
+            .arg(&repo)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .map_err(|e| format!("make-repo.sh: {e}"))?;
+        if !status.success() {
+            return Err("make-repo.sh failed".into());
+        }
+    }
+    Ok(repo)
+}
+
+fn git_out(repo: &Path, args: &[&str]) -> Result<String, String> {
+    let output = Command::new("git").arg("-C").arg(repo).args(args).output().map_err(|e| format!("git: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("git {args:?}: {}", String::from_utf8_lossy(&output.stderr)));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
+}
+
+/// Repository reads against the git CLI on the same repository (goal: ratio at most 1.0).
+fn repository_rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
+    let repo = bench_repository()?;
+    let dir = repo.to_str().ok_or("the repository path is not UTF-8")?;
+    fx.project("bench", &repo)?;
+    let project = "/api/v4/projects/bench/repository";
+    let readme = git_out(&repo, &["rev-parse", "HEAD:README.md"])?;
+    let big = git_out(&repo, &["rev-parse", "HEAD:data/big.txt"])?;
+    let entries = git_out(&repo, &["ls-tree", "-r", "-t", "HEAD"])?.lines().count();
+    let ratio = Target::RatioUnder(1.0);
+    let mut row = |name: &str, target: String, command: &[&str]| {
+        let expected_ok = fx.request("GET", &target, None).0 == 200;
+        let row = bench.compare(name, || fx.request("GET", &target, None), command);
+        row.target(ratio.clone());
+        if !expected_ok {
+            row.note("the forgecore request failed");
+        }
+    };
+    row(
+        &format!("tree, recursive, all {entries} entries"),
+        format!("{project}/tree?recursive=true&pagination=none"),
+        &["git", "-C", dir, "ls-tree", "-r", "-t", "HEAD"],
+    );
+    row(
+        "blob README.md (JSON, base64)",
+        format!("{project}/blobs/{readme}"),
+        &["git", "-C", dir, "cat-file", "-p", &readme],
+    );
+    row("raw blob data/big.txt", format!("{project}/blobs/{big}/raw"), &["git", "-C", dir, "cat-file", "-p", &big]);
+    row(
+        "contributors (all non-merge commits)",
+        format!("{project}/contributors?per_page=100"),
+        &["git", "-C", dir, "shortlog", "-sne", "--no-merges", "HEAD"],
+    );
+    row(
+        "merge base main, feature/unmerged",
+        format!("{project}/merge_base?refs[]=main&refs[]=feature%2Funmerged"),
+        &["git", "-C", dir, "merge-base", "main", "feature/unmerged"],
+    );
     Ok(())
 }
 

@@ -1,7 +1,12 @@
 //! Authors of the non-merge commits reachable from a commit, grouped by exact email.
+//!
+//! One pass over the history reading each commit object once, and only its headers (parents,
+//! author, committer): the message is never parsed. Order does not matter for counting; the
+//! name kept for an email is the one on its most recent commit by committer time.
 
 use super::{GitError, GitResult};
 use gix::bstr::ByteSlice;
+use gix::objs::commit::ref_iter::Token;
 use gix::prelude::FindExt;
 use std::collections::HashMap;
 
@@ -17,31 +22,41 @@ pub struct Contributor {
 
 /// Walks every commit reachable from `tip` (no cap), skipping merges.
 pub fn collect(repo: &gix::Repository, tip: gix::ObjectId) -> GitResult<Vec<Contributor>> {
-    let walk = repo
-        .rev_walk([tip])
-        .sorting(gix::revision::walk::Sorting::ByCommitTime(Default::default()))
-        .all()
-        .map_err(GitError::broken)?;
+    let mut seen = gix::hashtable::HashSet::default();
+    let mut pending = vec![tip];
+    seen.insert(tip);
     let mut by_email: HashMap<Vec<u8>, Contributor> = HashMap::new();
     let mut buf = Vec::new();
-    for info in walk {
-        let info = info.map_err(GitError::broken)?;
-        if info.parent_ids.len() > 1 {
-            continue;
+    while let Some(id) = pending.pop() {
+        let commit = repo.objects.find_commit_iter(&id, &mut buf).map_err(GitError::broken)?;
+        let (mut parents, mut author, mut seconds) = (0usize, None, 0i64);
+        for token in commit {
+            match token.map_err(GitError::broken)? {
+                Token::Parent { id } => {
+                    parents += 1;
+                    if seen.insert(id) {
+                        pending.push(id);
+                    }
+                }
+                Token::Author { signature } => author = Some(signature.trim()),
+                Token::Committer { signature } => {
+                    seconds = signature.seconds();
+                    break;
+                }
+                _ => {}
+            }
         }
-        let data = repo.objects.find_commit(&info.id, &mut buf).map_err(GitError::broken)?;
-        let author = data.author().map_err(GitError::broken)?;
-        let seconds = data.time().map(|t| t.seconds).unwrap_or(0);
+        let Some(author) = author.filter(|_| parents <= 1) else { continue };
         let entry = by_email.entry(author.email.to_vec()).or_insert_with(|| Contributor {
             name: String::new(),
-            email: author.email.to_string(),
+            email: author.email.to_str_lossy().into_owned(),
             commits: 0,
             last_seconds: i64::MIN,
         });
         entry.commits += 1;
-        // The walk is newest first; the first non-blank name seen is the most recent one.
-        if entry.name.trim().is_empty() && !author.name.trim().is_empty() {
-            entry.name = author.name.to_string();
+        let name = author.name.trim();
+        if !name.is_empty() && (seconds > entry.last_seconds || entry.name.is_empty()) {
+            entry.name = name.to_str_lossy().into_owned();
         }
         entry.last_seconds = entry.last_seconds.max(seconds);
     }
