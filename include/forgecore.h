@@ -99,6 +99,26 @@ fc_response *fc_repository_merge_base(const fc_ctx *ctx,
                                       const char *auth_json,
                                       const char *params_json);
 
+// B5 compare: `project`, `from`, `to`, optional `straight`, `unidiff`, `from_project_id`.
+fc_response *fc_repository_compare(const fc_ctx *ctx,
+                                   const char *auth_json,
+                                   const char *params_json);
+
+// B9 changelog data: `project`, `version`, optional `from`, `to`, `date`, `trailer`,
+// `config_file`. `{"notes": "..."}`; accepts a job token of the project.
+fc_response *fc_changelog_generate(const fc_ctx *ctx,
+                                   const char *auth_json,
+                                   const char *params_json);
+
+// B8 changelog commit: as `fc_changelog_generate` plus optional `branch`, `file`, `message`.
+// `{"commit": ..., "notes": "..."}`.
+fc_response *fc_changelog_commit(const fc_ctx *ctx, const char *auth_json, const char *params_json);
+
+// B10 health: `project`, optional `generate`. The stored or new report.
+fc_response *fc_repository_health(const fc_ctx *ctx,
+                                  const char *auth_json,
+                                  const char *params_json);
+
 // The HTTP status of a response; 0 for NULL.
 uint16_t fc_response_status(const fc_response *response);
 

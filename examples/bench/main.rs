@@ -9,6 +9,10 @@
 
 mod fixture;
 mod harness;
+mod rows_archive;
+mod rows_changelog;
+mod rows_compare;
+mod rows_health;
 
 use fixture::Fixture;
 use forgecore::ffi::{fc_request, fc_response_body, fc_response_free, fc_response_status};
@@ -174,7 +178,10 @@ fn repository_rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
         format!("{project}/merge_base?refs[]=main&refs[]=feature%2Funmerged"),
         &["git", "-C", dir, "merge-base", "main", "feature/unmerged"],
     );
-    Ok(())
+    rows_archive::rows(bench, fx, &repo)?;
+    rows_compare::rows(bench, fx, &repo)?;
+    rows_changelog::rows(bench, fx, &repo)?;
+    rows_health::rows(bench, fx, &repo)
 }
 
 /// Where the time of `GET /api/v4/member_roles` goes: the same work in pieces, through the

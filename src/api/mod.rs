@@ -3,10 +3,14 @@
 //! give the same status, headers and body.
 
 pub mod admin;
+pub mod archive;
 pub mod blobs;
+pub mod changelog;
 pub mod commits;
+pub mod compare;
 pub mod contributors;
 pub mod groups;
+pub mod health;
 pub mod member_roles;
 pub mod merge_base;
 pub mod pagination;

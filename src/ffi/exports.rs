@@ -319,3 +319,45 @@ pub extern "C" fn fc_repository_merge_base(
 ) -> *mut fc_response {
     repository_export(ctx, auth_json, params_json, "merge_base", crate::api::merge_base::get)
 }
+
+/// B5 compare: `project`, `from`, `to`, optional `straight`, `unidiff`, `from_project_id`.
+#[no_mangle]
+pub extern "C" fn fc_repository_compare(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
+    repository_export(ctx, auth_json, params_json, "compare", crate::api::compare::get)
+}
+
+/// B9 changelog data: `project`, `version`, optional `from`, `to`, `date`, `trailer`,
+/// `config_file`. `{"notes": "..."}`; accepts a job token of the project.
+#[no_mangle]
+pub extern "C" fn fc_changelog_generate(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
+    repository_export(ctx, auth_json, params_json, "changelog", crate::api::changelog::generate)
+}
+
+/// B8 changelog commit: as `fc_changelog_generate` plus optional `branch`, `file`, `message`.
+/// `{"commit": ..., "notes": "..."}`.
+#[no_mangle]
+pub extern "C" fn fc_changelog_commit(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
+    repository_export(ctx, auth_json, params_json, "changelog", crate::api::changelog::commit)
+}
+
+/// B10 health: `project`, optional `generate`. The stored or new report.
+#[no_mangle]
+pub extern "C" fn fc_repository_health(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
+    repository_export(ctx, auth_json, params_json, "health", crate::api::health::get)
+}

@@ -3,7 +3,9 @@
 
 use super::request::Request;
 use crate::api::member_roles::{self, Scope};
-use crate::api::{blobs, contributors, groups, merge_base, projects, tree, version, Call};
+use crate::api::{
+    archive, blobs, changelog, compare, contributors, groups, health, merge_base, projects, tree, version, Call,
+};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Response;
 
@@ -62,6 +64,24 @@ pub fn route(call: &Call, request: &Request) -> ApiResult<Response> {
         },
         ["projects", project, "repository", "merge_base"] => match method {
             "GET" => merge_base::get(call, project, params),
+            _ => Err(ApiError::MethodNotAllowed),
+        },
+        ["projects", project, "repository", "compare"] => match method {
+            "GET" => compare::get(call, project, params),
+            _ => Err(ApiError::MethodNotAllowed),
+        },
+        ["projects", project, "repository", "changelog"] => match method {
+            "GET" => changelog::generate(call, project, params),
+            "POST" => changelog::commit(call, project, params),
+            _ => Err(ApiError::MethodNotAllowed),
+        },
+        ["projects", project, "repository", "health"] => match method {
+            "GET" => health::get(call, project, params),
+            _ => Err(ApiError::MethodNotAllowed),
+        },
+        ["projects", project, "repository", last] if *last == "archive" || last.starts_with("archive.") => match method
+        {
+            "GET" => archive::get(call, project, last.strip_prefix("archive."), params),
             _ => Err(ApiError::MethodNotAllowed),
         },
         ["__panic"] if call.ctx.config.features.test_panic_route => panic!("panic route requested"),

@@ -274,3 +274,15 @@ class Forgecore:
 
     def repository_merge_base(self, auth=None, params=None):
         return self._repository(self._lib.fc_repository_merge_base, auth, params)
+
+    def repository_compare(self, auth=None, params=None):
+        return self._repository(self._lib.fc_repository_compare, auth, params)
+
+    def changelog_generate(self, auth=None, params=None):
+        return self._repository(self._lib.fc_changelog_generate, auth, params)
+
+    def changelog_commit(self, auth=None, params=None):
+        return self._repository(self._lib.fc_changelog_commit, auth, params)
+
+    def repository_health(self, auth=None, params=None):
+        return self._repository(self._lib.fc_repository_health, auth, params)
