@@ -36,8 +36,9 @@ pub enum ApiError {
     Unprocessable(String),
     /// 429 `{"message":{"error": text}}` with `Retry-After` seconds.
     TooManyRequests { message: String, retry_after: u64 },
-    /// 503: the store is busy or unavailable (disk full, read-only, locked past the timeout).
-    Unavailable,
+    /// 503: the store cannot serve the request now; the reason says why (the data directory is
+    /// full, read-only, unreadable, or the database stayed locked past the busy timeout).
+    Unavailable(&'static str),
     /// 500 with a generic body; the detail is for debugging and never sent.
     Internal(String),
 }
@@ -63,7 +64,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType => 415,
             ApiError::Unprocessable(_) => 422,
             ApiError::TooManyRequests { .. } => 429,
-            ApiError::Unavailable => 503,
+            ApiError::Unavailable(_) => 503,
             ApiError::Internal(_) => 500,
         }
     }
@@ -86,7 +87,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType => json!({"message": "415 Unsupported Media Type"}),
             ApiError::Unprocessable(text) => json!({"message": text}),
             ApiError::TooManyRequests { message, .. } => json!({"message": {"error": message}}),
-            ApiError::Unavailable => json!({"message": "503 Service Unavailable"}),
+            ApiError::Unavailable(reason) => json!({"message": format!("503 Service Unavailable - {reason}")}),
             ApiError::Internal(_) => json!({"message": "500 Internal Server Error"}),
         }
     }
@@ -104,8 +105,11 @@ impl From<rusqlite::Error> for ApiError {
     fn from(e: rusqlite::Error) -> ApiError {
         use rusqlite::ErrorCode::*;
         match e.sqlite_error_code() {
-            Some(DatabaseBusy | DatabaseLocked | DiskFull | ReadOnly | CannotOpen | SystemIoFailure) => {
-                ApiError::Unavailable
+            Some(DiskFull) => ApiError::Unavailable("the data directory is full"),
+            Some(ReadOnly) => ApiError::Unavailable("the data directory is read-only"),
+            Some(DatabaseBusy | DatabaseLocked) => ApiError::Unavailable("the database is busy, try again"),
+            Some(CannotOpen | SystemIoFailure | PermissionDenied) => {
+                ApiError::Unavailable("the data directory cannot be read or written")
             }
             _ => ApiError::Internal(format!("store: {e}")),
         }

@@ -37,6 +37,7 @@ impl Store {
     /// Opens (creating when needed) the database in `data_dir` and migrates it.
     pub fn open(data_dir: &Path) -> Result<Store, String> {
         std::fs::create_dir_all(data_dir).map_err(|e| format!("cannot create data_dir {}: {e}", data_dir.display()))?;
+        check_writable(data_dir)?;
         let path = data_dir.join(DB_FILE);
         let store = Store { path, idle: Mutex::new(Vec::new()) };
         let mut conn = store.connect().map_err(|e| format!("cannot open the database: {e}"))?;
@@ -94,6 +95,22 @@ impl Store {
         self.put_back(conn);
         result
     }
+}
+
+/// Says plainly why a data directory cannot hold the database, before SQLite says it vaguely.
+fn check_writable(data_dir: &Path) -> Result<(), String> {
+    let probe = data_dir.join(".forgecore-write-check");
+    let result = std::fs::write(&probe, b"ok");
+    let _ = std::fs::remove_file(&probe);
+    result.map_err(|e| {
+        let why = match e.raw_os_error() {
+            Some(libc::EROFS) => "is on a read-only file system".to_string(),
+            Some(libc::EACCES) | Some(libc::EPERM) => "is not writable".to_string(),
+            Some(libc::ENOSPC) => "is full".to_string(),
+            _ => format!("cannot be written: {e}"),
+        };
+        format!("data_dir {} {why}", data_dir.display())
+    })
 }
 
 /// One row of a statement prepared once per connection (SQLite's planning is a large share of
