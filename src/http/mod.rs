@@ -46,5 +46,5 @@ fn serve(
         path: request.raw_path.clone(),
         query: request.query_pairs.clone(),
     };
-    router::route(&call, &request)
+    router::dispatch(&call, &request)
 }

@@ -1,5 +1,10 @@
-//! The route table: (method, decoded path segments) to one operation. Nothing else.
-//! A known path with another method is a 405; an unknown path a 404.
+//! The route table: (method, path pattern) to one operation, and the matcher. Nothing else.
+//!
+//! Patterns are matched against the decoded path segments after `/api/v4`: a literal segment,
+//! `:name` (any one segment, handed to the operation in order), or `literal.:name` (a segment
+//! starting with `literal.`, the rest handed on, as in `archive.tar.gz`). A known path with
+//! another method is a 405; an unknown path a 404. `openapi.yaml` documents the same table
+//! (tests/openapi.rs checks that they agree).
 
 use super::request::Request;
 use crate::api::member_roles::{self, Scope};
@@ -9,82 +14,95 @@ use crate::api::{
 use crate::error::{ApiError, ApiResult};
 use crate::response::Response;
 
-pub fn route(call: &Call, request: &Request) -> ApiResult<Response> {
+/// An operation called with the request and the values of the pattern's `:name` segments.
+type Handler = fn(&Call, &Request, &[&str]) -> ApiResult<Response>;
+
+pub struct Route {
+    pub method: &'static str,
+    pub pattern: &'static str,
+    handler: Handler,
+}
+
+const fn route(method: &'static str, pattern: &'static str, handler: Handler) -> Route {
+    Route { method, pattern, handler }
+}
+
+/// Every route of the API, under `/api/v4`.
+pub static ROUTES: &[Route] = &[
+    route("GET", "/version", |_, _, _| Ok(version::get())),
+    route("GET", "/member_roles", |c, _, _| member_roles::list(c, Scope::Instance)),
+    route("POST", "/member_roles", |c, r, _| member_roles::create(c, Scope::Instance, &r.params)),
+    route("PUT", "/member_roles/:member_role_id", |c, r, a| member_roles::update(c, Scope::Instance, a[0], &r.params)),
+    route("DELETE", "/member_roles/:member_role_id", |c, _, a| member_roles::delete(c, Scope::Instance, a[0])),
+    route("GET", "/groups/:id", |c, _, a| groups::get(c, a[0])),
+    route("GET", "/groups/:id/member_roles", |c, _, a| member_roles::list(c, Scope::Group(a[0]))),
+    route("POST", "/groups/:id/member_roles", |c, r, a| member_roles::create(c, Scope::Group(a[0]), &r.params)),
+    route("PUT", "/groups/:id/member_roles/:member_role_id", |c, r, a| {
+        member_roles::update(c, Scope::Group(a[0]), a[1], &r.params)
+    }),
+    route("DELETE", "/groups/:id/member_roles/:member_role_id", |c, _, a| {
+        member_roles::delete(c, Scope::Group(a[0]), a[1])
+    }),
+    route("GET", "/projects/:id", |c, _, a| projects::get(c, a[0])),
+    route("GET", "/projects/:id/repository/tree", |c, r, a| tree::list(c, a[0], &r.params)),
+    route("GET", "/projects/:id/repository/blobs/:sha", |c, _, a| blobs::get(c, a[0], a[1])),
+    route("GET", "/projects/:id/repository/blobs/:sha/raw", |c, _, a| blobs::raw(c, a[0], a[1])),
+    route("GET", "/projects/:id/repository/archive", |c, r, a| archive::get(c, a[0], None, &r.params)),
+    route("GET", "/projects/:id/repository/archive.:format", |c, r, a| archive::get(c, a[0], Some(a[1]), &r.params)),
+    route("GET", "/projects/:id/repository/compare", |c, r, a| compare::get(c, a[0], &r.params)),
+    route("GET", "/projects/:id/repository/contributors", |c, r, a| contributors::list(c, a[0], &r.params)),
+    route("GET", "/projects/:id/repository/merge_base", |c, r, a| merge_base::get(c, a[0], &r.params)),
+    route("GET", "/projects/:id/repository/changelog", |c, r, a| changelog::generate(c, a[0], &r.params)),
+    route("POST", "/projects/:id/repository/changelog", |c, r, a| changelog::commit(c, a[0], &r.params)),
+    route("GET", "/projects/:id/repository/health", |c, r, a| health::get(c, a[0], &r.params)),
+];
+
+/// The values of `pattern`'s `:name` segments in `segments`, or `None` when it does not match.
+fn captures<'a>(pattern: &str, segments: &[&'a str]) -> Option<Vec<&'a str>> {
+    let parts: Vec<&str> = pattern.split('/').skip(1).collect();
+    if parts.len() != segments.len() {
+        return None;
+    }
+    let mut values = Vec::new();
+    for (part, segment) in parts.iter().zip(segments) {
+        match part.split_once(':') {
+            None if part == segment => {}
+            None => return None,
+            Some(("", _)) => values.push(*segment),
+            Some((prefix, _)) => values.push(segment.strip_prefix(prefix).filter(|rest| !rest.is_empty())?),
+        }
+    }
+    Some(values)
+}
+
+pub fn dispatch(call: &Call, request: &Request) -> ApiResult<Response> {
     let segments: Vec<&str> = request.segments.iter().map(String::as_str).collect();
-    let method = request.method.as_str();
-    let params = &request.params;
-    match segments.as_slice() {
-        ["version"] => match method {
-            "GET" => Ok(version::get()),
-            _ => Err(ApiError::MethodNotAllowed),
-        },
-        ["member_roles"] => match method {
-            "GET" => member_roles::list(call, Scope::Instance),
-            "POST" => member_roles::create(call, Scope::Instance, params),
-            _ => Err(ApiError::MethodNotAllowed),
-        },
-        ["member_roles", role] => match method {
-            "PUT" => member_roles::update(call, Scope::Instance, role, params),
-            "DELETE" => member_roles::delete(call, Scope::Instance, role),
-            _ => Err(ApiError::MethodNotAllowed),
-        },
-        ["groups", group] => match method {
-            "GET" => groups::get(call, group),
-            _ => Err(ApiError::MethodNotAllowed),
-        },
-        ["groups", group, "member_roles"] => match method {
-            "GET" => member_roles::list(call, Scope::Group(group)),
-            "POST" => member_roles::create(call, Scope::Group(group), params),
-            _ => Err(ApiError::MethodNotAllowed),
-        },
-        ["groups", group, "member_roles", role] => match method {
-            "PUT" => member_roles::update(call, Scope::Group(group), role, params),
-            "DELETE" => member_roles::delete(call, Scope::Group(group), role),
-            _ => Err(ApiError::MethodNotAllowed),
-        },
-        ["projects", project] => match method {
-            "GET" => projects::get(call, project),
-            _ => Err(ApiError::MethodNotAllowed),
-        },
-        ["projects", project, "repository", "tree"] => match method {
-            "GET" => tree::list(call, project, params),
-            _ => Err(ApiError::MethodNotAllowed),
-        },
-        ["projects", project, "repository", "blobs", sha] => match method {
-            "GET" => blobs::get(call, project, sha),
-            _ => Err(ApiError::MethodNotAllowed),
-        },
-        ["projects", project, "repository", "blobs", sha, "raw"] => match method {
-            "GET" => blobs::raw(call, project, sha),
-            _ => Err(ApiError::MethodNotAllowed),
-        },
-        ["projects", project, "repository", "contributors"] => match method {
-            "GET" => contributors::list(call, project, params),
-            _ => Err(ApiError::MethodNotAllowed),
-        },
-        ["projects", project, "repository", "merge_base"] => match method {
-            "GET" => merge_base::get(call, project, params),
-            _ => Err(ApiError::MethodNotAllowed),
-        },
-        ["projects", project, "repository", "compare"] => match method {
-            "GET" => compare::get(call, project, params),
-            _ => Err(ApiError::MethodNotAllowed),
-        },
-        ["projects", project, "repository", "changelog"] => match method {
-            "GET" => changelog::generate(call, project, params),
-            "POST" => changelog::commit(call, project, params),
-            _ => Err(ApiError::MethodNotAllowed),
-        },
-        ["projects", project, "repository", "health"] => match method {
-            "GET" => health::get(call, project, params),
-            _ => Err(ApiError::MethodNotAllowed),
-        },
-        ["projects", project, "repository", last] if *last == "archive" || last.starts_with("archive.") => match method
-        {
-            "GET" => archive::get(call, project, last.strip_prefix("archive."), params),
-            _ => Err(ApiError::MethodNotAllowed),
-        },
-        ["__panic"] if call.ctx.config.features.test_panic_route => panic!("panic route requested"),
-        _ => Err(ApiError::NotFound("")),
+    if segments == ["__panic"] && call.ctx.config.features.test_panic_route {
+        panic!("panic route requested");
+    }
+    let mut path_known = false;
+    for route in ROUTES {
+        if let Some(values) = captures(route.pattern, &segments) {
+            if route.method == request.method {
+                return (route.handler)(call, request, &values);
+            }
+            path_known = true;
+        }
+    }
+    Err(if path_known { ApiError::MethodNotAllowed } else { ApiError::NotFound("") })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::captures;
+
+    #[test]
+    fn patterns_capture_whole_segments_and_suffixes() {
+        assert_eq!(captures("/projects/:id", &["projects", "a/b"]), Some(vec!["a/b"]));
+        assert_eq!(captures("/projects/:id", &["projects", "a", "b"]), None);
+        assert_eq!(captures("/x/archive.:format", &["x", "archive.tar.gz"]), Some(vec!["tar.gz"]));
+        assert_eq!(captures("/x/archive.:format", &["x", "archive."]), None);
+        assert_eq!(captures("/x/archive.:format", &["x", "archive"]), None);
+        assert_eq!(captures("/x/archive", &["x", "archive.zip"]), None);
     }
 }
