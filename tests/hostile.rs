@@ -1,0 +1,112 @@
+//! Hostile repositories (tests/fixtures/hostile.py) against every repository endpoint: each
+//! answers 4xx or a safe 200, never a 5xx, never runs a program and never writes a file.
+
+mod common;
+
+use serde_json::{json, Value};
+use std::path::Path;
+
+const REPOS: [&str; 6] = ["names", "links", "deep", "hugeblob", "badpack", "config"];
+
+/// Every file under `dir` with its length, to see that nothing was written.
+fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, u64)> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let meta = entry.metadata().unwrap();
+            if meta.is_dir() {
+                pending.push(entry.path());
+            } else {
+                out.push((entry.path(), meta.len()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The requests to make of one project: every read, and every blob the tree lists.
+fn requests(instance: &common::TestInstance, project: &str) -> Vec<String> {
+    let base = format!("/api/v4/projects/{project}");
+    let mut targets: Vec<String> = [
+        "",
+        "/repository/tree",
+        "/repository/tree?recursive=true",
+        "/repository/tree?recursive=true&pagination=none",
+        "/repository/tree?recursive=true&pagination=keyset&per_page=2",
+        "/repository/tree?path=..",
+        "/repository/tree?path=sub/..",
+        "/repository/tree?path=.git",
+        "/repository/tree?path=a%2Fb",
+        "/repository/contributors",
+        "/repository/merge_base?refs[]=main&refs[]=main",
+        "/repository/compare?from=main&to=main",
+        "/repository/changelog?version=1.0.0&from=main",
+        "/repository/health?generate=true",
+    ]
+    .iter()
+    .map(|suffix| format!("{base}{suffix}"))
+    .collect();
+    for format in ["", ".tar", ".tar.gz", ".tar.bz2", ".zip"] {
+        targets.push(format!("{base}/repository/archive{format}"));
+        targets.push(format!("{base}/repository/archive{format}?path=sub"));
+    }
+    let (_, listing) =
+        instance.request_json("GET", &format!("{base}/repository/tree?recursive=true&per_page=100"), &[], b"");
+    for entry in listing.as_array().into_iter().flatten() {
+        if let Some(id) = entry["id"].as_str() {
+            targets.push(format!("{base}/repository/blobs/{id}"));
+            targets.push(format!("{base}/repository/blobs/{id}/raw"));
+        }
+    }
+    targets
+}
+
+#[test]
+fn hostile_repositories_get_4xx_or_safe_answers_and_run_nothing() {
+    let instance = common::open_instance(json!({}));
+    let admin = instance.user_with_token("root", true);
+    let dir = instance.root_dir().join("hostile");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile.py");
+    let status = std::process::Command::new("python3").arg(script).arg(&dir).status().unwrap();
+    assert!(status.success());
+    for name in REPOS {
+        instance.admin_ok(json!({"command": "project_add", "path": name, "repo": dir.join(format!("{name}.git")), "visibility": "public"}));
+    }
+    let before = snapshot(&dir);
+    let mut answered = 0;
+    for name in REPOS {
+        for target in requests(&instance, name) {
+            let (status, headers, body) = instance.request("GET", &target, &[("PRIVATE-TOKEN", &admin)], b"");
+            assert!(status < 500, "{target}: {status} {}", String::from_utf8_lossy(&body[..body.len().min(300)]));
+            let is_json = headers.iter().any(|(n, v)| n == "Content-Type" && v.starts_with("application/json"));
+            if status >= 400 || is_json {
+                assert!(serde_json::from_slice::<Value>(&body).is_ok(), "{target}: not JSON");
+            }
+            answered += 1;
+        }
+    }
+    assert!(answered > 100, "only {answered} requests");
+    assert!(!dir.join("PWNED").exists(), "a repository made forgecore run a program");
+    let after: Vec<_> = snapshot(&dir).into_iter().filter(|(path, _)| !path.ends_with("PWNED")).collect();
+    assert_eq!(before, after, "a read wrote into a repository");
+}
+
+#[test]
+fn hostile_names_are_listed_as_data_without_a_crash() {
+    let instance = common::open_instance(json!({}));
+    let dir = instance.root_dir().join("hostile");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile.py");
+    assert!(std::process::Command::new("python3").arg(script).arg(&dir).status().unwrap().success());
+    instance.admin_ok(
+        json!({"command": "project_add", "path": "names", "repo": dir.join("names.git"), "visibility": "public"}),
+    );
+    let (status, body) =
+        instance.request_json("GET", "/api/v4/projects/names/repository/tree?recursive=true&pagination=none", &[], b"");
+    assert_eq!(status, 200);
+    // The listing reports what the tree holds; it is data, and no path in it is used to reach a
+    // file. What matters is that nothing crashed and every name came back as given.
+    let paths: Vec<&str> = body.as_array().unwrap().iter().map(|e| e["path"].as_str().unwrap()).collect();
+    assert!(paths.contains(&"ok.txt"));
+}
