@@ -13,7 +13,7 @@ LIBDIR := $(CURDIR)/target/debug
 
 export FORGECORE_LIB := $(LIBDIR)/libforgecore.so
 
-.PHONY: build run test test-rust test-header test-c test-python bench venv clean
+.PHONY: build run test test-rust test-header test-c test-sanitizers test-python bench venv clean
 
 build:
 	$(CARGO) build
@@ -24,7 +24,7 @@ run: build
 	PYTHONPATH=bindings/python $(PYTHON) -m forgecore serve --listen $(HOST):$(PORT) \
 		--data-dir .run/data --repos .run/repos --print-admin-token
 
-test: test-rust test-header test-c test-python
+test: test-rust test-header test-c test-sanitizers test-python
 
 test-rust:
 	$(CARGO) test
@@ -36,6 +36,17 @@ test-header: build
 
 test-c: build
 	$(MAKE) -C examples/c test LIBDIR=$(LIBDIR)
+
+# The FFI tests under AddressSanitizer (stable rustc; RUSTC_BOOTSTRAP only unlocks -Zsanitizer)
+# and under valgrind (all but the two many-thread tests, which valgrind serializes too slowly).
+ASAN_TARGET := $(shell rustc -vV | sed -n 's/^host: //p')
+test-sanitizers:
+	RUSTC_BOOTSTRAP=1 RUSTFLAGS=-Zsanitizer=address ASAN_OPTIONS=detect_leaks=1 \
+		$(CARGO) test --target $(ASAN_TARGET) --target-dir target/asan --test ffi
+	valgrind --quiet --error-exitcode=99 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
+		$$($(CARGO) test --test ffi --no-run --message-format=json 2>/dev/null | \
+		   $(PYTHON) -c 'import sys, json; print([m["executable"] for m in map(json.loads, sys.stdin) if m.get("executable") and m["target"]["name"] == "ffi"][-1])') \
+		--test-threads=2 --skip eight_threads --skip typed_exports_and_admin_from_many_threads
 
 $(VPY): bindings/python/requirements-test.txt
 	$(PYTHON) -m venv $(VENV)
