@@ -6,6 +6,7 @@
 pub mod blob;
 pub mod commit;
 pub mod contributors;
+pub mod health;
 pub mod merge_base;
 pub mod time;
 pub mod tree;

@@ -8,6 +8,7 @@
 mod schema;
 
 pub mod groups;
+pub mod health_reports;
 pub mod member_roles;
 pub mod members;
 pub mod projects;

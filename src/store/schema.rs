@@ -78,6 +78,12 @@ const MIGRATIONS: &[&str] = &[
         expires_at   INTEGER NOT NULL
     ) STRICT;
     CREATE INDEX rate_limits_expiry ON rate_limits(expires_at);",
+    // 2: the last repository health report of each project (B10), as the JSON it is served as.
+    "CREATE TABLE health_reports (
+        project_id INTEGER PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+        report     TEXT NOT NULL CHECK (json_valid(report)),
+        updated_at INTEGER NOT NULL
+    ) STRICT;",
 ];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
