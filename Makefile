@@ -3,6 +3,7 @@
 #   make test   every test: Rust, the header, C (also under AddressSanitizer), Python
 #   make bench  in-process operations against the git CLI, and the Python host's throughput
 
+SHELL  := /bin/bash
 CARGO  ?= cargo
 PYTHON ?= python3
 HOST   ?= 127.0.0.1
@@ -13,7 +14,7 @@ LIBDIR := $(CURDIR)/target/debug
 
 export FORGECORE_LIB := $(LIBDIR)/libforgecore.so
 
-.PHONY: build run test test-rust test-header test-c test-sanitizers test-python bench venv clean
+.PHONY: build run test test-rust test-header test-c test-sanitizers test-fuzz test-python bench fuzz venv clean
 
 build:
 	$(CARGO) build
@@ -24,7 +25,7 @@ run: build
 	PYTHONPATH=bindings/python $(PYTHON) -m forgecore serve --listen $(HOST):$(PORT) \
 		--data-dir .run/data --repos .run/repos --print-admin-token
 
-test: test-rust test-header test-c test-sanitizers test-python
+test: test-rust test-header test-c test-sanitizers test-fuzz test-python
 
 test-rust:
 	$(CARGO) test
@@ -39,14 +40,35 @@ test-c: build
 
 # The FFI tests under AddressSanitizer (stable rustc; RUSTC_BOOTSTRAP only unlocks -Zsanitizer)
 # and under valgrind (all but the two many-thread tests, which valgrind serializes too slowly).
-ASAN_TARGET := $(shell rustc -vV | sed -n 's/^host: //p')
+HOST_TARGET := $(shell rustc -vV | sed -n 's/^host: //p')
 test-sanitizers:
 	RUSTC_BOOTSTRAP=1 RUSTFLAGS=-Zsanitizer=address ASAN_OPTIONS=detect_leaks=1 \
-		$(CARGO) test --target $(ASAN_TARGET) --target-dir target/asan --test ffi
+		$(CARGO) test --target $(HOST_TARGET) --target-dir target/asan --test ffi
 	valgrind --quiet --error-exitcode=99 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
 		$$($(CARGO) test --test ffi --no-run --message-format=json 2>/dev/null | \
 		   $(PYTHON) -c 'import sys, json; print([m["executable"] for m in map(json.loads, sys.stdin) if m.get("executable") and m["target"]["name"] == "ffi"][-1])') \
 		--test-threads=2 --skip eight_threads --skip typed_exports_and_admin_from_many_threads
+
+# libFuzzer targets of fuzz/ built with plain cargo and libFuzzer's coverage instrumentation
+# (what cargo-fuzz passes, minus its nightly-only sanitizer flag). make test runs each briefly;
+# make fuzz runs each for FUZZ_SECONDS. New inputs are kept in target/fuzz/corpus.
+FUZZ_TARGETS := request tree_page_token
+FUZZ_SECONDS ?= 15
+FUZZ_RUSTFLAGS := -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
+	-Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
+	-Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions
+test-fuzz:
+	cd fuzz && RUSTFLAGS="$(FUZZ_RUSTFLAGS)" $(CARGO) build --release --target $(HOST_TARGET) --target-dir ../target/fuzz
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p target/fuzz/corpus/$$t; \
+		echo "== fuzz $$t ($(FUZZ_SECONDS) s)"; \
+		target/fuzz/$(HOST_TARGET)/release/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			target/fuzz/corpus/$$t fuzz/corpus/$$t 2>&1 | grep -E 'stat::number_of_executed_units|Done|ERROR|panicked' ; \
+		test $${PIPESTATUS[0]} -eq 0 || exit 1; \
+	done
+
+fuzz:
+	$(MAKE) test-fuzz FUZZ_SECONDS=300
 
 $(VPY): bindings/python/requirements-test.txt
 	$(PYTHON) -m venv $(VENV)
