@@ -21,7 +21,10 @@
 //! - `diff` is git's patch from its first `@@` (lossy UTF-8); `unidiff=true` prefixes
 //!   `--- a/<old>` / `+++ b/<new>` (`/dev/null` for a missing side; names C-quoted like git
 //!   with `core.quotePath=false` only when they contain control characters, `"` or `\`).
-//!   Modes are octal text, `"0"` for a missing side, as Gitaly reports them.
+//!   Modes are octal text, `"0"` for a missing side, as Gitaly reports them. `generated_file`
+//!   is false (GitLab's compare detects none and answers null; a boolean suits typed clients).
+//! - Renames are git's defaults (`-M`, 50 %); GitLab's Gitaly asks for 30 %.
+//! - Commits are not limited (GitLab lists them all); the answer is built in one buffer.
 
 use super::{commits, Call};
 use crate::auth::permissions::{self, ProjectAbility};
