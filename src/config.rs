@@ -86,10 +86,14 @@ pub struct Limits {
     pub changelog_parse_millis: u64,
     /// Blob JSON (`/blobs/:sha`) answers with content up to this size; larger ones need `raw`.
     pub blob_json_max_bytes: u64,
-    /// Diff limits (GitLab's defaults): files, lines and bytes across one compare.
+    /// Diff limits of one compare (GitLab's defaults: `diff_max_files` 1000, `diff_max_lines`
+    /// 50000, bytes 5 KiB a file, `diff_max_patch_bytes` 200 KiB). Past a tenth of the first
+    /// three, patches collapse; past them, the list ends (`compare_timeout`). A patch of
+    /// `diff_max_patch_bytes` or more is `too_large`, one of a tenth of it collapses.
     pub diff_max_files: u32,
     pub diff_max_lines: u32,
     pub diff_max_bytes: u64,
+    pub diff_max_patch_bytes: u64,
     /// At most this many refs in one merge-base request.
     pub max_refs: u32,
 }
@@ -103,9 +107,10 @@ impl Default for Limits {
             changelog_max_commits: 15_000,
             changelog_parse_millis: 2_000,
             blob_json_max_bytes: 100 << 20,
-            diff_max_files: 3_000,
-            diff_max_lines: 100_000,
-            diff_max_bytes: 100 << 20,
+            diff_max_files: 1_000,
+            diff_max_lines: 50_000,
+            diff_max_bytes: 1_000 * 5 * 1024,
+            diff_max_patch_bytes: 200 * 1024,
             max_refs: 100,
         }
     }

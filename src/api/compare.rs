@@ -1,10 +1,368 @@
-//! B5: `GET /projects/:id/repository/compare`.
+//! B5: `GET /projects/:id/repository/compare?from=&to=[&straight=][&unidiff=][&from_project_id=]`.
+//!
+//! GitLab's behaviour (`API::Repositories`, `CompareService`, `Gitlab::Git::Compare`,
+//! `Gitlab::Git::DiffCollection` and Gitaly's diff parser):
+//! - `to` resolves in `:id`, `from` in `from_project_id` (default `:id`), which must be in the
+//!   same fork network (`forked_from_id` links): otherwise 400 `Target project id:X is not a
+//!   fork of project id:Y`; in the network but not readable by the caller, 403 `You don't have
+//!   access to this fork's parent project`. Either ref unknown: 404 `Ref Not Found`.
+//! - `commits`: full commit entities of `git rev-list --reverse to ^from` (oldest first) in both
+//!   modes; `commit` the last one or null. `straight=false` diffs the merge base against `to`
+//!   (`git diff from...to`); `straight=true` diffs `from` against `to`. Without a merge base the
+//!   default mode diffs against the empty tree (everything in `to` is new).
+//! - Both refs on one commit: `compare_same_ref` true, no commits, no diffs.
+//! - `web_url`: `<project>/-/compare/<merge base, or from with straight>...<to>`, SHAs only.
+//! - Diff limits (configurable, GitLab's defaults: 1000 files, 50000 lines, 5 KiB a file in
+//!   bytes, 200 KiB a patch): after a tenth of any of them ("safe" limits) further patches are
+//!   `collapsed` with `diff` ""; a patch of `diff_max_patch_bytes` or more is `too_large` with
+//!   `diff` ""; one of 10 % of that is collapsed unless it is the only file; past a hard limit
+//!   the list ends there and `compare_timeout` is true. Only patches below the safe limits are
+//!   computed, so a compare of any size stays bounded.
+//! - `diff` is git's patch from its first `@@` (lossy UTF-8); `unidiff=true` prefixes
+//!   `--- a/<old>` / `+++ b/<new>` (`/dev/null` for a missing side; names C-quoted like git
+//!   with `core.quotePath=false` only when they contain control characters, `"` or `\`).
+//!   Modes are octal text, `"0"` for a missing side, as Gitaly reports them. `generated_file`
+//!   is false (GitLab's compare detects none and answers null; a boolean suits typed clients).
+//! - Renames are git's defaults (`-M`, 50 %); GitLab's Gitaly asks for 30 %.
+//! - Commits are not limited (GitLab lists them all); the answer is built in one buffer.
 
-use super::Call;
+use super::{commits, Call};
+use crate::auth::permissions::{self, ProjectAbility};
 use crate::error::{ApiError, ApiResult};
+use crate::git::diff::{self as gitdiff, FileChange};
+use crate::git::{self, GitError};
 use crate::params::Params;
-use crate::response::Response;
+use crate::response::{Body, Response};
+use crate::store::{self, projects::Project};
+use serde::Serialize;
+use serde_json::{json, Value};
 
-pub fn get(_call: &Call, _project: &str, _params: &Params) -> ApiResult<Response> {
-    Err(ApiError::NotFound("Ref"))
+/// How far `forked_from_id` links are followed to find a fork network's root.
+const MAX_FORK_DEPTH: usize = 1000;
+
+/// `Entities::Diff`, in GitLab's field order.
+#[derive(Debug, Serialize)]
+struct DiffEntity {
+    diff: String,
+    collapsed: bool,
+    too_large: bool,
+    new_path: String,
+    old_path: String,
+    a_mode: String,
+    b_mode: String,
+    new_file: bool,
+    renamed_file: bool,
+    deleted_file: bool,
+    generated_file: bool,
+}
+
+/// The limits of one compare, from the configuration.
+#[derive(Debug, Clone, Copy)]
+pub struct DiffLimits {
+    pub max_files: u64,
+    pub max_lines: u64,
+    pub max_bytes: u64,
+    pub safe_files: u64,
+    pub safe_lines: u64,
+    pub safe_bytes: u64,
+    pub max_patch_bytes: u64,
+    pub collapse_patch_bytes: u64,
+}
+
+impl DiffLimits {
+    pub fn from_config(limits: &crate::config::Limits) -> DiffLimits {
+        let max_files = u64::from(limits.diff_max_files);
+        let max_lines = u64::from(limits.diff_max_lines);
+        DiffLimits {
+            max_files,
+            max_lines,
+            max_bytes: limits.diff_max_bytes,
+            safe_files: max_files / 10,
+            safe_lines: max_lines / 10,
+            safe_bytes: limits.diff_max_bytes / 10,
+            max_patch_bytes: limits.diff_max_patch_bytes,
+            collapse_patch_bytes: limits.diff_max_patch_bytes / 10,
+        }
+    }
+}
+
+fn broken(e: GitError) -> ApiError {
+    match e {
+        GitError::Broken(detail) => ApiError::Internal(detail),
+        other => ApiError::Internal(format!("{other:?}")),
+    }
+}
+
+/// Grape checks every parameter and joins the messages: `from is missing, to is missing`.
+struct Request {
+    from: String,
+    to: String,
+    from_project_id: Option<i64>,
+    straight: bool,
+    unidiff: bool,
+}
+
+fn request(params: &Params) -> ApiResult<Request> {
+    let mut errors = Vec::new();
+    let mut required = |name: &str| match params.string(name) {
+        Ok(Some(value)) => value,
+        Ok(None) => {
+            errors.push(format!("{name} is missing"));
+            String::new()
+        }
+        Err(_) => {
+            errors.push(format!("{name} is invalid"));
+            String::new()
+        }
+    };
+    let (from, to) = (required("from"), required("to"));
+    let from_project_id = params.int("from_project_id").unwrap_or_else(|_| {
+        errors.push("from_project_id is invalid".into());
+        None
+    });
+    let mut flag = |name: &str| {
+        params.bool(name).unwrap_or_else(|_| {
+            errors.push(format!("{name} is invalid"));
+            None
+        })
+    };
+    let (straight, unidiff) = (flag("straight"), flag("unidiff"));
+    if !errors.is_empty() {
+        return Err(ApiError::ParamError(errors.join(", ")));
+    }
+    Ok(Request { from, to, from_project_id, straight: straight.unwrap_or(false), unidiff: unidiff.unwrap_or(false) })
+}
+
+/// The root of `project`'s fork network.
+fn network_root(conn: &rusqlite::Connection, project: &Project) -> ApiResult<i64> {
+    let mut current = project.id;
+    let mut parent = project.forked_from_id;
+    for _ in 0..MAX_FORK_DEPTH {
+        let Some(id) = parent.filter(|&id| id != current) else { break };
+        match store::projects::find_by_id(conn, id)? {
+            Some(next) => {
+                current = next.id;
+                parent = next.forked_from_id;
+            }
+            None => break,
+        }
+    }
+    Ok(current)
+}
+
+/// The project `from` is resolved in: `:id` itself, or a readable project of its fork network.
+fn source_project(call: &Call, project: &Project, id_text: &str, from_project_id: Option<i64>) -> ApiResult<Project> {
+    let Some(other_id) = from_project_id.filter(|&id| id != project.id) else { return Ok(project.clone()) };
+    let not_a_fork =
+        || ApiError::Validation(json!(format!("Target project id:{other_id} is not a fork of project id:{id_text}")));
+    call.ctx.store.read(|conn| {
+        let other = store::projects::find_by_id(conn, other_id)?.ok_or_else(not_a_fork)?;
+        if network_root(conn, project)? != network_root(conn, &other)? {
+            return Err(not_a_fork());
+        }
+        match permissions::authorize_project(conn, &call.caller, &other, ProjectAbility::ReadCode) {
+            Ok(()) => Ok(other),
+            Err(ApiError::NotFound(_) | ApiError::Forbidden(_)) => {
+                Err(ApiError::Forbidden(Some("You don't have access to this fork's parent project".into())))
+            }
+            Err(e) => Err(e),
+        }
+    })
+}
+
+/// Ruby's `strip`, which GitLab applies to both refs.
+fn strip(text: &str) -> &str {
+    text.trim_matches(|c: char| c.is_ascii_whitespace() || c == '\0' || c == '\u{b}')
+}
+
+fn resolve(repo: &gix::Repository, revision: &str) -> ApiResult<gix::ObjectId> {
+    match git::resolve_commit(repo, strip(revision)) {
+        Ok(id) => Ok(id),
+        Err(GitError::Broken(e)) => Err(ApiError::Internal(e)),
+        Err(_) => Err(ApiError::NotFound("Ref")),
+    }
+}
+
+pub fn get(call: &Call, id_text: &str, params: &Params) -> ApiResult<Response> {
+    let project = call.project(id_text, ProjectAbility::ReadCode)?;
+    let request = request(params)?;
+    let source = source_project(call, &project, id_text, request.from_project_id)?;
+    let to_repo = call.repository(&project, "Ref")?;
+    let to = resolve(&to_repo, &request.to)?;
+    let (repo, from) = if source.repo_dir == project.repo_dir {
+        let from = resolve(&to_repo, &request.from)?;
+        (to_repo, from)
+    } else {
+        let from_repo = call.repository(&source, "Ref")?;
+        let from = resolve(&from_repo, &request.from)?;
+        let views = call.ctx.config.data_dir.join("fork-views");
+        let view = git::compare::fork_view(&views, &from_repo, &to_repo).map_err(broken)?;
+        let repo = git::open(&view.to_string_lossy()).map_err(broken)?;
+        (repo, from)
+    };
+    let limits = DiffLimits::from_config(&call.ctx.config.limits);
+    let body = compare(call, &project, &repo, from, to, request.straight, request.unidiff, &limits)?;
+    Ok(Response {
+        status: 200,
+        headers: vec![("Content-Type".into(), "application/json".into())],
+        body: Body::Bytes(body),
+    })
+}
+
+/// The whole answer, written as it is computed (commit entities are never all held at once).
+#[allow(clippy::too_many_arguments)]
+fn compare(
+    call: &Call,
+    project: &Project,
+    repo: &gix::Repository,
+    from: gix::ObjectId,
+    to: gix::ObjectId,
+    straight: bool,
+    unidiff: bool,
+    limits: &DiffLimits,
+) -> ApiResult<Vec<u8>> {
+    let same = from == to;
+    let base = if straight || same { Some(from) } else { git::merge_base::best(repo, from, &[to]).map_err(broken)? };
+    let web_url = call.web_url(&format!("{}/-/compare/{}...{to}", project.full_path, base.unwrap_or(from)));
+    let (ids, diffs, overflow) = if same {
+        (Vec::new(), Vec::new(), false)
+    } else {
+        let ids = git::compare::range(repo, from, to).map_err(broken)?;
+        let old_tree = base.map(|commit| git::tree::commit_tree(repo, commit)).transpose().map_err(broken)?;
+        let new_tree = git::tree::commit_tree(repo, to).map_err(broken)?;
+        let changes = gitdiff::changes(repo, old_tree, Some(new_tree)).map_err(broken)?;
+        let (diffs, overflow) = diff_entities(repo, &changes, limits, unidiff).map_err(broken)?;
+        (ids, diffs, overflow)
+    };
+
+    let entity = |id: gix::ObjectId| -> ApiResult<Value> {
+        let info = git::commit::read(repo, id).map_err(broken)?;
+        Ok(commits::entity(call, project, &info))
+    };
+    let mut out = Vec::with_capacity(4096 + ids.len() * 1024);
+    out.extend_from_slice(b"{\"commit\":");
+    match ids.first() {
+        Some(&newest) => write(&mut out, &entity(newest)?)?,
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"commits\":[");
+    for (i, &id) in ids.iter().rev().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write(&mut out, &entity(id)?)?;
+    }
+    out.extend_from_slice(b"],\"diffs\":");
+    write(&mut out, &diffs)?;
+    out.extend_from_slice(b",\"compare_timeout\":");
+    write(&mut out, &overflow)?;
+    out.extend_from_slice(b",\"compare_same_ref\":");
+    write(&mut out, &same)?;
+    out.extend_from_slice(b",\"web_url\":");
+    write(&mut out, &web_url)?;
+    out.push(b'}');
+    Ok(out)
+}
+
+/// Appends `value` as JSON.
+fn write<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> ApiResult<()> {
+    serde_json::to_writer(out, value).map_err(|e| ApiError::Internal(format!("json: {e}")))
+}
+
+/// The diffs of `changes` within `limits`, as GitLab presents them, and whether a hard limit
+/// cut the list (`compare_timeout`). The counting is Gitaly's: lines and bytes of every patch
+/// line but hunk headers; a collapsed or too large patch gives its lines and its whole size
+/// back.
+fn diff_entities(
+    repo: &gix::Repository,
+    changes: &[FileChange],
+    limits: &DiffLimits,
+    unidiff: bool,
+) -> git::GitResult<(Vec<DiffEntity>, bool)> {
+    let expanded = changes.len() == 1;
+    let (mut files, mut lines, mut bytes) = (0u64, 0i64, 0i64);
+    let mut out = Vec::new();
+    for change in changes {
+        files += 1;
+        let (mut text, mut collapsed, mut too_large, mut binary) = (Vec::new(), false, false, false);
+        if files > limits.safe_files {
+            // Past the safe file count every patch with a line collapses and gives its counts
+            // back, so only whether it has a line matters.
+            collapsed = gitdiff::has_lines(repo, change)?;
+        } else {
+            let patch = gitdiff::patch(repo, change)?;
+            lines += patch.lines as i64;
+            bytes += patch.line_bytes as i64;
+            binary = patch.binary;
+            text = patch.text;
+            let over_safe = lines > limits.safe_lines as i64 || bytes > limits.safe_bytes as i64;
+            if over_safe && patch.lines > 0 {
+                lines -= patch.lines as i64;
+                bytes -= text.len() as i64;
+                text.clear();
+                collapsed = true;
+            }
+            if text.len() as u64 >= limits.max_patch_bytes {
+                lines -= patch.lines as i64;
+                bytes -= text.len() as i64;
+                text.clear();
+                too_large = true;
+            }
+        }
+        if files > limits.max_files || lines >= limits.max_lines as i64 || bytes >= limits.max_bytes as i64 {
+            return Ok((out, true));
+        }
+        if !collapsed && !too_large && !expanded && text.len() as u64 >= limits.collapse_patch_bytes {
+            text.clear();
+            collapsed = true;
+        }
+        out.push(entity(change, &text, binary, collapsed, too_large, unidiff));
+    }
+    Ok((out, false))
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn entity(
+    change: &FileChange,
+    text: &[u8],
+    binary: bool,
+    collapsed: bool,
+    too_large: bool,
+    unidiff: bool,
+) -> DiffEntity {
+    let diff = if unidiff && !text.is_empty() && !binary {
+        let old =
+            if change.is_new() { b"/dev/null".to_vec() } else { gitdiff::quote_two(b"a/", &change.old_path, false) };
+        let new = if change.is_deleted() {
+            b"/dev/null".to_vec()
+        } else {
+            gitdiff::quote_two(b"b/", &change.new_path, false)
+        };
+        let mut full = Vec::with_capacity(text.len() + old.len() + new.len() + 10);
+        full.extend_from_slice(b"--- ");
+        full.extend_from_slice(&old);
+        full.extend_from_slice(b"\n+++ ");
+        full.extend_from_slice(&new);
+        full.push(b'\n');
+        full.extend_from_slice(text);
+        lossy(&full)
+    } else {
+        lossy(text)
+    };
+    DiffEntity {
+        diff,
+        collapsed,
+        too_large,
+        new_path: lossy(&change.new_path),
+        old_path: lossy(&change.old_path),
+        a_mode: format!("{:o}", change.old_mode),
+        b_mode: format!("{:o}", change.new_mode),
+        new_file: change.is_new(),
+        renamed_file: change.is_renamed(),
+        deleted_file: change.is_deleted(),
+        generated_file: false,
+    }
 }

@@ -5,7 +5,9 @@
 
 pub mod blob;
 pub mod commit;
+pub mod compare;
 pub mod contributors;
+pub mod diff;
 pub mod health;
 pub mod merge_base;
 pub mod time;

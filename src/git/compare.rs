@@ -1,0 +1,89 @@
+//! What a compare needs from git besides the diff: the commits of a range in `git rev-list`
+//! order, and one object store over two repositories of a fork network.
+//!
+//! Across forks, `to` lives in one repository and `from` in another, and the merge base, the
+//! walk and the diff need objects of both. GitLab fetches `to` into the other repository under a
+//! temporary ref. We write nothing into either repository: a "fork view" is a bare git
+//! directory under the data directory whose `objects/info/alternates` names both object
+//! directories, so gix finds every object of either through it (no object is copied; the view
+//! is three small files, made once per pair and reused). Refs are still resolved in each
+//! project's own repository.
+
+use super::{GitError, GitResult};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// The commits reachable from `to` and not from `from`, newest first, in the order
+/// `git rev-list to ^from` prints them (by commit date, as git's default walk).
+pub fn range(repo: &gix::Repository, from: gix::ObjectId, to: gix::ObjectId) -> GitResult<Vec<gix::ObjectId>> {
+    use gix::revision::walk::Sorting;
+    use gix::traverse::commit::simple::CommitTimeOrder;
+    let walk = repo
+        .rev_walk([to])
+        .with_hidden([from])
+        .sorting(Sorting::ByCommitTime(CommitTimeOrder::NewestFirst))
+        .all()
+        .map_err(|e| GitError::Broken(format!("{e:?}")))?;
+    let mut ids = Vec::new();
+    for info in walk {
+        ids.push(info.map_err(|e| GitError::Broken(format!("{e:?}")))?.id);
+    }
+    Ok(ids)
+}
+
+/// The object directory of an opened repository, absolute.
+fn objects_dir(repo: &gix::Repository) -> GitResult<PathBuf> {
+    let dir = repo.common_dir().join("objects");
+    std::fs::canonicalize(&dir).map_err(|e| GitError::Broken(format!("{}: {e}", dir.display())))
+}
+
+/// The git directory of a view over the objects of `first` and `second`, created under
+/// `views_dir` when missing. Creation is atomic (a rename), so concurrent callers, in this
+/// process or another, agree on one complete directory.
+pub fn fork_view(views_dir: &Path, first: &gix::Repository, second: &gix::Repository) -> GitResult<PathBuf> {
+    let mut alternates = Vec::new();
+    for repo in [first, second] {
+        let dir = objects_dir(repo)?;
+        let text = dir.to_str().ok_or_else(|| GitError::Broken("a non-UTF-8 object directory".into()))?;
+        if text.contains('\n') {
+            return Err(GitError::Broken("an object directory with a newline".into()));
+        }
+        alternates.extend_from_slice(text.as_bytes());
+        alternates.push(b'\n');
+    }
+    let digest = Sha256::digest(&alternates);
+    let name: String = digest.iter().take(12).map(|b| format!("{b:02x}")).collect();
+    let view = views_dir.join(format!("{name}.git"));
+    if view.join("objects/info/alternates").is_file() {
+        return Ok(view);
+    }
+    let broken = |e: std::io::Error| GitError::Broken(format!("fork view {}: {e}", view.display()));
+    std::fs::create_dir_all(views_dir).map_err(broken)?;
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    let temp = views_dir.join(format!(".{name}.{}.{nanos}.tmp", std::process::id()));
+    let build = || -> std::io::Result<()> {
+        std::fs::create_dir_all(temp.join("objects/info"))?;
+        std::fs::create_dir_all(temp.join("objects/pack"))?;
+        std::fs::create_dir_all(temp.join("refs/heads"))?;
+        std::fs::create_dir_all(temp.join("refs/tags"))?;
+        std::fs::write(temp.join("HEAD"), "ref: refs/heads/main\n")?;
+        std::fs::write(temp.join("config"), "[core]\n\trepositoryformatversion = 0\n\tbare = true\n")?;
+        std::fs::write(temp.join("objects/info/alternates"), &alternates)
+    };
+    if let Err(e) = build() {
+        let _ = std::fs::remove_dir_all(&temp);
+        return Err(broken(e));
+    }
+    match std::fs::rename(&temp, &view) {
+        Ok(()) => Ok(view),
+        Err(_) if view.join("objects/info/alternates").is_file() => {
+            // Another caller made it first; theirs is identical.
+            let _ = std::fs::remove_dir_all(&temp);
+            Ok(view)
+        }
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&temp);
+            Err(broken(e))
+        }
+    }
+}

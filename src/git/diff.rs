@@ -1,0 +1,485 @@
+//! Diffs between two trees the way `git diff -M` prints them: the changed files in git's order
+//! with git's default rename detection, and each file's patch text byte-identical to git's,
+//! from its first `@@` (or its `Binary files ... differ` line).
+//!
+//! gix finds the changes and pairs renames (50 % similarity, 1000-file limit, no copies, empty
+//! files paired too: `git diff`'s defaults); imara-diff (through gix) computes the line diff with
+//! Myers and git's indent heuristic. What git adds on top is ours: xdiff's hunk grouping and
+//! header format (`-0,0`, `,1` omitted), the default function-name context after the header,
+//! `\ No newline at end of file`, binary detection (a NUL in the first 8000 bytes of either
+//! side, or a blob over `core.bigFileThreshold`), submodules as `Subproject commit <id>`, and
+//! type changes (file <-> symlink <-> submodule) split into a deletion and an addition.
+//! Attributes (`diff`, `binary`, custom drivers) are not read: a bare repository's git does not
+//! read them from the tree either.
+
+use super::{GitError, GitResult};
+use gix::bstr::BString;
+use gix::diff::blob::{diff_with_slider_heuristics, sources::byte_lines, Algorithm, InternedInput};
+use gix::objs::tree::EntryKind;
+use gix::ObjectId;
+use std::io::Write;
+
+/// `core.bigFileThreshold`'s default: larger blobs are binary to `git diff`.
+const BIG_FILE_THRESHOLD: u64 = 512 << 20;
+/// git's `FIRST_FEW_BYTES`: a NUL among them makes a blob binary.
+const FIRST_FEW_BYTES: usize = 8000;
+/// Lines of context around each change (`-U3`).
+const CONTEXT: u32 = 3;
+/// xdiff keeps at most this many bytes of a function-name line.
+const FUNC_LINE_MAX: usize = 80;
+/// xdiff formats a hunk header into a buffer of this size, cutting the function name to fit.
+const HUNK_HEADER_MAX: usize = 128;
+
+pub const MODE_FILE: u32 = 0o100644;
+pub const MODE_EXECUTABLE: u32 = 0o100755;
+pub const MODE_SYMLINK: u32 = 0o120000;
+pub const MODE_SUBMODULE: u32 = 0o160000;
+
+/// One changed file, as one `git diff --raw` line (a type change is two: see the module doc).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub old_path: BString,
+    pub new_path: BString,
+    /// Git's canonical mode (`0o100644`, `0o100755`, `0o120000`, `0o160000`); 0 for an added file.
+    pub old_mode: u32,
+    /// 0 for a deleted file.
+    pub new_mode: u32,
+    /// `None` for an added file.
+    pub old_id: Option<ObjectId>,
+    /// `None` for a deleted file.
+    pub new_id: Option<ObjectId>,
+}
+
+impl FileChange {
+    pub fn is_new(&self) -> bool {
+        self.old_id.is_none()
+    }
+
+    pub fn is_deleted(&self) -> bool {
+        self.new_id.is_none()
+    }
+
+    pub fn is_renamed(&self) -> bool {
+        self.old_path != self.new_path
+    }
+
+    fn added(path: BString, mode: u32, id: ObjectId) -> FileChange {
+        FileChange {
+            old_path: path.clone(),
+            new_path: path,
+            old_mode: 0,
+            new_mode: mode,
+            old_id: None,
+            new_id: Some(id),
+        }
+    }
+
+    fn deleted(path: BString, mode: u32, id: ObjectId) -> FileChange {
+        FileChange {
+            old_path: path.clone(),
+            new_path: path,
+            old_mode: mode,
+            new_mode: 0,
+            old_id: Some(id),
+            new_id: None,
+        }
+    }
+
+    /// Where git lists it: renames at their destination, deletions before additions of a path.
+    fn order_key(&self) -> (&[u8], bool) {
+        (self.new_path.as_slice(), !self.is_deleted())
+    }
+}
+
+/// Git's canonical mode of a non-tree entry; `None` for trees.
+fn mode_of(mode: gix::objs::tree::EntryMode) -> Option<u32> {
+    match mode.kind() {
+        EntryKind::Tree => None,
+        EntryKind::Blob => Some(MODE_FILE),
+        EntryKind::BlobExecutable => Some(MODE_EXECUTABLE),
+        EntryKind::Link => Some(MODE_SYMLINK),
+        EntryKind::Commit => Some(MODE_SUBMODULE),
+    }
+}
+
+/// Files, symlinks and submodules are different types: a change between them is not a
+/// modification.
+fn same_type(a: u32, b: u32) -> bool {
+    let class = |m: u32| if m == MODE_EXECUTABLE { MODE_FILE } else { m };
+    class(a) == class(b)
+}
+
+/// A resource cache for rename similarity that reads no attributes and no index: blobs are
+/// compared as stored, like a bare repository's `git diff`.
+fn resource_cache(repo: &gix::Repository) -> GitResult<gix::diff::blob::Platform> {
+    let empty = gix::index::State::new(repo.object_hash());
+    let attributes = repo
+        .attributes_only(&empty, gix::worktree::stack::state::attributes::Source::IdMapping)
+        .map_err(|e| GitError::Broken(format!("{e:?}")))?
+        .detach();
+    gix::diff::resource_cache(
+        repo,
+        gix::diff::blob::pipeline::Mode::ToGit,
+        attributes,
+        gix::diff::blob::pipeline::WorktreeRoots::default(),
+    )
+    .map_err(|e| GitError::Broken(format!("{e:?}")))
+}
+
+/// The changes turning tree `old` into tree `new` (`None`: the empty tree), in git's order.
+pub fn changes(repo: &gix::Repository, old: Option<ObjectId>, new: Option<ObjectId>) -> GitResult<Vec<FileChange>> {
+    let empty = repo.empty_tree();
+    let load = |id: Option<ObjectId>| -> GitResult<gix::Tree<'_>> {
+        match id {
+            None => Ok(empty.clone()),
+            Some(id) => repo.find_tree(id).map_err(GitError::broken),
+        }
+    };
+    let (old_tree, new_tree) = (load(old)?, load(new)?);
+    let mut cache = resource_cache(repo)?;
+    let options = gix::diff::tree_with_rewrites::Options {
+        location: Some(gix::diff::tree::recorder::Location::Path),
+        rewrites: Some(gix::diff::Rewrites { track_empty: true, ..Default::default() }),
+    };
+    let mut out = Vec::new();
+    gix::diff::tree_with_rewrites(
+        gix::objs::TreeRefIter::from_bytes(&old_tree.data, repo.object_hash()),
+        gix::objs::TreeRefIter::from_bytes(&new_tree.data, repo.object_hash()),
+        &mut cache,
+        &mut Default::default(),
+        &repo.objects,
+        |change| {
+            collect(change, &mut out);
+            Ok(std::ops::ControlFlow::Continue(()))
+        },
+        options,
+    )
+    .map_err(|e| GitError::Broken(format!("{e:?}")))?;
+    out.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
+    Ok(out)
+}
+
+fn collect(change: gix::diff::tree_with_rewrites::ChangeRef<'_>, out: &mut Vec<FileChange>) {
+    use gix::diff::tree_with_rewrites::ChangeRef;
+    match change {
+        ChangeRef::Addition { location, entry_mode, id, .. } => {
+            if let Some(mode) = mode_of(entry_mode) {
+                out.push(FileChange::added(location.into(), mode, id.to_owned()));
+            }
+        }
+        ChangeRef::Deletion { location, entry_mode, id, .. } => {
+            if let Some(mode) = mode_of(entry_mode) {
+                out.push(FileChange::deleted(location.into(), mode, id.to_owned()));
+            }
+        }
+        ChangeRef::Modification { location, previous_entry_mode, previous_id, entry_mode, id } => {
+            let path: BString = location.into();
+            match (mode_of(previous_entry_mode), mode_of(entry_mode)) {
+                (Some(old_mode), Some(new_mode)) if same_type(old_mode, new_mode) => out.push(FileChange {
+                    old_path: path.clone(),
+                    new_path: path,
+                    old_mode,
+                    new_mode,
+                    old_id: Some(previous_id.to_owned()),
+                    new_id: Some(id.to_owned()),
+                }),
+                (old_mode, new_mode) => {
+                    if let Some(mode) = old_mode {
+                        out.push(FileChange::deleted(path.clone(), mode, previous_id.to_owned()));
+                    }
+                    if let Some(mode) = new_mode {
+                        out.push(FileChange::added(path, mode, id.to_owned()));
+                    }
+                }
+            }
+        }
+        ChangeRef::Rewrite {
+            source_location, source_entry_mode, source_id, entry_mode, id, location, copy, ..
+        } => {
+            let (Some(old_mode), Some(new_mode)) = (mode_of(source_entry_mode), mode_of(entry_mode)) else { return };
+            if copy {
+                out.push(FileChange::added(location.into(), new_mode, id.to_owned()));
+            } else {
+                out.push(FileChange {
+                    old_path: source_location.into(),
+                    new_path: location.into(),
+                    old_mode,
+                    new_mode,
+                    old_id: Some(source_id.to_owned()),
+                    new_id: Some(id.to_owned()),
+                });
+            }
+        }
+    }
+}
+
+/// A file's patch as git prints it after the header lines, with the counts Gitaly keeps.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Patch {
+    /// From the first `@@` (or the binary notice) to the end; empty when git prints no hunk
+    /// (same content, an empty file added or deleted).
+    pub text: Vec<u8>,
+    /// Lines other than hunk headers: ` `, `+`, `-`, `\` and binary-notice lines.
+    pub lines: usize,
+    /// Bytes of those lines.
+    pub line_bytes: usize,
+    pub binary: bool,
+}
+
+/// One side's content: absent, too large to diff as text, or the bytes git diffs.
+enum Side {
+    Absent,
+    Big,
+    Data(Vec<u8>),
+}
+
+impl Side {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Side::Data(data) => data,
+            Side::Absent | Side::Big => &[],
+        }
+    }
+
+    fn is_binary(&self) -> bool {
+        match self {
+            Side::Absent => false,
+            Side::Big => true,
+            Side::Data(data) => data[..data.len().min(FIRST_FEW_BYTES)].contains(&0),
+        }
+    }
+}
+
+fn load_side(repo: &gix::Repository, id: Option<ObjectId>, mode: u32) -> GitResult<Side> {
+    let Some(id) = id else { return Ok(Side::Absent) };
+    if mode == MODE_SUBMODULE {
+        return Ok(Side::Data(format!("Subproject commit {id}\n").into_bytes()));
+    }
+    let header = repo.find_header(id).map_err(GitError::broken)?;
+    if header.size() > BIG_FILE_THRESHOLD {
+        return Ok(Side::Big);
+    }
+    Ok(Side::Data(super::blob::read(repo, id)?))
+}
+
+/// Whether the patch of `change` has any line at all, without computing it: true exactly when
+/// the content differs and is not empty on both sides (an empty side yields no hunk).
+pub fn has_lines(repo: &gix::Repository, change: &FileChange) -> GitResult<bool> {
+    if change.old_id == change.new_id {
+        return Ok(false);
+    }
+    let non_empty = |id: Option<ObjectId>, mode: u32| -> GitResult<bool> {
+        match id {
+            None => Ok(false),
+            Some(_) if mode == MODE_SUBMODULE => Ok(true),
+            Some(id) => Ok(repo.find_header(id).map_err(GitError::broken)?.size() > 0),
+        }
+    };
+    Ok(non_empty(change.old_id, change.old_mode)? || non_empty(change.new_id, change.new_mode)?)
+}
+
+/// The patch of one change, byte-identical to what `git diff` prints for it after its header.
+pub fn patch(repo: &gix::Repository, change: &FileChange) -> GitResult<Patch> {
+    if change.old_id == change.new_id {
+        return Ok(Patch::default());
+    }
+    let old = load_side(repo, change.old_id, change.old_mode)?;
+    let new = load_side(repo, change.new_id, change.new_mode)?;
+    if old.is_binary() || new.is_binary() {
+        let name = |side: &Side, prefix: &str, path: &[u8]| match side {
+            Side::Absent => b"/dev/null".to_vec(),
+            _ => quote_two(prefix.as_bytes(), path, true),
+        };
+        let mut text = b"Binary files ".to_vec();
+        text.extend_from_slice(&name(&old, "a/", &change.old_path));
+        text.extend_from_slice(b" and ");
+        text.extend_from_slice(&name(&new, "b/", &change.new_path));
+        text.extend_from_slice(b" differ\n");
+        let line_bytes = text.len();
+        return Ok(Patch { text, lines: 1, line_bytes, binary: true });
+    }
+    Ok(text_patch(old.bytes(), new.bytes()))
+}
+
+/// The hunks of a text diff, formatted as xdiff does with `-U3` and the default funcname rule.
+pub fn text_patch(old: &[u8], new: &[u8]) -> Patch {
+    let input = InternedInput::new(byte_lines(old), byte_lines(new));
+    let diff = diff_with_slider_heuristics(Algorithm::Myers, &input);
+    let hunks: Vec<gix::diff::blob::Hunk> = diff.hunks().collect();
+    let old_lines: Vec<&[u8]> = input.before.iter().map(|&t| input.interner[t]).collect();
+    let new_lines: Vec<&[u8]> = input.after.iter().map(|&t| input.interner[t]).collect();
+    let (n_old, n_new) = (old_lines.len() as u32, new_lines.len() as u32);
+
+    let mut patch = Patch::default();
+    let mut func: Vec<u8> = Vec::new();
+    let mut func_prev: i64 = -1;
+    let mut i = 0;
+    while i < hunks.len() {
+        // Group changes whose gap is at most 2 * context (xdl_get_hunk).
+        let mut j = i;
+        while j + 1 < hunks.len() && hunks[j + 1].before.start - hunks[j].before.end <= 2 * CONTEXT {
+            j += 1;
+        }
+        let (first, last) = (&hunks[i], &hunks[j]);
+        let s1 = first.before.start.saturating_sub(CONTEXT);
+        let s2 = first.after.start.saturating_sub(CONTEXT);
+        let trailing = CONTEXT.min(n_old - last.before.end).min(n_new - last.after.end);
+        let e1 = last.before.end + trailing;
+        let e2 = last.after.end + trailing;
+
+        // The function name: searched backwards from the line before the hunk down to the
+        // previous hunk's starting point; when none is found the previous one stays.
+        let start = i64::from(s1) - 1;
+        let mut l = start;
+        while l > func_prev && l >= 0 {
+            if let Some(name) = func_name(old_lines[l as usize]) {
+                func = name.to_vec();
+                break;
+            }
+            l -= 1;
+        }
+        func_prev = start;
+        hunk_header(&mut patch.text, s1, e1 - s1, s2, e2 - s2, &func);
+
+        let emit = |patch: &mut Patch, prefix: u8, line: &[u8]| {
+            let before = patch.text.len();
+            patch.text.push(prefix);
+            patch.text.extend_from_slice(line);
+            patch.lines += 1;
+            if !line.ends_with(b"\n") {
+                patch.text.extend_from_slice(b"\n\\ No newline at end of file\n");
+                patch.lines += 1;
+            }
+            patch.line_bytes += patch.text.len() - before;
+        };
+        let mut pos_new = s2;
+        for hunk in &hunks[i..=j] {
+            for line in &new_lines[pos_new as usize..hunk.after.start as usize] {
+                emit(&mut patch, b' ', line);
+            }
+            for line in &old_lines[hunk.before.start as usize..hunk.before.end as usize] {
+                emit(&mut patch, b'-', line);
+            }
+            for line in &new_lines[hunk.after.start as usize..hunk.after.end as usize] {
+                emit(&mut patch, b'+', line);
+            }
+            pos_new = hunk.after.end;
+        }
+        for line in &new_lines[pos_new as usize..e2 as usize] {
+            emit(&mut patch, b' ', line);
+        }
+        i = j + 1;
+    }
+    patch
+}
+
+/// xdiff's default funcname rule (`def_ff`): a line starting with an ASCII letter, `_` or `$`,
+/// cut to 80 bytes, trailing whitespace (` `, `\t`, `\n`, `\r`) removed.
+fn func_name(line: &[u8]) -> Option<&[u8]> {
+    let first = *line.first()?;
+    if !(first.is_ascii_alphabetic() || first == b'_' || first == b'$') {
+        return None;
+    }
+    let mut name = &line[..line.len().min(FUNC_LINE_MAX)];
+    while let [rest @ .., b' ' | b'\t' | b'\n' | b'\r'] = name {
+        name = rest;
+    }
+    Some(name)
+}
+
+/// `@@ -s1[,c1] +s2[,c2] @@[ func]` with 0-based starts, as `xdl_emit_hunk_hdr` writes it.
+fn hunk_header(out: &mut Vec<u8>, s1: u32, c1: u32, s2: u32, c2: u32, func: &[u8]) {
+    let mut header = Vec::with_capacity(HUNK_HEADER_MAX);
+    let range = |header: &mut Vec<u8>, start: u32, count: u32| {
+        let shown = if count == 0 { start } else { start + 1 };
+        let _ = write!(header, "{shown}");
+        if count != 1 {
+            let _ = write!(header, ",{count}");
+        }
+    };
+    header.extend_from_slice(b"@@ -");
+    range(&mut header, s1, c1);
+    header.extend_from_slice(b" +");
+    range(&mut header, s2, c2);
+    header.extend_from_slice(b" @@");
+    if !func.is_empty() {
+        header.push(b' ');
+        let room = HUNK_HEADER_MAX.saturating_sub(header.len() + 1);
+        header.extend_from_slice(&func[..func.len().min(room)]);
+    }
+    header.push(b'\n');
+    out.extend_from_slice(&header);
+}
+
+/// Whether git's `quote_c_style` quotes this byte (`quote_path_fully`: bytes >= 0x80 too).
+fn must_quote(byte: u8, fully: bool) -> bool {
+    byte < 0x20 || byte == b'"' || byte == b'\\' || byte == 0x7f || (fully && byte >= 0x80)
+}
+
+/// git's `quote_two`: `prefix` + `path`, C-quoted as a whole when either needs it.
+/// `fully` is `core.quotePath` (true by default: non-ASCII bytes are escaped as octal).
+pub fn quote_two(prefix: &[u8], path: &[u8], fully: bool) -> Vec<u8> {
+    let needs = prefix.iter().chain(path).any(|&b| must_quote(b, fully));
+    if !needs {
+        return [prefix, path].concat();
+    }
+    let mut out = vec![b'"'];
+    for &byte in prefix.iter().chain(path) {
+        if !must_quote(byte, fully) {
+            out.push(byte);
+            continue;
+        }
+        match byte {
+            0x07 => out.extend_from_slice(b"\\a"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            0x0b => out.extend_from_slice(b"\\v"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            other => {
+                let _ = write!(out, "\\{other:03o}");
+            }
+        }
+    }
+    out.push(b'"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(old: &str, new: &str) -> String {
+        String::from_utf8(text_patch(old.as_bytes(), new.as_bytes()).text).unwrap()
+    }
+
+    #[test]
+    fn hunk_headers_are_xdiffs() {
+        assert_eq!(text("", "a\n"), "@@ -0,0 +1 @@\n+a\n");
+        assert_eq!(text("a\n", ""), "@@ -1 +0,0 @@\n-a\n");
+        assert_eq!(text("a\nb\n", "a\nc\n"), "@@ -1,2 +1,2 @@\n a\n-b\n+c\n");
+        assert_eq!(text("a", "a\n"), "@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+a\n");
+    }
+
+    #[test]
+    fn function_names_follow_the_default_rule() {
+        let old: String =
+            (0..20).map(|i| if i == 2 { "fn main() {  \n".to_string() } else { format!(" {i}\n") }).collect();
+        let new = old.replace(" 15\n", " fifteen\n");
+        assert!(text(&old, &new).starts_with("@@ -13,7 +13,7 @@ fn main() {\n"), "{}", text(&old, &new));
+        assert_eq!(func_name(b"_x\r\n"), Some(&b"_x"[..]));
+        assert_eq!(func_name(b" indented\n"), None);
+        assert_eq!(func_name(&[b'a'; 100]).map(<[u8]>::len), Some(80));
+    }
+
+    #[test]
+    fn quoting_is_gits() {
+        assert_eq!(quote_two(b"a/", b"plain.txt", true), b"a/plain.txt");
+        assert_eq!(quote_two(b"a/", "ü".as_bytes(), true), b"\"a/\\303\\274\"");
+        assert_eq!(quote_two(b"a/", "ü".as_bytes(), false), "a/ü".as_bytes());
+        assert_eq!(quote_two(b"b/", b"x\ny\"", false), b"\"b/x\\ny\\\"\"");
+    }
+}
