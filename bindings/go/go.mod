@@ -1,0 +1,3 @@
+module forgecore.dev/forgecore
+
+go 1.24.0
