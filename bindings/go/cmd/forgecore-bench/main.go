@@ -9,7 +9,8 @@
 // member roles (as the Rust bench does), checks both endpoints answer 200, then for each
 // endpoint and client count runs clients that send GET requests back to back for -seconds
 // after a short warm-up, and prints one table. The endpoints: GET /api/v4/member_roles (10
-// roles) and a one-level tree, GET /api/v4/projects/fx%2Fwork/repository/tree (12 entries).
+// roles) and a one-level tree, GET /api/v4/projects/fx%2Fwork/repository/tree (12 entries of
+// the fixture work tree, repacked).
 //
 // Loopback only and bounded: every request has a timeout, the run stops itself after its
 // budget (killing the hosts), and the hosts are stopped with SIGTERM at the end. Slowness is
@@ -86,6 +87,11 @@ func run() int {
 	repos := filepath.Join(dir, "repos")
 	if out, err := exec.Command("bash", *repoScript, filepath.Join(repos, "fx")).CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "forgecore-bench: %s: %v\n%s", *repoScript, err, out)
+		return 1
+	}
+	// Served repositories are packed, as a real one is; the script leaves loose objects.
+	if out, err := exec.Command("git", "-C", filepath.Join(repos, "fx", "work"), "repack", "-adq").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "forgecore-bench: git repack: %v\n%s", err, out)
 		return 1
 	}
 
