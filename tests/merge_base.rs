@@ -69,11 +69,10 @@ fn answers_the_full_commit_entity_with_rfc3339_times() {
     let message = String::from_utf8(common::git(&work, &["log", "-1", "--format=%B", id])).unwrap();
     assert_eq!(body["message"].as_str().unwrap().trim_end(), message.trim_end());
     assert!(body["authored_date"].as_str().unwrap().ends_with("-05:00"), "{body}");
-    assert_eq!(body["trailers"], json!({"Changelog": "added", "Signed-off-by": "Bob Builder <bob@example.com>"}));
-    assert_eq!(
-        body["extended_trailers"],
-        json!({"Changelog": ["added"], "Signed-off-by": ["Bob Builder <bob@example.com>"]})
-    );
+    // As GitLab (which loads trailers only for the commits list): empty, although Bob's commit
+    // has trailers. Arrays in extended_trailers would break GitLab's Go client.
+    assert_eq!(body["trailers"], json!({}));
+    assert_eq!(body["extended_trailers"], json!({}));
     assert!(body["web_url"].as_str().unwrap().ends_with(&format!("/fx/work/-/commit/{id}")));
 }
 

@@ -5,7 +5,7 @@ use super::Call;
 use crate::error::{ApiError, ApiResult};
 use crate::git::{self, commit::CommitInfo, time::rfc3339};
 use crate::store::projects::Project;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 /// GitLab's short ids are 8 hex digits.
 pub const SHORT_ID_LEN: usize = 8;
@@ -17,26 +17,9 @@ impl Call<'_> {
     }
 }
 
-/// `trailers` (each key once, the last value wins) and `extended_trailers` (every value).
-fn trailer_objects(trailers: &[(String, String)]) -> (Value, Value) {
-    let mut last = Map::new();
-    let mut all: Map<String, Value> = Map::new();
-    for (key, value) in trailers {
-        last.insert(key.clone(), json!(value));
-        match all.get_mut(key) {
-            Some(Value::Array(values)) => values.push(json!(value)),
-            _ => {
-                all.insert(key.clone(), json!([value]));
-            }
-        }
-    }
-    (Value::Object(last), Value::Object(all))
-}
-
 pub fn entity(call: &Call, project: &Project, commit: &CommitInfo) -> Value {
     let id = commit.id.to_string();
     let committed = rfc3339(commit.committer.seconds, commit.committer.offset);
-    let (trailers, extended_trailers) = trailer_objects(&commit.trailers);
     json!({
         "id": id,
         "short_id": &id[..SHORT_ID_LEN],
@@ -50,8 +33,12 @@ pub fn entity(call: &Call, project: &Project, commit: &CommitInfo) -> Value {
         "committer_name": commit.committer.name,
         "committer_email": commit.committer.email,
         "committed_date": committed,
-        "trailers": trailers,
-        "extended_trailers": extended_trailers,
+        // GitLab loads a commit's trailers only where it asks Gitaly for them (the commits list
+        // with `trailers=true`); merge base and compare answer both as `{}`. GitLab's Go client
+        // decodes `extended_trailers` as string -> string and fails on GitLab's documented
+        // arrays, so an empty object is also the only value every client reads.
+        "trailers": {},
+        "extended_trailers": {},
         "web_url": call.web_url(&format!("{}/-/commit/{id}", project.full_path)),
     })
 }

@@ -1,0 +1,396 @@
+// Command forgecore-bench measures requests per second through the HTTP hosts, the Go host
+// (forgecore-http) and the Python host (python -m forgecore serve), on loopback:
+//
+//	forgecore-bench -go-host PATH [-python python3] [-seconds 3] [-clients 1,16] [-hosts go,python]
+//
+// For each host it builds the fixture repositories (tests/fixtures/repo.sh) into a temporary
+// directory, starts the host on 127.0.0.1 port 0 with a fresh data directory and that
+// directory as -repos, reads the URL and administrator token the host prints, creates 10
+// member roles (as the Rust bench does), checks both endpoints answer 200, then for each
+// endpoint and client count runs clients that send GET requests back to back for -seconds
+// after a short warm-up, and prints one table. The endpoints: GET /api/v4/member_roles (10
+// roles) and a one-level tree, GET /api/v4/projects/fx%2Fwork/repository/tree (12 entries of
+// the fixture work tree, repacked).
+//
+// Loopback only and bounded: every request has a timeout, the run stops itself after its
+// budget (killing the hosts), and the hosts are stopped with SIGTERM at the end. Slowness is
+// reported, never an error; the exit status is non-zero only when a host cannot be started or
+// answers wrongly before measuring.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+const (
+	startupTimeout = 60 * time.Second
+	requestTimeout = 10 * time.Second
+	warmup         = 300 * time.Millisecond
+	roles          = 10
+	treeTarget     = "/api/v4/projects/fx%2Fwork/repository/tree"
+	rolesTarget    = "/api/v4/member_roles"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	goHost := flag.String("go-host", "", "the forgecore-http binary (required for the go host)")
+	python := flag.String("python", "python3", "the Python interpreter for the Python host (PYTHONPATH and FORGECORE_LIB come from the environment)")
+	seconds := flag.Float64("seconds", 3, "measuring time per row")
+	clientList := flag.String("clients", "1,16", "client counts, comma-separated")
+	hostList := flag.String("hosts", "go,python", "hosts to measure, comma-separated: go, python")
+	repoScript := flag.String("fixture-script", "tests/fixtures/repo.sh", "the script that builds the fixture repositories")
+	flag.Parse()
+
+	var clients []int
+	for _, field := range strings.Split(*clientList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(field))
+		if err != nil || n < 1 || n > 256 {
+			fmt.Fprintf(os.Stderr, "forgecore-bench: bad -clients %q\n", *clientList)
+			return 2
+		}
+		clients = append(clients, n)
+	}
+	duration := time.Duration(*seconds * float64(time.Second))
+	hosts := strings.Split(*hostList, ",")
+	budget := time.Duration(len(hosts))*(startupTimeout+time.Duration(2*len(clients))*(duration+warmup+requestTimeout+5*time.Second)) + 30*time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+
+	dir, err := os.MkdirTemp("", "forgecore-bench-hosts-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "forgecore-bench:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	repos := filepath.Join(dir, "repos")
+	if out, err := exec.Command("bash", *repoScript, filepath.Join(repos, "fx")).CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "forgecore-bench: %s: %v\n%s", *repoScript, err, out)
+		return 1
+	}
+	// Served repositories are packed, as a real one is; the script leaves loose objects.
+	if out, err := exec.Command("git", "-C", filepath.Join(repos, "fx", "work"), "repack", "-adq").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "forgecore-bench: git repack: %v\n%s", err, out)
+		return 1
+	}
+
+	fmt.Printf("\nHTTP hosts on loopback: Go net/http clients with keep-alive, %g s per row after a %v warm-up; nproc %d, GOMAXPROCS %d, load %s\n",
+		*seconds, warmup, runtime.NumCPU(), runtime.GOMAXPROCS(0), loadAverage())
+	var rows []row
+	status := 0
+	for _, name := range hosts {
+		var command []string
+		switch strings.TrimSpace(name) {
+		case "go":
+			if *goHost == "" {
+				fmt.Fprintln(os.Stderr, "forgecore-bench: -go-host is required for the go host")
+				return 2
+			}
+			command = []string{*goHost}
+		case "python":
+			command = []string{*python, "-m", "forgecore", "serve"}
+		default:
+			fmt.Fprintf(os.Stderr, "forgecore-bench: unknown host %q\n", name)
+			return 2
+		}
+		// Both hosts take these (Go's flag package accepts the two-dash spelling too).
+		command = append(command, "--listen", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "data-"+name),
+			"--repos", repos, "--print-admin-token")
+		hostRows, err := measureHost(ctx, name, command, clients, duration)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "forgecore-bench: %s host: %v\n", name, err)
+			status = 1
+			continue
+		}
+		rows = append(rows, hostRows...)
+	}
+	printTable(rows)
+	return status
+}
+
+// host is one running HTTP host.
+type host struct {
+	cmd   *exec.Cmd
+	url   string
+	token string
+	out   bytes.Buffer // stderr, for errors
+}
+
+var (
+	tokenLine = regexp.MustCompile(`admin token:\s*(\S+)`)
+	urlLine   = regexp.MustCompile(`listening on\s+(https?://\S+)`)
+)
+
+func start(ctx context.Context, command []string) (*host, error) {
+	h := &host{cmd: exec.CommandContext(ctx, command[0], command[1:]...)}
+	h.cmd.Stderr = &h.out
+	h.cmd.Cancel = func() error { return h.cmd.Process.Kill() }
+	stdout, err := h.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := h.cmd.Start(); err != nil {
+		return nil, err
+	}
+	ready := make(chan error, 1)
+	go func() {
+		scanner := bufio.NewScanner(stdout)
+		for scanner.Scan() {
+			line := scanner.Text()
+			if m := tokenLine.FindStringSubmatch(line); m != nil {
+				h.token = m[1]
+			}
+			if m := urlLine.FindStringSubmatch(line); m != nil {
+				h.url = strings.TrimRight(m[1], "/")
+				ready <- nil
+				_, _ = io.Copy(io.Discard, stdout)
+				return
+			}
+		}
+		ready <- errors.New("the host exited before printing its URL")
+	}()
+	select {
+	case err = <-ready:
+	case <-time.After(startupTimeout):
+		err = fmt.Errorf("no URL within %v", startupTimeout)
+	}
+	if err == nil && h.token == "" {
+		err = errors.New("the host printed no admin token")
+	}
+	if err != nil {
+		h.stop()
+		return nil, fmt.Errorf("%v: %s", err, h.out.String())
+	}
+	return h, nil
+}
+
+// stop sends SIGTERM (the hosts shut down cleanly on it) and kills after 10 s.
+func (h *host) stop() {
+	if h.cmd.Process == nil || h.cmd.ProcessState != nil {
+		return
+	}
+	_ = h.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = h.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = h.cmd.Process.Kill()
+		<-done
+	}
+}
+
+type row struct {
+	host, endpoint   string
+	clients          int
+	requests, errors int
+	rps              float64
+	median, p99      time.Duration
+}
+
+func measureHost(ctx context.Context, name string, command []string, clients []int, duration time.Duration) ([]row, error) {
+	h, err := start(ctx, command)
+	if err != nil {
+		return nil, err
+	}
+	defer h.stop()
+	client := newClient(256)
+	auth := http.Header{"Private-Token": {h.token}}
+	levels := []int{10, 15, 20, 30, 40, 50}
+	for i := 0; i < roles; i++ {
+		role, _ := json.Marshal(map[string]any{
+			"name": fmt.Sprintf("bench role %02d", i), "description": fmt.Sprintf("custom role %d created by the benchmark", i),
+			"base_access_level": levels[i%len(levels)], "read_code": i%2 == 0, "read_vulnerability": i%3 == 0,
+		})
+		header := http.Header{"Private-Token": {h.token}, "Content-Type": {"application/json"}}
+		if status, body, err := get(client, "POST", h.url+rolesTarget, header, role); err != nil || status != 201 {
+			return nil, fmt.Errorf("POST %s: %d %v %.200s", rolesTarget, status, err, body)
+		}
+	}
+	endpoints := []struct {
+		target string
+		header http.Header
+		check  func([]byte) bool
+	}{
+		{rolesTarget, auth, func(body []byte) bool { var v []any; return json.Unmarshal(body, &v) == nil && len(v) == roles }},
+		{treeTarget, nil, func(body []byte) bool { var v []any; return json.Unmarshal(body, &v) == nil && len(v) == 12 }},
+	}
+	var rows []row
+	for _, endpoint := range endpoints {
+		status, body, err := get(client, "GET", h.url+endpoint.target, endpoint.header, nil)
+		if err != nil || status != 200 || !endpoint.check(body) {
+			return nil, fmt.Errorf("GET %s: %d %v %.200s", endpoint.target, status, err, body)
+		}
+		for _, n := range clients {
+			if ctx.Err() != nil {
+				return rows, ctx.Err()
+			}
+			r := measure(newClient(n), h.url+endpoint.target, endpoint.header, n, duration)
+			r.host, r.endpoint = name, "GET "+endpoint.target
+			fmt.Fprintf(os.Stderr, "  %-6s %-52s x%-3d %8.0f rps\n", r.host, r.endpoint, n, r.rps)
+			rows = append(rows, r)
+		}
+	}
+	return rows, nil
+}
+
+func newClient(conns int) *http.Client {
+	return &http.Client{
+		Timeout: requestTimeout,
+		Transport: &http.Transport{
+			MaxIdleConns: conns, MaxIdleConnsPerHost: conns, DisableCompression: true,
+			IdleConnTimeout: 30 * time.Second,
+		},
+	}
+}
+
+func get(client *http.Client, method, url string, header http.Header, body []byte) (int, []byte, error) {
+	var reader io.Reader
+	if body != nil {
+		reader = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, reader)
+	if err != nil {
+		return 0, nil, err
+	}
+	for name, values := range header {
+		req.Header[name] = values
+	}
+	response, err := client.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer response.Body.Close()
+	data, err := io.ReadAll(response.Body)
+	return response.StatusCode, data, err
+}
+
+// measure runs n clients back to back for the warm-up plus duration; requests started in
+// the warm-up are not counted.
+func measure(client *http.Client, url string, header http.Header, n int, duration time.Duration) row {
+	begin := time.Now().Add(warmup)
+	end := begin.Add(duration)
+	var mu sync.Mutex
+	var latencies []time.Duration
+	errorCount := 0
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			local := make([]time.Duration, 0, 4096)
+			failed := 0
+			req, _ := http.NewRequest("GET", url, nil)
+			for name, values := range header {
+				req.Header[name] = values
+			}
+			for {
+				started := time.Now()
+				if started.After(end) {
+					break
+				}
+				ok := false
+				if response, err := client.Do(req); err == nil {
+					_, err = io.Copy(io.Discard, response.Body)
+					response.Body.Close()
+					ok = err == nil && response.StatusCode == 200
+				}
+				if started.After(begin) {
+					if ok {
+						local = append(local, time.Since(started))
+					} else {
+						failed++
+					}
+				}
+			}
+			mu.Lock()
+			latencies = append(latencies, local...)
+			errorCount += failed
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	client.CloseIdleConnections()
+	sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
+	quantile := func(q float64) time.Duration {
+		if len(latencies) == 0 {
+			return 0
+		}
+		i := int(float64(len(latencies))*q+0.999999) - 1
+		return latencies[max(0, min(len(latencies)-1, i))]
+	}
+	return row{clients: n, requests: len(latencies), errors: errorCount,
+		rps: float64(len(latencies)) / duration.Seconds(), median: quantile(0.5), p99: quantile(0.99)}
+}
+
+func printTable(rows []row) {
+	lines := [][]string{{"host", "endpoint", "clients", "requests", "rps", "median", "p99", "errors"}}
+	for _, r := range rows {
+		lines = append(lines, []string{r.host, r.endpoint, strconv.Itoa(r.clients), strconv.Itoa(r.requests),
+			fmt.Sprintf("%.0f", r.rps), ms(r.median), ms(r.p99), strconv.Itoa(r.errors)})
+	}
+	widths := make([]int, len(lines[0]))
+	for _, line := range lines {
+		for i, cell := range line {
+			widths[i] = max(widths[i], len(cell))
+		}
+	}
+	for n, line := range lines {
+		cells := make([]string, len(line))
+		for i, cell := range line {
+			if i < 2 {
+				cells[i] = cell + strings.Repeat(" ", widths[i]-len(cell))
+			} else {
+				cells[i] = strings.Repeat(" ", widths[i]-len(cell)) + cell
+			}
+		}
+		fmt.Println(strings.Join(cells, " | "))
+		if n == 0 {
+			dashes := make([]string, len(widths))
+			for i, w := range widths {
+				dashes[i] = strings.Repeat("-", w)
+			}
+			fmt.Println(strings.Join(dashes, "-|-"))
+		}
+	}
+}
+
+func ms(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond))
+}
+
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) < 3 {
+		return "?"
+	}
+	return strings.Join(fields[:3], " ")
+}

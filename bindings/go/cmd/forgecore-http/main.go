@@ -1,0 +1,209 @@
+// Command forgecore-http serves forgecore's /api/v4 over net/http, as the Python host does:
+//
+//	forgecore-http -data-dir DIR [-listen HOST:PORT] [-repos DIR] [-external-url URL] [-print-admin-token]
+//
+// It listens first (so that port 0 works and the URL is known), opens the core with that URL
+// as its external URL, creates the administrator on the first start (printing its token; with
+// -print-admin-token a fresh one every start), registers every git repository under -repos as
+// a public project, prints the URL last ("listening on URL" tells a supervisor the host is
+// ready), and on SIGINT or SIGTERM stops accepting, lets requests in flight finish and closes
+// the core.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"forgecore.dev/forgecore"
+)
+
+// shutdownTimeout bounds how long requests in flight may take once a signal arrived.
+const shutdownTimeout = 15 * time.Second
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+type options struct {
+	listen          string
+	dataDir         string
+	repos           string
+	externalURL     string
+	printAdminToken bool
+}
+
+func parse(args []string, stderr io.Writer) (options, error) {
+	var o options
+	flags := flag.NewFlagSet("forgecore-http", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	flags.StringVar(&o.listen, "listen", "127.0.0.1:8080", "`HOST:PORT` to listen on (port 0: any free port)")
+	flags.StringVar(&o.dataDir, "data-dir", "", "the instance's data `directory` (created if missing)")
+	flags.StringVar(&o.repos, "repos", "", "register every git repository under this `directory` as a public project")
+	flags.StringVar(&o.externalURL, "external-url", "", "public base `URL` (default http://HOST:PORT)")
+	flags.BoolVar(&o.printAdminToken, "print-admin-token", false, "issue and print a token for the administrator")
+	if err := flags.Parse(args); err != nil {
+		return o, err
+	}
+	if flags.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %q", flags.Args())
+	}
+	if o.dataDir == "" {
+		return o, errors.New("-data-dir is required")
+	}
+	return o, nil
+}
+
+// listenAddress checks HOST:PORT; an empty host is 127.0.0.1.
+func listenAddress(text string) (host, port string, err error) {
+	host, port, err = net.SplitHostPort(text)
+	if err != nil {
+		return "", "", fmt.Errorf("-listen must be HOST:PORT, got %q", text)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return "", "", fmt.Errorf("-listen must be HOST:PORT, got %q", text)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return host, port, nil
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	o, err := parse(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "forgecore-http: %v\n", err)
+		return 2
+	}
+	host, port, err := listenAddress(o.listen)
+	if err != nil {
+		fmt.Fprintf(stderr, "forgecore-http: %v\n", err)
+		return 2
+	}
+	listener, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		fmt.Fprintf(stderr, "forgecore-http: cannot listen on %s: %v\n", o.listen, err)
+		return 1
+	}
+	defer listener.Close()
+	realPort := listener.Addr().(*net.TCPAddr).Port
+	url := strings.TrimRight(o.externalURL, "/")
+	if url == "" {
+		url = "http://" + net.JoinHostPort(host, strconv.Itoa(realPort))
+	}
+
+	core, err := forgecore.Open(forgecore.Config{DataDir: o.dataDir, ExternalURL: url})
+	if err != nil {
+		fmt.Fprintf(stderr, "forgecore-http: %v\n", err)
+		return 1
+	}
+	defer core.Close()
+
+	var boot struct {
+		Created  bool   `json:"created"`
+		Username string `json:"username"`
+		Token    string `json:"token"`
+	}
+	if err := admin(core, map[string]any{"command": "bootstrap", "issue_token": o.printAdminToken}, &boot); err != nil {
+		fmt.Fprintf(stderr, "forgecore-http: %v\n", err)
+		return 1
+	}
+	if boot.Created {
+		fmt.Fprintf(stdout, "created the administrator %s\n", boot.Username)
+	}
+	if boot.Token != "" {
+		fmt.Fprintf(stdout, "admin token: %s\n", boot.Token)
+	}
+	var projects []string
+	if o.repos != "" {
+		var registered struct {
+			Projects []struct {
+				Path    string `json:"path"`
+				Created bool   `json:"created"`
+			} `json:"projects"`
+		}
+		if err := admin(core, map[string]any{"command": "register_repos", "dir": o.repos}, &registered); err != nil {
+			fmt.Fprintf(stderr, "forgecore-http: %v\n", err)
+			return 1
+		}
+		for _, project := range registered.Projects {
+			projects = append(projects, project.Path)
+			note := ""
+			if project.Created {
+				note = " (new)"
+			}
+			fmt.Fprintf(stdout, "project: %s%s\n", project.Path, note)
+		}
+	}
+	token := boot.Token
+	if token == "" {
+		token = "<token>"
+	}
+	fmt.Fprintf(stdout, "try: curl -H \"PRIVATE-TOKEN: %s\" %s/api/v4/member_roles\n", token, url)
+	for _, project := range projects {
+		if project == "forgecore" {
+			fmt.Fprintf(stdout, "     curl %s/api/v4/projects/forgecore/repository/tree\n", url)
+		}
+	}
+
+	server := &http.Server{
+		Handler:           forgecore.NewHandler(core),
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	signals, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- server.Serve(listener) }()
+	fmt.Fprintf(stdout, "listening on %s\n", url) // last: tells a supervisor the host is ready
+	if f, ok := stdout.(*os.File); ok {
+		_ = f.Sync()
+	}
+
+	select {
+	case err := <-served:
+		fmt.Fprintf(stderr, "forgecore-http: %v\n", err)
+		return 1
+	case <-signals.Done():
+	}
+	stop()
+	deadline, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := server.Shutdown(deadline); err != nil {
+		fmt.Fprintf(stderr, "forgecore-http: shutting down: %v\n", err)
+		_ = server.Close()
+	}
+	<-served
+	return 0
+}
+
+// admin runs one admin command and decodes its answer; a non-2xx answer is an error.
+func admin(core *forgecore.Core, command map[string]any, out any) error {
+	response, err := core.Admin(command)
+	if err != nil {
+		return err
+	}
+	body, err := response.Bytes()
+	if err != nil {
+		return err
+	}
+	if response.Status < 200 || response.Status > 299 {
+		return fmt.Errorf("%s: %d %s", command["command"], response.Status, body)
+	}
+	return json.Unmarshal(body, out)
+}

@@ -1,0 +1,273 @@
+package main
+
+// The host as a process: this test binary runs itself as forgecore-http (TestMain hands over
+// to main when FORGECORE_HTTP_TEST_MAIN is set), so the tests see what a user sees: the
+// printed lines, the first-start administrator, repository discovery, a GitLab client
+// talking to it, and a clean exit on SIGTERM and SIGINT.
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	gitlab "gitlab.com/gitlab-org/api/client-go"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv("FORGECORE_HTTP_TEST_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// hostProcess is a running forgecore-http with its output so far.
+type hostProcess struct {
+	cmd    *exec.Cmd
+	mu     sync.Mutex
+	lines  []string
+	stderr bytes.Buffer
+	done   chan struct{}
+	url    string
+}
+
+func (h *hostProcess) output() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.lines...)
+}
+
+func (h *hostProcess) line(prefix string) string {
+	for _, line := range h.output() {
+		if strings.HasPrefix(line, prefix) {
+			return strings.TrimPrefix(line, prefix)
+		}
+	}
+	return ""
+}
+
+// startHost runs the host with args and waits for "listening on URL".
+func startHost(t *testing.T, args ...string) *hostProcess {
+	t.Helper()
+	h := &hostProcess{cmd: exec.Command(os.Args[0], args...), done: make(chan struct{})}
+	h.cmd.Env = append(os.Environ(), "FORGECORE_HTTP_TEST_MAIN=1")
+	h.cmd.Stderr = &h.stderr
+	stdout, err := h.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan string, 1)
+	go func() {
+		defer close(h.done)
+		scanner := bufio.NewScanner(stdout)
+		for scanner.Scan() {
+			h.mu.Lock()
+			h.lines = append(h.lines, scanner.Text())
+			h.mu.Unlock()
+			if url, ok := strings.CutPrefix(scanner.Text(), "listening on "); ok {
+				ready <- url
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		if h.cmd.ProcessState == nil {
+			_ = h.cmd.Process.Kill()
+			_ = h.cmd.Wait()
+		}
+	})
+	select {
+	case h.url = <-ready:
+	case <-h.done:
+		_ = h.cmd.Wait()
+		t.Fatalf("the host exited before listening: %q %s", h.output(), h.stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the host did not listen within 60 s: %q", h.output())
+	}
+	return h
+}
+
+// stop sends sig and waits for the exit code.
+func (h *hostProcess) stop(t *testing.T, sig syscall.Signal) int {
+	t.Helper()
+	if err := h.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { <-h.done; exited <- h.cmd.Wait() }()
+	select {
+	case err := <-exited:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return exit.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	case <-time.After(30 * time.Second):
+		t.Fatal("the host did not stop within 30 s")
+		return -1
+	}
+}
+
+// fixtureRepos builds tests/fixtures/repo.sh's repositories and names the work tree
+// "forgecore" under the returned directory (as `make run` does with the checkout).
+func fixtureRepos(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	script := filepath.Join("..", "..", "..", "..", "tests", "fixtures", "repo.sh")
+	if out, err := exec.Command("bash", script, filepath.Join(dir, "fx")).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v %s", script, err, out)
+	}
+	repos := filepath.Join(dir, "repos")
+	if err := os.MkdirAll(repos, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "fx", "work"), filepath.Join(repos, "forgecore")); err != nil {
+		t.Fatal(err)
+	}
+	return repos
+}
+
+func TestFirstStartThenRestart(t *testing.T) {
+	repos := fixtureRepos(t)
+	data := filepath.Join(t.TempDir(), "data")
+
+	host := startHost(t, "-listen", "127.0.0.1:0", "-data-dir", data, "-repos", repos)
+	out := host.output()
+	token := host.line("admin token: ")
+	if host.line("created the administrator ") != "root" || !strings.HasPrefix(token, "glpat-") ||
+		host.line("project: ") != "forgecore (new)" || out[len(out)-1] != "listening on "+host.url {
+		t.Fatalf("first start printed %q", out)
+	}
+	if !strings.HasPrefix(host.url, "http://127.0.0.1:") || strings.HasSuffix(host.url, ":0") {
+		t.Fatalf("url %q", host.url)
+	}
+	if !strings.Contains(strings.Join(out, "\n"), `curl -H "PRIVATE-TOKEN: `+token+`" `+host.url+"/api/v4/member_roles") ||
+		host.line("     curl ") != host.url+"/api/v4/projects/forgecore/repository/tree" {
+		t.Fatalf("no try lines in %q", out)
+	}
+
+	client, err := gitlab.NewClient(token, gitlab.WithBaseURL(host.url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	role, response, err := client.MemberRolesService.CreateInstanceMemberRole(&gitlab.CreateMemberRoleOptions{
+		Name: gitlab.Ptr("reader"), BaseAccessLevel: gitlab.Ptr(gitlab.GuestPermissions), ReadCode: gitlab.Ptr(true),
+	})
+	if err != nil || response.StatusCode != 201 {
+		t.Fatalf("create: %v %v", response, err)
+	}
+	nodes, response, err := client.Repositories.ListTree("forgecore", &gitlab.ListTreeOptions{ListOptions: gitlab.ListOptions{PerPage: 2}})
+	if err != nil || len(nodes) != 2 || !strings.HasPrefix(response.NextLink, host.url+"/api/v4/projects/forgecore/repository/tree?") {
+		t.Fatalf("tree: %v %+v %v", nodes, response, err)
+	}
+	if code := host.stop(t, syscall.SIGTERM); code != 0 {
+		t.Fatalf("SIGTERM: exit %d, %s", code, host.stderr.String())
+	}
+
+	// Again on the same data: no new administrator, no token unless asked, projects kept.
+	host = startHost(t, "-listen", "127.0.0.1:0", "-data-dir", data, "-repos", repos)
+	if host.line("created the administrator ") != "" || host.line("admin token: ") != "" || host.line("project: ") != "forgecore" {
+		t.Fatalf("restart printed %q", host.output())
+	}
+	if !strings.Contains(strings.Join(host.output(), "\n"), `"PRIVATE-TOKEN: <token>"`) {
+		t.Fatalf("restart printed %q", host.output())
+	}
+	client, _ = gitlab.NewClient(token, gitlab.WithBaseURL(host.url))
+	roles, _, err := client.MemberRolesService.ListInstanceMemberRoles()
+	if err != nil || len(roles) != 1 || roles[0].ID != role.ID {
+		t.Fatalf("roles after a restart: %v %v", roles, err)
+	}
+	if code := host.stop(t, syscall.SIGINT); code != 0 {
+		t.Fatalf("SIGINT: exit %d, %s", code, host.stderr.String())
+	}
+
+	// -print-admin-token issues a new token for the existing administrator.
+	host = startHost(t, "-listen", "127.0.0.1:0", "-data-dir", data, "-print-admin-token", "-external-url", "http://forge.example/")
+	fresh := host.line("admin token: ")
+	if fresh == "" || fresh == token || host.line("created the administrator ") != "" {
+		t.Fatalf("-print-admin-token printed %q", host.output())
+	}
+	if host.url != "http://forge.example" {
+		t.Fatalf("external url: %q", host.url)
+	}
+	host.stop(t, syscall.SIGTERM)
+}
+
+// A request in flight when SIGTERM arrives is answered in full before the host exits.
+func TestGracefulShutdownFinishesRequests(t *testing.T) {
+	host := startHost(t, "-listen", "127.0.0.1:0", "-data-dir", filepath.Join(t.TempDir(), "data"))
+	address := strings.TrimPrefix(host.url, "http://")
+	conn, err := net.DialTimeout("tcp", address, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Half a request: the server has read the headers and waits for the body.
+	body := `{"name":"late","base_access_level":10}`
+	fmt.Fprintf(conn, "POST /api/v4/member_roles HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
+	time.Sleep(200 * time.Millisecond)
+	exitCode := make(chan int, 1)
+	go func() { exitCode <- host.stop(t, syscall.SIGTERM) }()
+	time.Sleep(200 * time.Millisecond)
+	if _, err := io.WriteString(conn, body); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	answer, _ := io.ReadAll(conn)
+	if !bytes.HasPrefix(answer, []byte("HTTP/1.1 401 ")) || !bytes.HasSuffix(answer, []byte(`{"message":"401 Unauthorized"}`)) {
+		t.Fatalf("in-flight answer: %q", answer)
+	}
+	if code := <-exitCode; code != 0 {
+		t.Fatalf("exit %d: %s", code, host.stderr.String())
+	}
+}
+
+func TestBadArguments(t *testing.T) {
+	for _, args := range [][]string{
+		{}, // no -data-dir
+		{"-data-dir", t.TempDir(), "-listen", "nope"},
+		{"-data-dir", t.TempDir(), "-listen", "127.0.0.1:99999"},
+		{"-data-dir", t.TempDir(), "extra"},
+		{"-no-such-flag"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(args, &stdout, &stderr); code != 2 || stderr.Len() == 0 {
+			t.Fatalf("%q: exit %d, stderr %q", args, code, stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-h"}, &stdout, &stderr); code != 0 || !strings.Contains(stderr.String(), "-data-dir") {
+		t.Fatalf("-h: exit %d, %q", code, stderr.String())
+	}
+	// A data directory the core refuses to open: exit 1 with the core's message.
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	if code := run([]string{"-listen", "127.0.0.1:0", "-data-dir", file}, &stdout, &stderr); code != 1 || stderr.Len() == 0 {
+		t.Fatalf("a file as data dir: exit %d, %q", code, stderr.String())
+	}
+	// register_repos refusing a directory that does not exist: exit 1.
+	stderr.Reset()
+	if code := run([]string{"-listen", "127.0.0.1:0", "-data-dir", t.TempDir(), "-repos", "/no/such/dir"}, &stdout, &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), "register_repos") {
+		t.Fatalf("missing -repos dir: exit %d, %q", code, stderr.String())
+	}
+}

@@ -1,0 +1,166 @@
+package forgecore
+
+import (
+	"errors"
+	"io"
+	"log"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Handler serves /api/v4 from a Core over net/http. It carries each request to [Core.Do]
+// unchanged (the raw target, never the decoded path; the headers, Host included; the body up
+// to one byte over the core's limit, so that the core answers 413 itself) and writes the core's
+// status, headers and body back, streaming bodies the core produces while they are read. It
+// has no routes, parameters or status decisions of its own.
+//
+// It may be mounted in a larger mux (`mux.Handle("/api/v4/", h)`); the core sees the full
+// request target, so mount it where the client's URLs point, not under a stripped prefix.
+type Handler struct {
+	core *Core
+	// ErrorLog receives panics recovered in the handler and streams that fail midway; nil
+	// logs through the log package.
+	ErrorLog *log.Logger
+}
+
+// NewHandler serves core, which the caller keeps open while the handler runs and closes after.
+func NewHandler(core *Core) *Handler {
+	return &Handler{core: core}
+}
+
+const (
+	// A body the core did not read is drained up to this size, within drainTimeout, so that
+	// the client reads the answer instead of a connection reset.
+	drainMax     = 64 << 20
+	drainTimeout = 5 * time.Second
+	copyChunk    = 64 << 10
+)
+
+var copyBuffers = sync.Pool{New: func() any { buffer := make([]byte, copyChunk); return &buffer }}
+
+// hopByHop are the headers of one connection, which net/http writes itself (RFC 9110 7.6.1).
+var hopByHop = map[string]bool{
+	"connection": true, "keep-alive": true, "proxy-authenticate": true, "proxy-authorization": true,
+	"te": true, "trailer": true, "trailers": true, "transfer-encoding": true, "upgrade": true,
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	written := false
+	defer func() {
+		if recovered := recover(); recovered != nil {
+			if recovered == http.ErrAbortHandler { //nolint:errorlint // the sentinel is compared by identity
+				panic(recovered)
+			}
+			h.logf("forgecore: panic serving %s %s: %v", r.Method, r.URL.RequestURI(), recovered)
+			if written {
+				panic(http.ErrAbortHandler) // the status is out: cut the connection, not the body
+			}
+			internalError(w, "500 Internal Server Error")
+		}
+	}()
+
+	body, err := h.readBody(r)
+	if err != nil {
+		// The client stopped sending: nobody is left to read an answer.
+		panic(http.ErrAbortHandler)
+	}
+	header := r.Header.Clone()
+	if header == nil {
+		header = http.Header{}
+	}
+	// net/http moves Host out of the header map; the core builds absolute links from it.
+	if r.Host != "" {
+		header["Host"] = []string{r.Host}
+	}
+	response, err := h.core.Do(r.Method, r.URL.RequestURI(), header, body)
+	if err != nil {
+		// The core is closed (the host is shutting down) or the target cannot reach C.
+		internalError(w, "503 Service Unavailable")
+		return
+	}
+	defer response.Close()
+
+	out := w.Header()
+	for name, values := range response.Header {
+		if !hopByHop[strings.ToLower(name)] {
+			out[name] = values
+		}
+	}
+	if !response.Streamed && r.Method != http.MethodHead && bodyAllowed(response.Status) {
+		out["Content-Length"] = []string{strconv.Itoa(len(response.data))}
+	}
+	written = true
+	w.WriteHeader(response.Status)
+	if response.Streamed {
+		buffer := copyBuffers.Get().(*[]byte)
+		_, err = io.CopyBuffer(w, response.Body, *buffer)
+		copyBuffers.Put(buffer)
+		if errors.Is(err, ErrBodyRead) {
+			h.logf("forgecore: %s %s: %v", r.Method, r.URL.RequestURI(), err)
+			panic(http.ErrAbortHandler) // a short body must not look complete
+		}
+	} else if len(response.data) > 0 {
+		_, _ = w.Write(response.data)
+	}
+	drain(w, r, int64(len(body)))
+}
+
+// readBody reads the body up to one byte over the core's limit.
+func (h *Handler) readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
+		return nil, nil
+	}
+	limit := h.core.MaxBodyBytes() + 1
+	if r.ContentLength > 0 && r.ContentLength < limit {
+		body := make([]byte, r.ContentLength)
+		_, err := io.ReadFull(r.Body, body)
+		return body, err
+	}
+	return io.ReadAll(io.LimitReader(r.Body, limit))
+}
+
+// drain discards a body the core left unread (a 413 answer, for one) after flushing the
+// answer, bounded in size and time; past those bounds net/http closes the connection.
+func drain(w http.ResponseWriter, r *http.Request, read int64) {
+	if r.ContentLength >= 0 && r.ContentLength-read > drainMax {
+		return
+	}
+	if r.ContentLength >= 0 && r.ContentLength <= read {
+		return
+	}
+	controller := http.NewResponseController(w)
+	if controller.Flush() != nil {
+		return
+	}
+	_ = controller.SetReadDeadline(time.Now().Add(drainTimeout))
+	_, _ = io.CopyN(io.Discard, r.Body, drainMax)
+}
+
+// bodyAllowed says whether a status may carry a body (and so a Content-Length).
+func bodyAllowed(status int) bool {
+	return status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
+}
+
+// internalError answers a failure of the host itself (not of the request) in GitLab's shape.
+func internalError(w http.ResponseWriter, message string) {
+	status, _ := strconv.Atoi(message[:3])
+	header := w.Header()
+	for name := range header {
+		delete(header, name)
+	}
+	header.Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, `{"message":"`+message+`"}`)
+}
+
+func (h *Handler) logf(format string, args ...any) {
+	if h.ErrorLog != nil {
+		h.ErrorLog.Printf(format, args...)
+	} else {
+		log.Printf(format, args...)
+	}
+}

@@ -1,0 +1,163 @@
+package forgecore
+
+// The only file that uses cgo. It turns Go values into the C arguments of include/forgecore.h
+// and back, and owns every unsafe conversion; it decides nothing about HTTP or GitLab.
+//
+// The static library is linked, so a Go binary needs no libforgecore.so at run time. By default
+// it is target/debug/libforgecore.a of this checkout; a CGO_LDFLAGS of
+// "-L/path/to/target/release" comes first on the link line and picks another build (the
+// Makefile does so for the benchmark). The system libraries are the ones
+// `cargo rustc -- --print native-static-libs` names.
+//
+// Strings are passed as NUL-terminated Go byte slices rather than C.CString copies: cgo keeps
+// them alive for the call, they hold no Go pointers, and the core copies what it keeps.
+
+/*
+#cgo CFLAGS: -I${SRCDIR}/../../include
+#cgo LDFLAGS: -L${SRCDIR}/../../target/debug -l:libforgecore.a -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+#include <string.h>
+#include "forgecore.h"
+*/
+import "C"
+
+import "unsafe"
+
+// headerABIVersion is FC_ABI_VERSION of the header this package was compiled against.
+const headerABIVersion = uint32(C.FC_ABI_VERSION)
+
+type (
+	nativeCtx      = C.fc_ctx
+	nativeResponse = C.fc_response
+)
+
+// typedOp names one typed export of the C ABI.
+type typedOp int
+
+const (
+	opMemberRolesList typedOp = iota
+	opMemberRolesCreate
+	opMemberRolesUpdate
+	opMemberRolesDelete
+	opRepositoryTree
+	opRepositoryBlob
+	opRepositoryRawBlob
+	opRepositoryContributors
+	opRepositoryMergeBase
+	opRepositoryCompare
+	opChangelogGenerate
+	opChangelogCommit
+	opRepositoryHealth
+)
+
+// libraryABIVersion is fc_abi_version() of the linked library.
+func libraryABIVersion() uint32 {
+	return uint32(C.fc_abi_version())
+}
+
+// cString points at a NUL-terminated Go byte slice (see the file comment).
+func cString(text []byte) *C.char {
+	return (*C.char)(unsafe.Pointer(&text[0]))
+}
+
+// cBytes is the (pointer, length) of a body; (NULL, 0) when it is empty.
+func cBytes(data []byte) (*C.uint8_t, C.size_t) {
+	if len(data) == 0 {
+		return nil, 0
+	}
+	return (*C.uint8_t)(unsafe.Pointer(&data[0])), C.size_t(len(data))
+}
+
+// nativeOpen calls fc_open: a context, or the response saying why the configuration failed.
+func nativeOpen(config []byte) (*nativeCtx, *nativeResponse) {
+	var ctx *C.fc_ctx
+	failure := C.fc_open(cString(config), &ctx)
+	return ctx, failure
+}
+
+func nativeClose(ctx *nativeCtx) {
+	C.fc_close(ctx)
+}
+
+func nativeRequest(ctx *nativeCtx, method, target, headers, body []byte) *nativeResponse {
+	data, size := cBytes(body)
+	return C.fc_request(ctx, cString(method), cString(target), cString(headers), data, size)
+}
+
+func nativeAdmin(ctx *nativeCtx, command []byte) *nativeResponse {
+	return C.fc_admin(ctx, cString(command))
+}
+
+func nativeTyped(op typedOp, ctx *nativeCtx, auth, params []byte) *nativeResponse {
+	a, p := cString(auth), cString(params)
+	switch op {
+	case opMemberRolesList:
+		return C.fc_member_roles_list(ctx, a, p)
+	case opMemberRolesCreate:
+		return C.fc_member_roles_create(ctx, a, p)
+	case opMemberRolesUpdate:
+		return C.fc_member_roles_update(ctx, a, p)
+	case opMemberRolesDelete:
+		return C.fc_member_roles_delete(ctx, a, p)
+	case opRepositoryTree:
+		return C.fc_repository_tree(ctx, a, p)
+	case opRepositoryBlob:
+		return C.fc_repository_blob(ctx, a, p)
+	case opRepositoryRawBlob:
+		return C.fc_repository_raw_blob(ctx, a, p)
+	case opRepositoryContributors:
+		return C.fc_repository_contributors(ctx, a, p)
+	case opRepositoryMergeBase:
+		return C.fc_repository_merge_base(ctx, a, p)
+	case opRepositoryCompare:
+		return C.fc_repository_compare(ctx, a, p)
+	case opChangelogGenerate:
+		return C.fc_changelog_generate(ctx, a, p)
+	case opChangelogCommit:
+		return C.fc_changelog_commit(ctx, a, p)
+	case opRepositoryHealth:
+		return C.fc_repository_health(ctx, a, p)
+	}
+	panic("forgecore: unknown typed operation")
+}
+
+func responseStatus(r *nativeResponse) int {
+	return int(C.fc_response_status(r))
+}
+
+// responseHeaders copies the headers JSON out of the response.
+func responseHeaders(r *nativeResponse) []byte {
+	text := C.fc_response_headers(r)
+	if text == nil {
+		return nil
+	}
+	return C.GoBytes(unsafe.Pointer(text), C.int(C.strlen(text)))
+}
+
+func responseStreamed(r *nativeResponse) bool {
+	return C.fc_response_streamed(r) != 0
+}
+
+// responseBody copies an in-memory body out of the response.
+func responseBody(r *nativeResponse) []byte {
+	var size C.size_t
+	data := C.fc_response_body(r, &size)
+	if data == nil || size == 0 {
+		return nil
+	}
+	out := make([]byte, int(size))
+	copy(out, unsafe.Slice((*byte)(unsafe.Pointer(data)), int(size)))
+	return out
+}
+
+// responseRead copies the next bytes of the body straight into buf: their count, 0 at the end,
+// -1 on an error.
+func responseRead(r *nativeResponse, buf []byte) int {
+	if len(buf) == 0 {
+		return 0
+	}
+	return int(C.fc_response_read(r, (*C.uint8_t)(unsafe.Pointer(&buf[0])), C.size_t(len(buf))))
+}
+
+func responseFree(r *nativeResponse) {
+	C.fc_response_free(r)
+}
