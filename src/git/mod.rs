@@ -7,8 +7,10 @@ pub mod blob;
 pub mod commit;
 pub mod contributors;
 pub mod merge_base;
+pub mod range;
 pub mod time;
 pub mod tree;
+pub mod write;
 
 use once_cell::sync::Lazy;
 use std::collections::HashMap;
