@@ -27,7 +27,12 @@ fn world_with(config: Value) -> World {
     instance.admin_ok(json!({"command": "group_add", "path": "fx", "visibility": "public"}));
     instance.admin_ok(json!({"command": "group_add", "path": "team", "visibility": "public"}));
     instance.admin_ok(json!({"command": "project_add", "path": "fx/log", "repo": repo, "visibility": "public"}));
-    for (user, email) in [("alice", "alice@example.com"), ("bob", "BOB@example.com"), ("carol", "carol@example.com"), ("rita", "rita@example.com")] {
+    for (user, email) in [
+        ("alice", "alice@example.com"),
+        ("bob", "BOB@example.com"),
+        ("carol", "carol@example.com"),
+        ("rita", "rita@example.com"),
+    ] {
         instance.admin_ok(json!({"command": "user_add", "username": user, "name": user, "email": email}));
     }
     instance.admin_ok(json!({"command": "member_add", "username": "alice", "project": "fx/log", "access_level": 30}));
@@ -92,7 +97,8 @@ fn message(body: &Value) -> &str {
 #[test]
 fn default_template_from_the_previous_tag() {
     let w = world();
-    let long = "Make the title of this commit far longer than one hundred characters so that GitLab truncates it in lists";
+    let long =
+        "Make the title of this commit far longer than one hundred characters so that GitLab truncates it in lists";
     let expected = format!(
         "## 2.1.0 (2024-01-02)\n\n\
          ### performance (1 change)\n\n- [Speed up]({}) by @carol\n\n\
@@ -125,7 +131,11 @@ fn previous_tag_follows_the_seed_example() {
     let titles = |version: &str| -> Vec<String> {
         let (status, body) = w.get(&format!("version={version}&date=2024-01-02&to=v2.0.0"));
         assert_eq!(status, 200, "{version}: {body}");
-        notes(&body).lines().filter_map(|l| l.strip_prefix("- [")).map(|l| l.split(']').next().unwrap().to_string()).collect()
+        notes(&body)
+            .lines()
+            .filter_map(|l| l.strip_prefix("- ["))
+            .map(|l| l.split(']').next().unwrap().to_string())
+            .collect()
     };
     // 2.1.0 uses v2.0.0: nothing between v2.0.0 and v2.0.0.
     let (_, body) = w.get("version=2.1.0&date=2024-01-02&to=v2.0.0");
@@ -154,7 +164,11 @@ fn reverts_trailers_and_merge_requests_match_git() {
     let w = world();
     // Every commit of the range with a case-sensitive `Changelog` trailer, as git reads trailers,
     // minus reverted pairs: Add broken thing + its revert, and Add export (its revert stays).
-    let log = String::from_utf8(git(&w.repo, &["log", "--format=%H%x00%s%x00%(trailers:key=Changelog,valueonly=false,separator=%x01)", "v2.0.0..main"])).unwrap();
+    let log = String::from_utf8(git(
+        &w.repo,
+        &["log", "--format=%H%x00%s%x00%(trailers:key=Changelog,valueonly=false,separator=%x01)", "v2.0.0..main"],
+    ))
+    .unwrap();
     let mut expected: Vec<String> = Vec::new();
     for line in log.lines() {
         let parts: Vec<&str> = line.split('\0').collect();
@@ -164,8 +178,11 @@ fn reverts_trailers_and_merge_requests_match_git() {
     }
     expected.retain(|s| s != "Add broken thing" && s != "Add export");
     let (_, body) = w.get("version=2.1.0");
-    let mut found: Vec<String> =
-        notes(&body).lines().filter_map(|l| l.strip_prefix("- [")).map(|l| l.split_once("](").unwrap().0.to_string()).collect();
+    let mut found: Vec<String> = notes(&body)
+        .lines()
+        .filter_map(|l| l.strip_prefix("- ["))
+        .map(|l| l.split_once("](").unwrap().0.to_string())
+        .collect();
     found.iter_mut().for_each(|t| {
         if t.ends_with("...") {
             *t = "Make the title of this commit far longer than one hundred characters so that GitLab truncates it in lists".into();
@@ -178,7 +195,10 @@ fn reverts_trailers_and_merge_requests_match_git() {
     let (_, body) = w.get("version=2.1.0&date=2024-01-02&trailer=changelog");
     assert_eq!(
         notes(&body),
-        format!("## 2.1.0 (2024-01-02)\n\n### fixed (1 change)\n\n- [Lower-case trailer]({}) by @bob\n", w.url("Lower-case trailer"))
+        format!(
+            "## 2.1.0 (2024-01-02)\n\n### fixed (1 change)\n\n- [Lower-case trailer]({}) by @bob\n",
+            w.url("Lower-case trailer")
+        )
     );
     // Another trailer key works as a category.
     let (_, body) = w.get("version=2.1.0&date=2024-01-02&trailer=Issue");
@@ -188,8 +208,7 @@ fn reverts_trailers_and_merge_requests_match_git() {
 #[test]
 fn custom_configuration_dates_categories_and_template() {
     let w = world();
-    let (status, body) =
-        w.get("version=2.1.0&date=2024-03-05T23:30:00-02:00&config_file=configs/custom.yml");
+    let (status, body) = w.get("version=2.1.0&date=2024-03-05T23:30:00-02:00&config_file=configs/custom.yml");
     assert_eq!(status, 200, "{body}");
     let expected = "## 2.1.0 (March 5, 2024)\n\n\
         ### Bug fixes (1)\n* Fix {{ author }} in {% each %} docs\n\n\
@@ -237,7 +256,11 @@ fn configuration_errors_are_422_with_gitlabs_messages() {
     for (file, reason) in cases {
         let started = std::time::Instant::now();
         let (status, body) = w.get(&format!("version=2.1.0&config_file={file}"));
-        assert_eq!((status, message(&body)), (422, format!("Failed to generate the changelog: {reason}").as_str()), "{file}");
+        assert_eq!(
+            (status, message(&body)),
+            (422, format!("Failed to generate the changelog: {reason}").as_str()),
+            "{file}"
+        );
         assert!(started.elapsed() < std::time::Duration::from_secs(2), "{file} took {:?}", started.elapsed());
     }
     // The regex is only compiled when a tag is looked for.
@@ -288,7 +311,8 @@ fn parameter_and_range_errors() {
     for bad in ["2020-13-45", "yesterday", "99999-01-01", "2024-01-02T25:00:00Z"] {
         assert_eq!(w.get(&format!("version=2.1.0&date={bad}")), (400, json!({"error": "date is invalid"})), "{bad}");
     }
-    let invalid_range = json!({"message": "Failed to generate the changelog: Invalid or not found commit value in the given range"});
+    let invalid_range =
+        json!({"message": "Failed to generate the changelog: Invalid or not found commit value in the given range"});
     assert_eq!(w.get("version=2.1.0&from=nope"), (422, invalid_range.clone()));
     assert_eq!(w.get("version=2.1.0&to=nope"), (422, invalid_range.clone()));
     assert_eq!(w.get(&format!("version=2.1.0&to={}", "0".repeat(40))), (422, invalid_range));
@@ -308,7 +332,8 @@ fn who_may_read_and_write() {
     let w = world();
     let (_, token) = w.instance.admin(json!({"command": "job_token_add", "project": "fx/log"}));
     let job = token["token"].as_str().unwrap().to_string();
-    let get = |headers: &[(&str, &str)]| w.instance.request_json("GET", &format!("{BASE}?version=2.1.0"), headers, b"").0;
+    let get =
+        |headers: &[(&str, &str)]| w.instance.request_json("GET", &format!("{BASE}?version=2.1.0"), headers, b"").0;
     assert_eq!(get(&[]), 200);
     assert_eq!(get(&[("JOB-TOKEN", &job)]), 200);
     let post = |headers: &[(&str, &str)]| {
@@ -323,7 +348,8 @@ fn who_may_read_and_write() {
     let tip = w.sha("main");
     assert_eq!(w.sha("main"), tip, "nothing was written");
     // Private projects are invisible to outsiders.
-    w.instance.admin_ok(json!({"command": "project_add", "path": "fx/secret", "repo": w.repo, "visibility": "private"}));
+    w.instance
+        .admin_ok(json!({"command": "project_add", "path": "fx/secret", "repo": w.repo, "visibility": "private"}));
     let (status, body) =
         w.instance.request_json("GET", "/api/v4/projects/fx%2Fsecret/repository/changelog?version=2.1.0", &[], b"");
     assert_eq!((status, body), (404, json!({"message": "404 Project Not Found"})));
@@ -353,7 +379,8 @@ fn commit_creates_inserts_and_is_idempotent() {
     let (_, get) = w.get("version=2.1.0&date=2024-01-02");
     assert_eq!(notes(&get), notes(&body));
     // The same version again: nothing is committed, the notes are still answered.
-    let (status, again) = w.post(&w.developer, json!({"version": "v2.1.0", "date": "2024-01-02", "from": "v2.0.0", "to": before}));
+    let (status, again) =
+        w.post(&w.developer, json!({"version": "v2.1.0", "date": "2024-01-02", "from": "v2.0.0", "to": before}));
     assert_eq!(status, 200);
     assert_eq!(again["commit"], Value::Null);
     assert_eq!(w.sha("main"), tip);
@@ -361,7 +388,8 @@ fn commit_creates_inserts_and_is_idempotent() {
     // An existing file with versions: 2.1.0 goes before 2.0.0, 1.5.0 between 2.0.0 and 1.0.0,
     // 0.9.0 at the end; a custom message.
     for (version, message) in [("2.1.0", None), ("1.5.0", Some("Release notes 1.5.0")), ("0.9.0", None)] {
-        let mut request = json!({"version": version, "date": "2024-01-02", "from": "v2.0.0", "file": "docs/CHANGELOG.md"});
+        let mut request =
+            json!({"version": version, "date": "2024-01-02", "from": "v2.0.0", "file": "docs/CHANGELOG.md"});
         if let Some(message) = message {
             request["message"] = json!(message);
         }
@@ -373,13 +401,29 @@ fn commit_creates_inserts_and_is_idempotent() {
     }
     let file = w.file("main", "docs/CHANGELOG.md");
     let headers: Vec<&str> = file.lines().filter(|l| l.starts_with("## ")).collect();
-    assert_eq!(headers, ["## 2.1.0 (2024-01-02)", "## 2.0.0 (2020-01-01)", "## 1.5.0 (2024-01-02)", "## 1.0.0 (2019-01-01)", "## 0.9.0 (2024-01-02)"]);
-    assert!(file.starts_with("# Changelog\n\nAll notable changes.\n\n## 2.1.0 (2024-01-02)\n\n### performance"), "{file}");
+    assert_eq!(
+        headers,
+        [
+            "## 2.1.0 (2024-01-02)",
+            "## 2.0.0 (2020-01-01)",
+            "## 1.5.0 (2024-01-02)",
+            "## 1.0.0 (2019-01-01)",
+            "## 0.9.0 (2024-01-02)"
+        ]
+    );
+    assert!(
+        file.starts_with("# Changelog\n\nAll notable changes.\n\n## 2.1.0 (2024-01-02)\n\n### performance"),
+        "{file}"
+    );
     assert!(file.contains("- old\n\n## 1.5.0 (2024-01-02)\n\n"), "{file}");
-    assert!(file.contains("- older\n\n## 0.9.0 (2024-01-02)\n\n### performance (1 change)\n\n") && file.ends_with(")\n"), "{file}");
+    assert!(
+        file.contains("- older\n\n## 0.9.0 (2024-01-02)\n\n### performance (1 change)\n\n") && file.ends_with(")\n"),
+        "{file}"
+    );
 
     // `v` headers: the new section is appended at the end.
-    let (status, _) = w.post(&w.developer, json!({"version": "3.0.0", "date": "2024-01-02", "from": "v2.0.0", "file": "VCHANGES.md"}));
+    let (status, _) = w
+        .post(&w.developer, json!({"version": "3.0.0", "date": "2024-01-02", "from": "v2.0.0", "file": "VCHANGES.md"}));
     assert_eq!(status, 200);
     let file = w.file("main", "VCHANGES.md");
     assert!(file.starts_with("## v1.0.0 (2019-01-01)\n\n- a\n## 3.0.0 (2024-01-02)\n\n### performance"), "{file}");
@@ -400,7 +444,10 @@ fn commit_parameters_are_checked() {
         assert!(message(&body).starts_with("400 Bad request - file is invalid: "), "{file}: {body}");
     }
     let (status, body) = w.post(&w.developer, json!({"version": "2.1.0", "from": "v2.0.0", "branch": "nope"}));
-    assert_eq!((status, message(&body)), (422, "Failed to generate the changelog: Invalid or not found commit value in the given range"));
+    assert_eq!(
+        (status, message(&body)),
+        (422, "Failed to generate the changelog: Invalid or not found commit value in the given range")
+    );
     assert_eq!(w.post(&w.developer, json!({"version": "2.1.0", "from": "v2.0.0", "branch": "a..b"})).0, 400);
     assert_eq!(w.post(&w.developer, json!({"version": "2.1.0", "from": "v2.0.0", "message": " "})).0, 400);
     assert_eq!(w.sha("main"), tip, "nothing was written");
@@ -422,7 +469,8 @@ fn concurrent_commits_lose_no_section() {
         for version in &versions {
             let w = &w;
             s.spawn(move || {
-                let (status, body) = w.post(&w.developer, json!({"version": version, "from": "v2.0.0", "date": "2024-01-02"}));
+                let (status, body) =
+                    w.post(&w.developer, json!({"version": version, "from": "v2.0.0", "date": "2024-01-02"}));
                 assert_eq!(status, 200, "{version}: {body}");
                 assert!(body["commit"]["id"].is_string(), "{version}: {body}");
             });
@@ -442,7 +490,8 @@ fn concurrent_commits_lose_no_section() {
         for _ in 0..8 {
             let w = &w;
             s.spawn(move || {
-                let (status, body) = w.post(&w.developer, json!({"version": "4.0.0", "from": "v2.0.0", "date": "2024-01-02"}));
+                let (status, body) =
+                    w.post(&w.developer, json!({"version": "4.0.0", "from": "v2.0.0", "date": "2024-01-02"}));
                 assert_eq!(status, 200, "{body}");
             });
         }
@@ -450,4 +499,60 @@ fn concurrent_commits_lose_no_section() {
     let file = w.file("main", "CHANGELOG.md");
     assert_eq!(file.matches("## 4.0.0 ").count(), 1);
     assert_eq!(git_text(&w.repo, &["rev-list", "--count", &format!("{before}..main")]), "1");
+}
+
+#[test]
+fn range_walk_matches_git_log() {
+    let instance = common::open_instance(json!({}));
+    let fixtures = instance.fixture_repos();
+    let w = world();
+    let cases: Vec<(PathBuf, &str, &str)> = vec![
+        (w.repo.clone(), "v2.0.0", "main"),
+        (w.repo.clone(), "v1.0.0-pre1", "main"),
+        (w.repo.clone(), "feature", "main"),
+        (w.repo.clone(), "main", "feature"),
+        (w.repo.clone(), "main", "main"),
+        (w.repo.clone(), "release-3.0.0", "v1.1.0"),
+        (fixtures.join("bare.git"), "v1.0.0", "main"),
+        (fixtures.join("bare.git"), "feature", "main"),
+        (fixtures.join("bare.git"), "orphan", "main"),
+        (fixtures.join("bare.git"), "main", "orphan"),
+        (fixtures.join("bare.git"), "light", "feature"),
+    ];
+    for (dir, from, to) in cases {
+        let repo = forgecore::git::open(dir.to_str().unwrap()).unwrap();
+        let (from_id, to_id) =
+            (forgecore::git::resolve_commit(&repo, from).unwrap(), forgecore::git::resolve_commit(&repo, to).unwrap());
+        let ours: Vec<String> = forgecore::git::range::commits(&repo, Some(from_id), to_id, 1000)
+            .unwrap()
+            .iter()
+            .map(|c| c.id.to_string())
+            .collect();
+        let theirs = git_text(&dir, &["log", "--format=%H", &format!("{from}..{to}")]);
+        let theirs: Vec<&str> = theirs.lines().collect();
+        assert_eq!(ours, theirs, "{from}..{to} in {}", dir.display());
+        if !theirs.is_empty() {
+            let limited = forgecore::git::range::commits(&repo, Some(from_id), to_id, theirs.len() - 1);
+            assert_eq!(limited.unwrap_err(), forgecore::git::range::RangeError::TooMany);
+        }
+    }
+}
+
+#[test]
+fn typed_exports_answer_what_the_routes_answer() {
+    let w = world();
+    let http = w.get("version=2.1.0&date=2024-01-02");
+    assert_eq!(http.0, 200);
+    let params = json!({"project": "fx/log", "version": "2.1.0", "date": "2024-01-02"});
+    assert_eq!(w.instance.typed(forgecore::ffi::fc_changelog_generate, json!({}), params.clone()), http);
+    let (_, token) = w.instance.admin(json!({"command": "job_token_add", "project": "fx/log"}));
+    let job = json!({"job_token": token["token"]});
+    assert_eq!(w.instance.typed(forgecore::ffi::fc_changelog_generate, job.clone(), params.clone()), http);
+    assert_eq!(w.instance.typed(forgecore::ffi::fc_changelog_commit, job, params.clone()).0, 401);
+    let (status, body) =
+        w.instance.typed(forgecore::ffi::fc_changelog_commit, TestInstance::auth(&w.developer), params);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["commit"]["id"], json!(w.sha("main")));
+    assert_eq!(body["notes"], http.1["notes"]);
+    assert_eq!(w.file("main", "CHANGELOG.md"), notes(&body));
 }

@@ -181,11 +181,14 @@ fn generate_section(
         Some(from) => resolve_in_range(repo, from)?,
         None => {
             let names = range::tag_names(repo).map_err(|e| ApiError::Internal(format!("{e:?}")))?;
-            let previous = tags::previous_tag(&request.given_version, &config.tag_regex, names.iter().map(String::as_str))
-                .map_err(failed)?
-                .ok_or_else(|| {
-                    failure("The commit start range is unspecified, and no previous tag could be found to use instead")
-                })?;
+            let previous =
+                tags::previous_tag(&request.given_version, &config.tag_regex, names.iter().map(String::as_str))
+                    .map_err(failed)?
+                    .ok_or_else(|| {
+                        failure(
+                            "The commit start range is unspecified, and no previous tag could be found to use instead",
+                        )
+                    })?;
             range::tag_commit(repo, previous).map_err(|_| failure(INVALID_RANGE))?
         }
     };
@@ -224,8 +227,10 @@ fn build_release(
     let merged_by = if selected.is_empty() {
         Vec::new()
     } else {
-        let references: Vec<Option<(String, u64)>> =
-            commits.iter().map(|c| (c.parents.len() > 1).then(|| entries::merge_request(&c.message)).flatten()).collect();
+        let references: Vec<Option<(String, u64)>> = commits
+            .iter()
+            .map(|c| (c.parents.len() > 1).then(|| entries::merge_request(&c.message)).flatten())
+            .collect();
         range::merged_by(commits, |i| references[i].is_some())
             .into_iter()
             .map(|m| m.and_then(|m| references[m].clone()))
@@ -282,9 +287,8 @@ pub fn commit(call: &Call, project: &str, params: &Params) -> ApiResult<Response
     }
     let file = params.string("file")?.unwrap_or_else(|| DEFAULT_FILE.into());
     write::path_components(&file).map_err(|reason| ApiError::BadRequest(format!("file is invalid: {reason}")))?;
-    let message = params
-        .string("message")?
-        .unwrap_or_else(|| format!("Add changelog for version {}", request.given_version));
+    let message =
+        params.string("message")?.unwrap_or_else(|| format!("Add changelog for version {}", request.given_version));
     if message.trim().is_empty() {
         return Err(ApiError::ParamError("message is empty".into()));
     }

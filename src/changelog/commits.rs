@@ -10,8 +10,7 @@ use regex::Regex;
 use std::collections::HashSet;
 
 /// `REVERT_REGEX = /^This reverts commit (?<sha>[0-9a-f]{40})/i` (Ruby's `^`: any line start).
-static REVERT: Lazy<Option<Regex>> =
-    Lazy::new(|| Regex::new(r"(?mi)^This reverts commit (?P<sha>[0-9a-f]{40})").ok());
+static REVERT: Lazy<Option<Regex>> = Lazy::new(|| Regex::new(r"(?mi)^This reverts commit (?P<sha>[0-9a-f]{40})").ok());
 /// `See merge request <full path>!<iid>` in a merge commit's message (decisions D5).
 static MERGE_REQUEST: Lazy<Option<Regex>> =
     Lazy::new(|| Regex::new(r"See merge request (?P<path>[A-Za-z0-9_.][A-Za-z0-9_./-]*)!(?P<iid>[0-9]+)").ok());

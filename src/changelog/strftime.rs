@@ -100,8 +100,7 @@ impl DateTime {
                 second = digits(time, at + 1, 2)?;
                 at += 3;
                 if matches!(time.as_bytes().get(at), Some(b'.' | b',')) {
-                    let fraction: String =
-                        time[at + 1..].chars().take_while(|c| c.is_ascii_digit()).collect();
+                    let fraction: String = time[at + 1..].chars().take_while(|c| c.is_ascii_digit()).collect();
                     if fraction.is_empty() {
                         return None;
                     }
@@ -175,8 +174,20 @@ struct Fields {
     second: u32,
 }
 
-const MONTHS: [&str; 12] =
-    ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
 const DAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 /// ISO 8601 week-based year and week number: the week is the one holding its Thursday.
@@ -244,7 +255,9 @@ impl Spec {
         let text = if self.upper {
             text.to_uppercase()
         } else if self.swap {
-            text.chars().map(|c| if c.is_lowercase() { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() }).collect()
+            text.chars()
+                .map(|c| if c.is_lowercase() { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() })
+                .collect()
         } else {
             text.to_string()
         };
@@ -404,7 +417,6 @@ fn composite(at: &DateTime, format: &str, spec: &Spec, out: &mut String) {
     plain.text(out, &text);
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -429,8 +441,14 @@ mod tests {
         let t = DateTime::parse("2021-01-05T09:07:03+05:30").unwrap();
         assert_eq!(strftime(&t, "%Y-%m-%d"), "2021-01-05");
         assert_eq!(strftime(&t, "%B %-d, %Y"), "January 5, 2021");
-        assert_eq!(strftime(&t, "%e|%_m|%-m|%^a|%j|%I%p|%l%P|%z|%:z|%y|%C"), " 5| 1|1|TUE|005|09AM| 9am|+0530|+05:30|21|20");
-        assert_eq!(strftime(&t, "%F %T %% %s %Q %c"), "2021-01-05 09:07:03 % 1609817823 1609817823000 Tue Jan  5 09:07:03 2021");
+        assert_eq!(
+            strftime(&t, "%e|%_m|%-m|%^a|%j|%I%p|%l%P|%z|%:z|%y|%C"),
+            " 5| 1|1|TUE|005|09AM| 9am|+0530|+05:30|21|20"
+        );
+        assert_eq!(
+            strftime(&t, "%F %T %% %s %Q %c"),
+            "2021-01-05 09:07:03 % 1609817823 1609817823000 Tue Jan  5 09:07:03 2021"
+        );
         assert_eq!(strftime(&t, "%10Y|%-5d|%3N|%u%w|%H:%M:%S"), "0000002021|5|000|22|09:07:03");
         assert_eq!(strftime(&t, "%V %G %U %W"), "01 2021 01 01");
         let jan1 = DateTime::parse("2021-01-01").unwrap();

@@ -43,16 +43,14 @@ pub fn previous_tag<'a>(
     tag_regex: &str,
     tags: impl IntoIterator<Item = &'a str>,
 ) -> Result<Option<&'a str>, ChangelogError> {
-    let re = RegexBuilder::new(tag_regex)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .nest_limit(REGEX_NEST_LIMIT)
-        .build()
-        .map_err(|e| {
+    let re = RegexBuilder::new(tag_regex).size_limit(REGEX_SIZE_LIMIT).nest_limit(REGEX_NEST_LIMIT).build().map_err(
+        |e| {
             ChangelogError(format!(
                 "The regular expression to use for finding the previous tag for a version is invalid: {}",
                 regex_message(&e)
             ))
-        })?;
+        },
+    )?;
     let requested = requested_version(version)?;
     let mut by_version: Vec<(String, &'a str)> = Vec::new();
     let mut versions = vec![requested.clone()];
@@ -101,7 +99,11 @@ mod tests {
         let re = r"^release-(?P<major>\d+)\.(?P<minor>\d+)\.(?P<patch>\d+)$";
         assert_eq!(previous_tag("2.0.0", re, tags).unwrap(), Some("release-1.1.0"));
         let e = previous_tag("2.0.0", r"(?<=a)b", tags).unwrap_err();
-        assert!(e.0.starts_with("The regular expression to use for finding the previous tag for a version is invalid: "), "{}", e.0);
+        assert!(
+            e.0.starts_with("The regular expression to use for finding the previous tag for a version is invalid: "),
+            "{}",
+            e.0
+        );
         assert!(!e.0.contains('\n'));
         assert_eq!(previous_tag("1.0", DEFAULT_TAG_REGEX, tags).unwrap_err(), version_format_error());
     }

@@ -86,7 +86,8 @@ impl Parser<'_> {
     }
 
     fn step(&self, i: usize) -> Option<(Step, usize)> {
-        let letters = self.s[i.min(self.s.len())..].iter().take_while(|b| b.is_ascii_alphabetic() || **b == b'_').count();
+        let letters =
+            self.s[i.min(self.s.len())..].iter().take_while(|b| b.is_ascii_alphabetic() || **b == b'_').count();
         if letters > 0 {
             let text = String::from_utf8_lossy(&self.s[i..i + letters]).into_owned();
             return Some((Step::Ident(text), i + letters));

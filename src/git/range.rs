@@ -180,10 +180,7 @@ pub fn commits(
         }
     }
     let mut nodes: Vec<Option<Node>> = walk.nodes.into_iter().map(Some).collect();
-    Ok(order
-        .into_iter()
-        .filter_map(|i| nodes[i].take().filter(|n| !n.uninteresting).map(|n| n.commit))
-        .collect())
+    Ok(order.into_iter().filter_map(|i| nodes[i].take().filter(|n| !n.uninteresting).map(|n| n.commit)).collect())
 }
 
 /// For each commit of `range` (as [`commits`] answers it), the index in `range` of the oldest
@@ -304,7 +301,8 @@ pub fn tag_commit(repo: &gix::Repository, name: &str) -> GitResult<ObjectId> {
     let full = format!("refs/tags/{name}");
     let mut reference = repo.find_reference(full.as_str()).map_err(|_| GitError::UnknownRevision)?;
     let id = reference.peel_to_id().map_err(|_| GitError::UnknownRevision)?;
-    let commit = id.object().map_err(|_| GitError::UnknownRevision)?.peel_to_commit().map_err(|_| GitError::UnknownRevision)?;
+    let commit =
+        id.object().map_err(|_| GitError::UnknownRevision)?.peel_to_commit().map_err(|_| GitError::UnknownRevision)?;
     Ok(commit.id)
 }
 
@@ -314,7 +312,8 @@ pub fn branch_commit(repo: &gix::Repository, branch: &str) -> GitResult<ObjectId
     let name: &gix::refs::FullNameRef = full.as_str().try_into().map_err(|_| GitError::UnknownRevision)?;
     let mut reference = repo.find_reference(name).map_err(|_| GitError::UnknownRevision)?;
     let id = reference.peel_to_id().map_err(|_| GitError::UnknownRevision)?;
-    let commit = id.object().map_err(|_| GitError::UnknownRevision)?.peel_to_commit().map_err(|_| GitError::UnknownRevision)?;
+    let commit =
+        id.object().map_err(|_| GitError::UnknownRevision)?.peel_to_commit().map_err(|_| GitError::UnknownRevision)?;
     Ok(commit.id)
 }
 
@@ -322,6 +321,10 @@ pub fn branch_commit(repo: &gix::Repository, branch: &str) -> GitResult<ObjectId
 pub fn trailers(message: &str) -> Vec<(String, String)> {
     gix::objs::commit::MessageRef::from_bytes(message.as_bytes())
         .body()
-        .map(|body| body.trailers().map(|t| (t.token.to_str_lossy().into_owned(), t.value.to_str_lossy().into_owned())).collect())
+        .map(|body| {
+            body.trailers()
+                .map(|t| (t.token.to_str_lossy().into_owned(), t.value.to_str_lossy().into_owned()))
+                .collect()
+        })
         .unwrap_or_default()
 }

@@ -77,7 +77,11 @@ pub fn path_components(path: &str) -> Result<Vec<&str>, String> {
 /// What is at `components` in the tree `root`: `None` when nothing is; the blob id and whether it
 /// is executable when a regular file is; an error for directories, links and submodules, and
 /// when the path crosses something that is not a directory.
-pub fn file_at(repo: &gix::Repository, root: ObjectId, components: &[&str]) -> Result<Option<(ObjectId, bool)>, WriteError> {
+pub fn file_at(
+    repo: &gix::Repository,
+    root: ObjectId,
+    components: &[&str],
+) -> Result<Option<(ObjectId, bool)>, WriteError> {
     let mut tree = root;
     for (depth, name) in components.iter().enumerate() {
         let object = repo.find_object(tree).map_err(broken)?;
@@ -133,11 +137,11 @@ fn trees_along(repo: &gix::Repository, root: ObjectId, components: &[&str]) -> V
     let mut out = vec![root];
     let mut tree = root;
     for name in &components[..components.len().saturating_sub(1)] {
-        let next = repo
-            .find_object(tree)
-            .ok()
-            .and_then(|o| o.try_into_tree().ok())
-            .and_then(|t| t.decode().ok().and_then(|d| d.entries.iter().find(|e| e.filename == name.as_bytes()).map(|e| e.oid.to_owned())));
+        let next = repo.find_object(tree).ok().and_then(|o| o.try_into_tree().ok()).and_then(|t| {
+            t.decode()
+                .ok()
+                .and_then(|d| d.entries.iter().find(|e| e.filename == name.as_bytes()).map(|e| e.oid.to_owned()))
+        });
         match next {
             Some(id) => {
                 out.push(id);
@@ -199,7 +203,11 @@ pub fn commit_file(
         };
         let Some(content) = update(current.as_deref()) else { return Ok(None) };
         let blob = repo.write_blob(&content).map_err(broken)?.detach();
-        let kind = if existing.is_some_and(|(_, executable)| executable) { EntryKind::BlobExecutable } else { EntryKind::Blob };
+        let kind = if existing.is_some_and(|(_, executable)| executable) {
+            EntryKind::BlobExecutable
+        } else {
+            EntryKind::Blob
+        };
         let mut editor = repo.edit_tree(root).map_err(broken)?;
         editor.upsert(path, kind, blob).map_err(|e| WriteError::BadPath(format!("{e}")))?;
         let tree = editor.write().map_err(broken)?.detach();
