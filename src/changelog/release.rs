@@ -11,6 +11,7 @@ use super::strftime::{strftime, DateTime};
 use super::template::TemplateError;
 use super::value::Value;
 use super::ChangelogError;
+use std::collections::HashMap;
 use std::time::Instant;
 
 /// Largest template output accepted.
@@ -83,11 +84,14 @@ pub struct Release {
     pub version: String,
     pub date: DateTime,
     categories: Vec<(Value, Vec<Entry>)>,
+    /// Positions in `categories` of string titles, so that adding an entry stays cheap.
+    by_title: HashMap<String, usize>,
 }
 
 impl Release {
     pub fn new(version: &str, date: DateTime, config: &Config) -> Release {
-        let mut release = Release { version: version.to_string(), date, categories: Vec::new() };
+        let mut release =
+            Release { version: version.to_string(), date, categories: Vec::new(), by_title: HashMap::new() };
         for (_, title) in &config.categories {
             release.slot(title);
         }
@@ -95,13 +99,19 @@ impl Release {
     }
 
     fn slot(&mut self, title: &Value) -> usize {
-        match self.categories.iter().position(|(t, _)| t.same_key(title)) {
-            Some(i) => i,
-            None => {
-                self.categories.push((title.clone(), Vec::new()));
-                self.categories.len() - 1
-            }
+        let found = match title {
+            Value::Str(s) => self.by_title.get(s).copied(),
+            _ => self.categories.iter().position(|(t, _)| t.same_key(title)),
+        };
+        if let Some(i) = found {
+            return i;
         }
+        self.categories.push((title.clone(), Vec::new()));
+        let i = self.categories.len() - 1;
+        if let Value::Str(s) = title {
+            self.by_title.insert(s.clone(), i);
+        }
+        i
     }
 
     /// Adds an entry under `category` (a trailer value), mapped through the configuration.

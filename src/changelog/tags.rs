@@ -11,6 +11,7 @@
 use super::version::{self, assemble, default_tag_regex};
 use super::ChangelogError;
 use regex::RegexBuilder;
+use std::collections::HashMap;
 
 /// Limits on a configured `tag_regex` (compiled program size and nesting).
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
@@ -52,7 +53,7 @@ pub fn previous_tag<'a>(
         },
     )?;
     let requested = requested_version(version)?;
-    let mut by_version: Vec<(String, &'a str)> = Vec::new();
+    let mut by_version: HashMap<String, &'a str> = HashMap::new();
     let mut versions = vec![requested.clone()];
     for name in tags {
         let Some(captures) = re.captures(name) else { continue };
@@ -60,10 +61,7 @@ pub fn previous_tag<'a>(
             continue;
         }
         let Some(found) = assemble(&captures) else { continue };
-        match by_version.iter_mut().find(|(v, _)| *v == found) {
-            Some(slot) => slot.1 = name,
-            None => by_version.push((found.clone(), name)),
-        }
+        by_version.insert(found.clone(), name);
         versions.push(found);
     }
     versions.sort_by(|a, b| version::compare(a, b));
@@ -72,7 +70,7 @@ pub fn previous_tag<'a>(
         return Ok(None);
     }
     let below = &versions[index - 1];
-    Ok(by_version.iter().find(|(v, _)| v == below).map(|(_, name)| *name))
+    Ok(by_version.get(below).copied())
 }
 
 #[cfg(test)]

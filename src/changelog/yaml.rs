@@ -11,6 +11,7 @@
 use super::value::{hash_insert, Value};
 use saphyr_parser::{Event, Parser, ScalarStyle, Tag};
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::time::Instant;
 
 /// Why a YAML text was refused.
@@ -33,7 +34,8 @@ pub struct YamlLimits {
 
 enum Frame {
     Seq(Vec<Value>),
-    Map(Vec<(Value, Value)>, Option<Value>),
+    /// Pairs, the key waiting for its value, and the positions of string keys.
+    Map(Vec<(Value, Value)>, Option<Value>, HashMap<String, usize>),
 }
 
 /// How often (in events) the deadline is looked at.
@@ -71,7 +73,7 @@ pub fn load(text: &str, limits: YamlLimits) -> Result<Value, YamlError> {
                 if stack.len() >= limits.max_depth {
                     return Err(YamlError::TooComplex);
                 }
-                stack.push(Frame::Map(Vec::new(), None));
+                stack.push(Frame::Map(Vec::new(), None, HashMap::new()));
                 continue;
             }
             Event::SequenceEnd => match stack.pop() {
@@ -79,7 +81,7 @@ pub fn load(text: &str, limits: YamlLimits) -> Result<Value, YamlError> {
                 _ => return Err(YamlError::Invalid),
             },
             Event::MappingEnd => match stack.pop() {
-                Some(Frame::Map(pairs, None)) => Value::Hash(pairs),
+                Some(Frame::Map(pairs, None, _)) => Value::Hash(pairs),
                 _ => return Err(YamlError::Invalid),
             },
         };
@@ -90,8 +92,15 @@ pub fn load(text: &str, limits: YamlLimits) -> Result<Value, YamlError> {
         match stack.last_mut() {
             None => return Ok(value),
             Some(Frame::Seq(items)) => items.push(value),
-            Some(Frame::Map(pairs, pending)) => match pending.take() {
+            Some(Frame::Map(pairs, pending, positions)) => match pending.take() {
                 None => *pending = Some(value),
+                Some(Value::Str(key)) => match positions.get(&key) {
+                    Some(&i) => pairs[i].1 = value,
+                    None => {
+                        positions.insert(key.clone(), pairs.len());
+                        pairs.push((Value::Str(key), value));
+                    }
+                },
                 Some(key) => hash_insert(pairs, key, value),
             },
         }
@@ -222,6 +231,16 @@ mod tests {
     fn duplicate_keys_keep_the_first_position_and_the_last_value() {
         let v = load("a: 1\nb: 2\na: 3\n", limits()).unwrap();
         assert_eq!(v, Value::Hash(vec![(Value::str("a"), Value::Int(3)), (Value::str("b"), Value::Int(2))]));
+    }
+
+    #[test]
+    fn large_mappings_load_in_linear_time() {
+        let text: String = (0..50_000).map(|i| format!("k{i}: {i}\n")).collect();
+        let limits = YamlLimits { max_depth: 8, max_nodes: 200_000, deadline: Instant::now() + Duration::from_secs(5) };
+        let started = Instant::now();
+        let Value::Hash(pairs) = load(&text, limits).unwrap() else { panic!("not a hash") };
+        assert_eq!(pairs.len(), 50_000);
+        assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
     }
 
     #[test]
