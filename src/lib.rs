@@ -7,10 +7,12 @@
 //! - [`auth`]: caller identity and the permission function every operation uses.
 //! - [`store`]: the SQLite store (schema, migrations, queries).
 //! - [`git`]: repository access through gix.
+//! - [`changelog`]: GitLab's changelog engine (configuration, templates, versions), used by `api`.
 #![deny(unsafe_code)]
 
 pub mod api;
 pub mod auth;
+pub mod changelog;
 pub mod config;
 pub mod context;
 pub mod error;

@@ -10,8 +10,10 @@ pub mod contributors;
 pub mod diff;
 pub mod health;
 pub mod merge_base;
+pub mod range;
 pub mod time;
 pub mod tree;
+pub mod write;
 
 use once_cell::sync::Lazy;
 use std::collections::HashMap;

@@ -107,3 +107,9 @@ pub fn has_membership_below(conn: &Connection, user_id: i64, group_id: i64) -> A
 pub fn count_with_role(conn: &Connection, member_role_id: i64) -> ApiResult<i64> {
     Ok(super::row(conn, "SELECT count(*) FROM members WHERE member_role_id = ?1", [member_role_id], |r| r.get(0))?)
 }
+
+/// Whether `user_id` is a member of group `group_id` itself (not through an ancestor).
+pub fn is_direct_group_member(conn: &Connection, user_id: i64, group_id: i64) -> ApiResult<bool> {
+    let mut stmt = conn.prepare_cached("SELECT 1 FROM members WHERE user_id = ?1 AND group_id = ?2 LIMIT 1")?;
+    Ok(stmt.exists(params![user_id, group_id])?)
+}
