@@ -321,7 +321,7 @@ pub fn commit(call: &Call, project: &str, params: &Params) -> ApiResult<Response
         Err(WriteError::TooLarge) => {
             return Err(failure(format!("{file} is larger than {MAX_CHANGELOG_FILE_BYTES} bytes")))
         }
-        Err(WriteError::Busy) => return Err(ApiError::Unavailable),
+        Err(WriteError::Busy) => return Err(ApiError::Unavailable("the branch is busy with other commits, try again")),
         Err(WriteError::Git(e)) => return Err(ApiError::Internal(format!("{e:?}"))),
     };
     Ok(Response::json(200, &json!({ "commit": commit, "notes": generated.notes })))
