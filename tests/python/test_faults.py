@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import start_server, stop_server
+from conftest import REPO, cli, git_out, start_server, stop_server
 
 
 def create_roles(server, prefix, acknowledged, stop):
@@ -110,6 +110,58 @@ def test_a_read_only_data_directory_is_refused_with_a_clear_message(small_mount,
     with pytest.raises(RuntimeError) as raised:
         start_server(data)
     assert "read-only file system" in str(raised.value)
-    from conftest import cli
     result = cli(data, "user", "add", "late", check=False)
     assert result.returncode != 0 and "read-only file system" in result.stderr
+
+
+def test_a_kill_during_changelog_commits_leaves_the_branch_whole(tmp_path):
+    """SIGKILL while clients POST changelog sections: the branch is always at a commit that
+    git can read, the history stays linear, `git fsck` finds no corruption, and every section
+    a client saw committed is in the file at the tip."""
+    fixtures = tmp_path / "fixtures"
+    subprocess.run(["bash", str(REPO / "tests" / "fixtures" / "changelog.sh"), str(fixtures)], check=True)
+    git_dir = fixtures / "log.git"
+    data = tmp_path / "data"
+    original = git_out(git_dir, "rev-parse", "main")
+    cli(data, "project", "add", "log", "--repo", git_dir, "--visibility", "public")
+    acknowledged = []
+    counter = iter(range(10_000))
+
+    def post_versions(server, stop):
+        while not stop.is_set():
+            version = f"9.{next(counter)}.0"
+            try:
+                status, _ = server.json("POST", "/api/v4/projects/log/repository/changelog",
+                                        {"version": version, "from": "v2.0.0", "date": "2024-01-02"},
+                                        token=server.token)
+            except OSError:
+                return
+            if status == 200:
+                acknowledged.append(version)
+
+    rng = random.Random(11)
+    for _ in range(4):
+        server = start_server(data)
+        stop = threading.Event()
+        writers = [threading.Thread(target=post_versions, args=(server, stop)) for _ in range(3)]
+        for writer in writers:
+            writer.start()
+        time.sleep(rng.uniform(0.4, 1.0))
+        server.process.kill()
+        server.process.wait(10)
+        stop.set()
+        for writer in writers:
+            writer.join(30)
+        tip = git_out(git_dir, "rev-parse", "--verify", "main^{commit}")
+        assert len(tip) == 40
+    assert acknowledged, "no changelog commit got through"
+    fsck = subprocess.run(["git", "-C", str(git_dir), "fsck", "--strict", "--no-dangling"],
+                          capture_output=True, text=True)
+    assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+    git_out(git_dir, "merge-base", "--is-ancestor", original, "main")  # raises when it is not
+    assert git_out(git_dir, "rev-list", "--min-parents=2", f"{original}..main") == "", "history is not linear"
+    # A commit can land without its client hearing back (the kill): never fewer than acknowledged.
+    assert int(git_out(git_dir, "rev-list", "--count", f"{original}..main")) >= len(acknowledged)
+    changelog = git_out(git_dir, "show", "main:CHANGELOG.md")
+    for version in acknowledged:
+        assert f"## {version} (" in changelog, version
