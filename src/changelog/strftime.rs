@@ -6,6 +6,7 @@
 //! `-` (no padding), `_` (spaces), `0` (zeros), `^` (upper case), `#` (swap case) and a width.
 //! An unknown directive is copied as it is, as Ruby does. Widths are capped at [`MAX_WIDTH`]; a
 //! wider one is copied as text too.
+use crate::git::time::civil_from_days;
 
 pub const MAX_WIDTH: usize = 1024;
 
@@ -28,18 +29,6 @@ fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     era * 146_097 + doe - 719_468
-}
-
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
 }
 
 fn is_leap(year: i64) -> bool {
