@@ -3,6 +3,7 @@
 #   make test   every test: Rust, the header, C (also under AddressSanitizer), Python
 #   make bench  in-process operations against the git CLI, and the Python host's throughput
 #               (and requests per second through the Go and Python hosts)
+#   make soak   mixed load on the Go host for a minute: every answer as expected, RSS and fds flat
 
 SHELL  := /bin/bash
 CARGO  ?= cargo
@@ -17,7 +18,7 @@ LIBDIR := $(CURDIR)/target/debug
 export FORGECORE_LIB := $(LIBDIR)/libforgecore.so
 
 .PHONY: build run test test-rust test-header test-c test-sanitizers test-fuzz test-python bench fuzz venv clean
-.PHONY: build-go test-go bench-go
+.PHONY: build-go test-go bench-go test-soak soak
 
 build: build-go
 	$(CARGO) build
@@ -28,7 +29,7 @@ run: build
 	PYTHONPATH=bindings/python $(PYTHON) -m forgecore serve --listen $(HOST):$(PORT) \
 		--data-dir .run/data --repos .run/repos --print-admin-token
 
-test: test-rust test-header test-c test-sanitizers test-fuzz test-python test-go
+test: test-rust test-header test-c test-sanitizers test-fuzz test-python test-go test-soak
 
 test-rust:
 	$(CARGO) test
@@ -113,3 +114,19 @@ bench-go:
 clean:
 	$(CARGO) clean
 	rm -rf .run $(VENV) .bench
+
+# A soak of the Go host on loopback (bindings/go/cmd/forgecore-soak): SOAK_CLIENTS clients mix
+# every endpoint for SOAK_SECONDS; it fails on any unexpected status or transport error, or when
+# the host's RSS or open file descriptors grow past their bounds. make test runs 10 s against
+# the debug build; make soak a minute against the release build.
+SOAK_CLIENTS ?= 32
+test-soak: build-go
+	cd bindings/go && $(GO) build -o $(LIBDIR)/forgecore-soak ./cmd/forgecore-soak
+	$(LIBDIR)/forgecore-soak -go-host $(LIBDIR)/forgecore-http -clients $(SOAK_CLIENTS) -seconds 10 -warmup 3
+
+SOAK_SECONDS ?= 60
+soak:
+	$(CARGO) build --release
+	cd bindings/go && CGO_LDFLAGS="-L$(CURDIR)/target/release" $(GO) build -o $(CURDIR)/target/release/forgecore-http ./cmd/forgecore-http
+	cd bindings/go && $(GO) build -o $(CURDIR)/target/release/forgecore-soak ./cmd/forgecore-soak
+	target/release/forgecore-soak -go-host target/release/forgecore-http -clients $(SOAK_CLIENTS) -seconds $(SOAK_SECONDS)

@@ -105,23 +105,33 @@ func checkABI(library, header, binding uint32) error {
 // Open opens an instance: it checks the library's ABI version, then calls fc_open. A
 // configuration the core refuses is an *Error with its status (400 or 500) and message.
 func Open(config Config) (*Core, error) {
-	if err := checkABI(libraryABIVersion(), headerABIVersion, ABIVersion); err != nil {
-		return nil, err
-	}
 	text, err := json.Marshal(config)
 	if err != nil {
 		return nil, fmt.Errorf("forgecore: encoding the configuration: %w", err)
 	}
-	maxBody := int64(DefaultMaxBodyBytes)
-	if len(config.Limits) > 0 {
-		var limits struct {
-			MaxBodyBytes *int64 `json:"max_body_bytes"`
-		}
-		if json.Unmarshal(config.Limits, &limits) == nil && limits.MaxBodyBytes != nil {
-			maxBody = *limits.MaxBodyBytes
-		}
+	return OpenJSON(text)
+}
+
+// OpenJSON is [Open] with the configuration as JSON text, passed to fc_open as it is (a host
+// reading an operator's configuration file uses it, so that every key reaches the core,
+// which refuses unknown ones).
+func OpenJSON(config []byte) (*Core, error) {
+	if err := checkABI(libraryABIVersion(), headerABIVersion, ABIVersion); err != nil {
+		return nil, err
 	}
-	ctx, failure := nativeOpen(cText(text))
+	if bytes.IndexByte(config, 0) >= 0 {
+		return nil, ErrInvalidArgument
+	}
+	maxBody := int64(DefaultMaxBodyBytes)
+	var limits struct {
+		Limits struct {
+			MaxBodyBytes *int64 `json:"max_body_bytes"`
+		} `json:"limits"`
+	}
+	if json.Unmarshal(config, &limits) == nil && limits.Limits.MaxBodyBytes != nil {
+		maxBody = *limits.Limits.MaxBodyBytes
+	}
+	ctx, failure := nativeOpen(cText(config))
 	if failure != nil {
 		response := takeResponse(failure)
 		return nil, &Error{Status: response.Status, Body: response.data}

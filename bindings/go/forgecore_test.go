@@ -52,6 +52,28 @@ func TestMaxBodyBytesFollowsTheConfiguration(t *testing.T) {
 	}
 }
 
+// OpenJSON hands the text to fc_open as it is: an unknown top-level key (which Config could
+// not carry) reaches the core and is refused; limits.max_body_bytes is read from the text.
+func TestOpenJSONPassesTheTextThrough(t *testing.T) {
+	dir, _ := json.Marshal(t.TempDir())
+	_, err := forgecore.OpenJSON([]byte(`{"data_dir": ` + string(dir) + `, "no_such_section": {}}`))
+	var refused *forgecore.Error
+	if !errors.As(err, &refused) || refused.Status != 400 || !strings.Contains(refused.Error(), "no_such_section") {
+		t.Fatalf("OpenJSON with an unknown key: %v", err)
+	}
+	if _, err := forgecore.OpenJSON([]byte(`{"data_dir": ` + string(dir) + "}\x00")); !errors.Is(err, forgecore.ErrInvalidArgument) {
+		t.Fatalf("OpenJSON with a NUL byte: %v", err)
+	}
+	core, err := forgecore.OpenJSON([]byte(`{"data_dir": ` + string(dir) + `, "limits": {"max_body_bytes": 2048}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer core.Close()
+	if core.MaxBodyBytes() != 2048 {
+		t.Fatalf("max body bytes: %d", core.MaxBodyBytes())
+	}
+}
+
 func TestDoAnswersWhatTheCoreAnswers(t *testing.T) {
 	response, err := fx.core.Do("GET", "/api/v4/member_roles", http.Header{"Private-Token": {fx.token}}, nil)
 	if err != nil {

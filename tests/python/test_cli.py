@@ -2,9 +2,13 @@
 with the core's message on stderr and nothing on stdout, and its changes are seen by a host
 serving the same data directory (a revoked token is a 401 at once)."""
 
+import json
+import subprocess
+import sys
+
 import pytest
 
-from conftest import cli, start_server, stop_server
+from conftest import _env, cli, start_server, stop_server
 
 
 def test_user_add(server):
@@ -124,3 +128,58 @@ def test_serve_registers_repos_and_restarts(tmp_path, git_repo):
             assert second.json("GET", "/api/v4/member_roles", token=token)[0] == 200
     finally:
         assert stop_server(second)[0] == 0
+
+
+def test_serve_config_file_sets_rate_limits(tmp_path):
+    """--config merges its object over the built configuration: two API requests a minute
+    make the third a 429 in GitLab's shape, with Retry-After."""
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"rate_limits": {"api_requests": {"limit": 2, "period_seconds": 60}}}))
+    running = start_server(tmp_path / "data", "--config", config)
+    try:
+        answers = [running.request("GET", "/api/v4/version") for _ in range(3)]
+        assert [status for status, _, _ in answers] == [200, 200, 429]
+        _, headers, body = answers[2]
+        assert json.loads(body) == {"message": {"error": "This endpoint has been requested too many times. Try again later."}}
+        assert int(headers["retry-after"]) > 0
+    finally:
+        assert stop_server(running)[0] == 0
+
+
+def _serve(*args):
+    return subprocess.run([sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0", *map(str, args)],
+                          capture_output=True, text=True, env=_env(), timeout=60)
+
+
+def test_serve_config_file_may_name_the_data_dir(tmp_path):
+    data = tmp_path / "from-config"
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"data_dir": str(data)}))
+    process = subprocess.Popen([sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
+                                "--config", str(config)], stdout=subprocess.PIPE, text=True, env=_env())
+    try:
+        assert process.stdout.readline().startswith("created the administrator root")
+        assert data.is_dir()
+    finally:
+        process.terminate()
+        process.wait(15)
+        process.stdout.close()
+
+
+@pytest.mark.parametrize("text", ["[]", "null", '{"rate_limits":', None])
+def test_serve_config_file_not_an_object_is_a_usage_error(tmp_path, text):
+    config = tmp_path / "config.json"
+    if text is not None:
+        config.write_text(text)
+    result = _serve("--data-dir", tmp_path / "data", "--config", config)
+    assert result.returncode == 2
+    assert "--config" in result.stderr
+
+
+def test_serve_config_file_unknown_key_is_refused_by_the_core(tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"rate_limits": {"api_request": {"limit": 1, "period_seconds": 1}}}))
+    result = _serve("--data-dir", tmp_path / "data", "--config", config)
+    assert result.returncode == 1
+    assert "api_request" in result.stderr
+    assert _serve().returncode == 2  # neither --data-dir nor a config naming data_dir

@@ -1,6 +1,7 @@
 """The command line: `serve` runs the threaded stdlib HTTP host around the WSGI app (binding
 first so that port 0 works, then opening the core, bootstrapping the administrator and
-registering repositories), and `admin` turns each subcommand into one admin JSON command of
+registering repositories; `--config FILE` is a JSON object merged over the configuration it
+builds, so an operator sets rate limits, limits and features), and `admin` turns each subcommand into one admin JSON command of
 the core, printing its JSON answer (exit 1 and the body on stderr when it is not 2xx). The
 request handler here is the only socket code: it hands the raw target to the app and drains
 a body the app left unread so that the client gets the answer instead of a reset.
@@ -100,6 +101,18 @@ def parse_listen(text):
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
+def config_file(path):
+    """The JSON object in the file at `path` (argparse type of `serve --config`)."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            config = json.load(file)
+    except (OSError, ValueError) as error:
+        raise argparse.ArgumentTypeError(f"cannot read {path}: {error}")
+    if not isinstance(config, dict):
+        raise argparse.ArgumentTypeError(f"{path} is not a JSON object")
+    return config
+
+
 def _fail(status, body):
     print(json.dumps(body) if body is not None else f"status {status}", file=sys.stderr)
     return 1
@@ -126,8 +139,12 @@ def serve(args):
     real_port = server.server_address[1]
     url_host = f"[{host}]" if ":" in host else host
     url = (args.external_url or f"http://{url_host}:{real_port}").rstrip("/")
+    # The file's top-level keys replace the built ones; the core checks everything.
+    config = {"data_dir": args.data_dir, "external_url": url, **(args.config or {})}
+    if isinstance(config.get("external_url"), str):
+        url = config["external_url"].rstrip("/")  # the links the core builds start with it
     try:
-        core = _open({"data_dir": args.data_dir, "external_url": url})
+        core = _open(config)
     except SystemExit:
         server.server_close()
         raise
@@ -208,10 +225,12 @@ def _parser():
 
     run = commands.add_parser("serve", help="serve /api/v4 over HTTP")
     run.add_argument("--listen", type=parse_listen, default=("127.0.0.1", 8080), metavar="HOST:PORT")
-    run.add_argument("--data-dir", required=True)
+    run.add_argument("--data-dir", help="the data directory (required unless --config names data_dir)")
     run.add_argument("--repos", help="register every git repository under this directory as a public project")
     run.add_argument("--external-url", help="public base URL (default http://HOST:PORT)")
     run.add_argument("--print-admin-token", action="store_true", help="issue and print a token for the administrator")
+    run.add_argument("--config", type=config_file, metavar="FILE",
+                     help="a JSON object merged over the configuration (rate_limits, limits, features, ...)")
     run.set_defaults(func=serve)
 
     adm = commands.add_parser("admin", help="administer the instance in --data-dir")
@@ -262,5 +281,8 @@ def _parser():
 
 
 def main(argv=None):
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.mode == "serve" and args.data_dir is None and "data_dir" not in (args.config or {}):
+        parser.error("serve: --data-dir is required (or data_dir in the --config file)")
     return args.func(args)

@@ -1,6 +1,11 @@
 // Command forgecore-http serves forgecore's /api/v4 over net/http, as the Python host does:
 //
-//	forgecore-http -data-dir DIR [-listen HOST:PORT] [-repos DIR] [-external-url URL] [-print-admin-token]
+//	forgecore-http -data-dir DIR [-listen HOST:PORT] [-repos DIR] [-external-url URL] [-config FILE] [-print-admin-token]
+//
+// -config names a JSON object merged over the configuration the host builds ({"data_dir",
+// "external_url"}): its top-level keys replace those (so it may name data_dir itself, and
+// then -data-dir may be left out) and the rest (rate_limits, limits, features) go to fc_open
+// as they are; the core checks them.
 //
 // It listens first (so that port 0 works and the URL is known), opens the core with that URL
 // as its external URL, creates the administrator on the first start (printing its token; with
@@ -42,6 +47,7 @@ type options struct {
 	repos           string
 	externalURL     string
 	printAdminToken bool
+	config          map[string]json.RawMessage // the -config file's object, nil without one
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -52,6 +58,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	flags.StringVar(&o.dataDir, "data-dir", "", "the instance's data `directory` (created if missing)")
 	flags.StringVar(&o.repos, "repos", "", "register every git repository under this `directory` as a public project")
 	flags.StringVar(&o.externalURL, "external-url", "", "public base `URL` (default http://HOST:PORT)")
+	configFile := flags.String("config", "", "a JSON `file` merged over the configuration given to the core (rate_limits, limits, features, ...)")
 	flags.BoolVar(&o.printAdminToken, "print-admin-token", false, "issue and print a token for the administrator")
 	if err := flags.Parse(args); err != nil {
 		return o, err
@@ -59,8 +66,17 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if flags.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %q", flags.Args())
 	}
-	if o.dataDir == "" {
-		return o, errors.New("-data-dir is required")
+	if *configFile != "" {
+		text, err := os.ReadFile(*configFile)
+		if err != nil {
+			return o, fmt.Errorf("-config: %v", err)
+		}
+		if err := json.Unmarshal(text, &o.config); err != nil || o.config == nil {
+			return o, fmt.Errorf("-config: %s is not a JSON object", *configFile)
+		}
+	}
+	if _, ok := o.config["data_dir"]; o.dataDir == "" && !ok {
+		return o, errors.New("-data-dir is required (or data_dir in the -config file)")
 	}
 	return o, nil
 }
@@ -106,7 +122,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 		url = "http://" + net.JoinHostPort(host, strconv.Itoa(realPort))
 	}
 
-	core, err := forgecore.Open(forgecore.Config{DataDir: o.dataDir, ExternalURL: url})
+	config := map[string]json.RawMessage{}
+	for key, value := range map[string]string{"data_dir": o.dataDir, "external_url": url} {
+		config[key], _ = json.Marshal(value)
+	}
+	for key, value := range o.config {
+		config[key] = value
+	}
+	if configured, ok := o.config["external_url"]; ok {
+		var text string
+		if json.Unmarshal(configured, &text) == nil {
+			url = strings.TrimRight(text, "/") // the links the core builds start with it
+		}
+	}
+	text, err := json.Marshal(config)
+	if err != nil {
+		fmt.Fprintf(stderr, "forgecore-http: %v\n", err)
+		return 1
+	}
+	core, err := forgecore.OpenJSON(text)
 	if err != nil {
 		fmt.Fprintf(stderr, "forgecore-http: %v\n", err)
 		return 1

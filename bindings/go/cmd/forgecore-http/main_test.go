@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -269,5 +270,89 @@ func TestBadArguments(t *testing.T) {
 	if code := run([]string{"-listen", "127.0.0.1:0", "-data-dir", t.TempDir(), "-repos", "/no/such/dir"}, &stdout, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), "register_repos") {
 		t.Fatalf("missing -repos dir: exit %d, %q", code, stderr.String())
+	}
+}
+
+// -config merges a JSON object over the built configuration: two API requests a minute make
+// the third a 429 in GitLab's shape, repository health can be turned off, and the file may
+// name the data directory itself.
+func TestConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "config.json")
+	data := filepath.Join(dir, "data")
+	text := `{"data_dir": "` + data + `", "rate_limits": {"api_requests": {"limit": 2, "period_seconds": 60}},
+	          "features": {"repository_health": false}}`
+	if err := os.WriteFile(config, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	host := startHost(t, "-listen", "127.0.0.1:0", "-config", config)
+	if _, err := os.Stat(filepath.Join(data)); err != nil {
+		t.Fatalf("the data directory of the file was not used: %v", err)
+	}
+	var statuses []int
+	var last *http.Response
+	for i := 0; i < 3; i++ {
+		response, err := http.Get(host.url + "/api/v4/version")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(response.Body)
+		response.Body.Close()
+		statuses = append(statuses, response.StatusCode)
+		last = response
+		if i == 2 && string(body) != `{"message":{"error":"This endpoint has been requested too many times. Try again later."}}` {
+			t.Fatalf("429 body %q", body)
+		}
+	}
+	if fmt.Sprint(statuses) != "[200 200 429]" || last.Header.Get("Retry-After") == "" {
+		t.Fatalf("statuses %v, Retry-After %q", statuses, last.Header.Get("Retry-After"))
+	}
+	host.stop(t, syscall.SIGTERM)
+
+	// Without the rate limit, the feature switch shows: health is a 404 for the administrator.
+	text = `{"features": {"repository_health": false}}`
+	if err := os.WriteFile(config, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	repos := fixtureRepos(t)
+	host = startHost(t, "-listen", "127.0.0.1:0", "-data-dir", filepath.Join(dir, "data2"), "-repos", repos,
+		"-config", config, "-print-admin-token")
+	request, _ := http.NewRequest("GET", host.url+"/api/v4/projects/forgecore/repository/health", nil)
+	request.Header.Set("Private-Token", host.line("admin token: "))
+	response, err := http.DefaultClient.Do(request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	response.Body.Close()
+	if response.StatusCode != 404 {
+		t.Fatalf("health with the feature off: %d", response.StatusCode)
+	}
+	host.stop(t, syscall.SIGTERM)
+}
+
+func TestBadConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	// Not readable or not a JSON object: a usage error (exit 2) naming -config.
+	for _, path := range []string{filepath.Join(dir, "missing.json"), write("array.json", "[]"),
+		write("null.json", "null"), write("broken.json", `{"rate_limits":`)} {
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"-data-dir", t.TempDir(), "-config", path}, &stdout, &stderr); code != 2 ||
+			!strings.Contains(stderr.String(), "-config") {
+			t.Fatalf("%s: exit %d, %q", path, code, stderr.String())
+		}
+	}
+	// A key the core does not know: the core refuses it (exit 1 with its message).
+	var stdout, stderr bytes.Buffer
+	path := write("unknown.json", `{"rate_limits": {"api_request": {"limit": 1, "period_seconds": 1}}}`)
+	if code := run([]string{"-listen", "127.0.0.1:0", "-data-dir", t.TempDir(), "-config", path}, &stdout, &stderr); code != 1 ||
+		!strings.Contains(stderr.String(), "api_request") {
+		t.Fatalf("unknown key: exit %d, %q", code, stderr.String())
 	}
 }
