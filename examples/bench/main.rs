@@ -152,7 +152,7 @@ fn repository_rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
     let mut row = |name: &str, target: String, command: &[&str]| {
         let expected_ok = fx.request("GET", &target, None).0 == 200;
         let row = bench.compare(name, || fx.request("GET", &target, None), command);
-        row.target(ratio.clone());
+        row.target(ratio);
         if !expected_ok {
             row.note("the forgecore request failed");
         }
