@@ -52,6 +52,8 @@ bench: $(VPY)
 	$(CARGO) run --release --quiet --example bench
 	PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
 		$(VPY) examples/bench/python_host.py
+	PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
+		$(VPY) examples/bench/archive_memory.py
 
 clean:
 	$(CARGO) clean

@@ -59,10 +59,92 @@ impl Codec {
     }
 }
 
-struct Worker {
-    jobs: Option<SyncSender<Vec<u8>>>,
-    results: Receiver<io::Result<Vec<u8>>>,
+struct Worker<J, R> {
+    jobs: Option<SyncSender<J>>,
+    results: Receiver<R>,
     handle: Option<JoinHandle<()>>,
+}
+
+/// A pool of worker threads that run jobs and hand their results back in submission order:
+/// job `i` goes to worker `i % n`, which works in order, so collecting round-robin is enough.
+/// Each worker holds at most one job and one result, so memory is bounded by the pool size.
+/// Dropping the pool closes the channels; the workers finish their job and stop.
+pub struct Ordered<J, R> {
+    workers: Vec<Worker<J, R>>,
+    sent: u64,
+    received: u64,
+}
+
+fn stopped() -> io::Error {
+    io::Error::other("an archive worker stopped")
+}
+
+impl<J: Send + 'static, R: Send + 'static> Ordered<J, R> {
+    /// `make_worker()` builds each worker's job function (which may keep state, such as a
+    /// compressor, across jobs).
+    pub fn new<F, M>(label: &str, make_worker: M) -> io::Result<Ordered<J, R>>
+    where
+        M: Fn() -> F,
+        F: FnMut(J) -> R + Send + 'static,
+    {
+        let mut workers = Vec::new();
+        for i in 0..worker_count() {
+            let (job_tx, job_rx) = sync_channel::<J>(1);
+            let (result_tx, result_rx) = sync_channel::<R>(1);
+            let mut work = make_worker();
+            let handle = std::thread::Builder::new().name(format!("fc-archive-{label}{i}")).spawn(move || {
+                // Ends when the jobs channel closes or nobody collects the results.
+                while let Ok(job) = job_rx.recv() {
+                    if result_tx.send(work(job)).is_err() {
+                        return;
+                    }
+                }
+            })?;
+            workers.push(Worker { jobs: Some(job_tx), results: result_rx, handle: Some(handle) });
+        }
+        Ok(Ordered { workers, sent: 0, received: 0 })
+    }
+
+    /// A pool without workers, to take the place of one that was joined.
+    pub fn empty() -> Ordered<J, R> {
+        Ordered { workers: Vec::new(), sent: 0, received: 0 }
+    }
+
+    /// Jobs submitted and not yet collected.
+    pub fn in_flight(&self) -> u64 {
+        self.sent - self.received
+    }
+
+    /// The result of the oldest job in flight (`None` when none is).
+    pub fn collect(&mut self) -> io::Result<Option<R>> {
+        if self.in_flight() == 0 {
+            return Ok(None);
+        }
+        let n = self.workers.len() as u64;
+        let result = self.workers[(self.received % n) as usize].results.recv().map_err(|_| stopped())?;
+        self.received += 1;
+        Ok(Some(result))
+    }
+
+    /// Submits `job`; when every worker is busy, first takes the oldest result and returns it.
+    pub fn submit(&mut self, job: J) -> io::Result<Option<R>> {
+        let n = self.workers.len() as u64;
+        let oldest = if self.in_flight() >= n { self.collect()? } else { None };
+        let jobs = self.workers[(self.sent % n) as usize].jobs.as_ref().ok_or_else(stopped)?;
+        jobs.send(job).map_err(|_| stopped())?;
+        self.sent += 1;
+        Ok(oldest)
+    }
+
+    /// Stops the workers once everything was collected, waiting for them.
+    pub fn join(mut self) {
+        for worker in &mut self.workers {
+            worker.jobs = None;
+            if let Some(handle) = worker.handle.take() {
+                let _ = handle.join();
+            }
+        }
+    }
 }
 
 /// A `Write` that compresses what it is given into `out` as a series of members.
@@ -70,10 +152,7 @@ pub struct Members<W: Write> {
     out: W,
     codec: Codec,
     chunk: Vec<u8>,
-    workers: Vec<Worker>,
-    /// Chunks handed out and not yet collected, oldest first by index modulo workers.
-    sent: u64,
-    received: u64,
+    pool: Ordered<Vec<u8>, io::Result<Vec<u8>>>,
     any_input: bool,
 }
 
@@ -83,51 +162,15 @@ fn worker_count() -> usize {
 
 impl<W: Write> Members<W> {
     pub fn new(out: W, codec: Codec) -> io::Result<Members<W>> {
-        let mut workers = Vec::new();
-        for i in 0..worker_count() {
-            let (job_tx, job_rx) = sync_channel::<Vec<u8>>(1);
-            let (result_tx, result_rx) = sync_channel::<io::Result<Vec<u8>>>(1);
-            let handle = std::thread::Builder::new().name(format!("fc-archive-z{i}")).spawn(move || {
-                // Ends when the jobs channel closes or nobody collects the results.
-                while let Ok(data) = job_rx.recv() {
-                    let result = codec.compress(&data);
-                    drop(data);
-                    if result_tx.send(result).is_err() {
-                        return;
-                    }
-                }
-            })?;
-            workers.push(Worker { jobs: Some(job_tx), results: result_rx, handle: Some(handle) });
-        }
-        Ok(Members {
-            out,
-            codec,
-            chunk: Vec::with_capacity(codec.chunk_size()),
-            workers,
-            sent: 0,
-            received: 0,
-            any_input: false,
-        })
-    }
-
-    fn collect_one(&mut self) -> io::Result<()> {
-        let n = self.workers.len() as u64;
-        let worker = &self.workers[(self.received % n) as usize];
-        let compressed = worker.results.recv().map_err(|_| io::Error::other("a compression worker stopped"))??;
-        self.received += 1;
-        self.out.write_all(&compressed)
+        let pool = Ordered::new("z", || move |data: Vec<u8>| codec.compress(&data))?;
+        Ok(Members { out, codec, chunk: Vec::with_capacity(codec.chunk_size()), pool, any_input: false })
     }
 
     fn dispatch(&mut self) -> io::Result<()> {
-        let n = self.workers.len() as u64;
-        if self.sent - self.received >= n {
-            self.collect_one()?;
-        }
         let data = std::mem::replace(&mut self.chunk, Vec::with_capacity(self.codec.chunk_size()));
-        let worker = &self.workers[(self.sent % n) as usize];
-        let jobs = worker.jobs.as_ref().ok_or_else(|| io::Error::other("a compression worker stopped"))?;
-        jobs.send(data).map_err(|_| io::Error::other("a compression worker stopped"))?;
-        self.sent += 1;
+        if let Some(compressed) = self.pool.submit(data)? {
+            self.out.write_all(&compressed?)?;
+        }
         Ok(())
     }
 
@@ -136,15 +179,10 @@ impl<W: Write> Members<W> {
         if !self.chunk.is_empty() || !self.any_input {
             self.dispatch()?;
         }
-        while self.received < self.sent {
-            self.collect_one()?;
+        while let Some(compressed) = self.pool.collect()? {
+            self.out.write_all(&compressed?)?;
         }
-        for worker in &mut self.workers {
-            worker.jobs = None;
-            if let Some(handle) = worker.handle.take() {
-                let _ = handle.join();
-            }
-        }
+        self.pool.join();
         self.out.flush()
     }
 }
@@ -188,7 +226,7 @@ mod tests {
 
     #[test]
     fn members_decompress_to_the_input_and_are_deterministic() {
-        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8 ^ (i / 4096) as u8).collect();
+        let data: Vec<u8> = (0..2_000_000u32).map(|i| (i % 251) as u8 ^ (i / 4096) as u8).collect();
         for codec in [Codec::Gzip, Codec::Bzip2] {
             let first = roundtrip(codec, &data);
             assert_eq!(first, roundtrip(codec, &data), "{codec:?} output differs between runs");

@@ -121,7 +121,7 @@ pub fn write(repo: &gix::Repository, spec: &Spec, out: &mut dyn Write) -> io::Re
             members.finish()
         }
         Format::Zip => {
-            let mut zip = zip::Zip::new(out, &spec.commit, mtime);
+            let mut zip = zip::Zip::new(out, &spec.commit, mtime)?;
             walk.run(&mut zip)?;
             zip.finish()
         }

@@ -10,6 +10,7 @@
 //! twice: once for the CRC, once for the data, so nothing of it is held in memory).
 //! The central directory is kept in memory up to 4 MiB, then in an unlinked temporary file.
 
+use super::compress::Ordered;
 use super::{Content, Sink};
 use flate2::{Compress, Compression, FlushCompress, Status};
 use std::fs::File;
@@ -35,8 +36,102 @@ pub struct Zip<W: Write> {
     entries: u64,
     max_creator: u16,
     dir: CentralDirectory,
-    deflater: Compress,
-    deflated: Vec<u8>,
+    /// Members waiting to be prepared (CRC, deflate) by the workers, in archive order.
+    batch: Vec<Item>,
+    batch_bytes: usize,
+    pool: Ordered<Vec<Item>, io::Result<Vec<Prepared>>>,
+}
+
+/// Largest batch of member data handed to one worker at a time.
+const BATCH_BYTES: usize = 1 << 20;
+const BATCH_ITEMS: usize = 4096;
+
+/// A member as the walk gives it.
+enum Item {
+    Dir(Vec<u8>),
+    Link { path: Vec<u8>, target: Vec<u8> },
+    File { path: Vec<u8>, executable: bool, data: Vec<u8> },
+}
+
+/// A member ready to be written: its header facts and the bytes that follow the header.
+struct Prepared {
+    path: Vec<u8>,
+    method: u16,
+    crc: u32,
+    size: u64,
+    creator: u16,
+    external: u32,
+    text: bool,
+    payload: Vec<u8>,
+}
+
+/// Raw deflate (level 6) of `data` into `out`.
+fn deflate(deflater: &mut Compress, data: &[u8], out: &mut Vec<u8>) -> io::Result<()> {
+    deflater.reset();
+    out.clear();
+    out.reserve(data.len() / 2 + 64);
+    loop {
+        let consumed = deflater.total_in() as usize;
+        let status = deflater.compress_vec(&data[consumed..], out, FlushCompress::Finish).map_err(io::Error::other)?;
+        match status {
+            Status::StreamEnd => return Ok(()),
+            _ => out.reserve(out.capacity().max(4096)),
+        }
+    }
+}
+
+/// git's choices for one member: deflate unless storing is no larger, its attributes.
+fn prepare(item: Item, deflater: &mut Compress) -> io::Result<Prepared> {
+    Ok(match item {
+        Item::Dir(mut path) => {
+            path.push(b'/');
+            Prepared {
+                path,
+                method: METHOD_STORE,
+                crc: 0,
+                size: 0,
+                creator: 0,
+                external: 16,
+                text: false,
+                payload: Vec::new(),
+            }
+        }
+        Item::Link { path, target } => Prepared {
+            path,
+            method: METHOD_STORE,
+            crc: crc32(&target),
+            size: target.len() as u64,
+            creator: CREATOR_UNIX,
+            external: 0o120777 << 16,
+            text: !target.contains(&0),
+            payload: target,
+        },
+        Item::File { path, executable, data } => {
+            let crc = crc32(&data);
+            let text = !data[..data.len().min(BINARY_PROBE)].contains(&0);
+            let mut method = METHOD_STORE;
+            let mut payload = data;
+            let size = payload.len() as u64;
+            if !payload.is_empty() {
+                let mut deflated = Vec::new();
+                deflate(deflater, &payload, &mut deflated)?;
+                if deflated.len() < payload.len() {
+                    method = METHOD_DEFLATE;
+                    payload = deflated;
+                }
+            }
+            Prepared {
+                path,
+                method,
+                crc,
+                size,
+                creator: if executable { CREATOR_UNIX } else { 0 },
+                external: if executable { 0o100755 << 16 } else { 0 },
+                text,
+                payload,
+            }
+        }
+    })
 }
 
 /// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (Howard Hinnant's algorithm).
@@ -100,9 +195,13 @@ struct Member<'a> {
 }
 
 impl<W: Write> Zip<W> {
-    pub fn new(out: W, commit: &gix::oid, commit_time: i64) -> Zip<W> {
+    pub fn new(out: W, commit: &gix::oid, commit_time: i64) -> io::Result<Zip<W>> {
         let (dos_time, dos_date) = dos_time_date(commit_time);
-        Zip {
+        let pool = Ordered::new("zip", || {
+            let mut deflater = Compress::new(Compression::new(6), false);
+            move |batch: Vec<Item>| batch.into_iter().map(|item| prepare(item, &mut deflater)).collect()
+        })?;
+        Ok(Zip {
             out,
             commit_hex: commit.to_hex().to_string(),
             mtime: u32::try_from(commit_time.max(0)).unwrap_or(u32::MAX),
@@ -112,9 +211,57 @@ impl<W: Write> Zip<W> {
             entries: 0,
             max_creator: 0,
             dir: CentralDirectory::default(),
-            deflater: Compress::new(Compression::new(6), false),
-            deflated: Vec::new(),
+            batch: Vec::new(),
+            batch_bytes: 0,
+            pool,
+        })
+    }
+
+    fn emit(&mut self, prepared: io::Result<Vec<Prepared>>) -> io::Result<()> {
+        for member in prepared? {
+            self.begin(&Member {
+                path: &member.path,
+                method: member.method,
+                crc: member.crc,
+                compressed: member.payload.len() as u64,
+                size: member.size,
+                creator: member.creator,
+                external: member.external,
+                text: member.text,
+            })?;
+            self.put(&member.payload)?;
         }
+        Ok(())
+    }
+
+    fn push(&mut self, item: Item, bytes: usize) -> io::Result<()> {
+        self.batch.push(item);
+        self.batch_bytes += bytes;
+        if self.batch_bytes >= BATCH_BYTES || self.batch.len() >= BATCH_ITEMS {
+            self.submit()?;
+        }
+        Ok(())
+    }
+
+    fn submit(&mut self) -> io::Result<()> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        self.batch_bytes = 0;
+        let batch = std::mem::take(&mut self.batch);
+        if let Some(prepared) = self.pool.submit(batch)? {
+            self.emit(prepared)?;
+        }
+        Ok(())
+    }
+
+    /// Writes every member handed out so far.
+    fn drain(&mut self) -> io::Result<()> {
+        self.submit()?;
+        while let Some(prepared) = self.pool.collect()? {
+            self.emit(prepared)?;
+        }
+        Ok(())
     }
 
     fn put(&mut self, data: &[u8]) -> io::Result<()> {
@@ -204,55 +351,6 @@ impl<W: Write> Zip<W> {
         Ok(())
     }
 
-    /// Raw deflate of `data` into `self.deflated`.
-    fn deflate(&mut self, data: &[u8]) -> io::Result<()> {
-        self.deflater.reset();
-        self.deflated.clear();
-        self.deflated.reserve(data.len() / 2 + 64);
-        loop {
-            let consumed = self.deflater.total_in() as usize;
-            let status = self
-                .deflater
-                .compress_vec(&data[consumed..], &mut self.deflated, FlushCompress::Finish)
-                .map_err(io::Error::other)?;
-            match status {
-                Status::StreamEnd => return Ok(()),
-                _ => self.deflated.reserve(self.deflated.capacity().max(4096)),
-            }
-        }
-    }
-
-    fn file_bytes(&mut self, path: &[u8], executable: bool, data: &[u8]) -> io::Result<()> {
-        let crc = crc32(data);
-        let mut method = METHOD_STORE;
-        if !data.is_empty() {
-            self.deflate(data)?;
-            if self.deflated.len() < data.len() {
-                method = METHOD_DEFLATE;
-            }
-        }
-        let compressed = if method == METHOD_DEFLATE { self.deflated.len() } else { data.len() } as u64;
-        let member = Member {
-            path,
-            method,
-            crc,
-            compressed,
-            size: data.len() as u64,
-            creator: if executable { CREATOR_UNIX } else { 0 },
-            external: if executable { 0o100755 << 16 } else { 0 },
-            text: !data[..data.len().min(BINARY_PROBE)].contains(&0),
-        };
-        self.begin(&member)?;
-        if method == METHOD_DEFLATE {
-            let deflated = std::mem::take(&mut self.deflated);
-            let result = self.put(&deflated);
-            self.deflated = deflated;
-            result
-        } else {
-            self.put(data)
-        }
-    }
-
     fn file_object(&mut self, path: &[u8], executable: bool, mut object: super::lfs::Object) -> io::Result<()> {
         let mut hasher = flate2::Crc::new();
         object.copy_to(|chunk| {
@@ -285,6 +383,9 @@ impl<W: Write> Zip<W> {
     /// The central directory, the ZIP64 end records when needed, and the end record with the
     /// commit id as comment.
     pub fn finish(mut self) -> io::Result<()> {
+        self.drain()?;
+        let pool = std::mem::replace(&mut self.pool, Ordered::empty());
+        pool.join();
         let dir_offset = self.offset;
         let dir_size = self.dir.len;
         let mut dir = std::mem::take(&mut self.dir);
@@ -325,42 +426,23 @@ impl<W: Write> Zip<W> {
 
 impl<W: Write> Sink for Zip<W> {
     fn directory(&mut self, path: &[u8], _id: &gix::oid) -> io::Result<()> {
-        let mut name = Vec::with_capacity(path.len() + 1);
-        name.extend_from_slice(path);
-        name.push(b'/');
-        let member = Member {
-            path: &name,
-            method: METHOD_STORE,
-            crc: 0,
-            compressed: 0,
-            size: 0,
-            creator: 0,
-            external: 16,
-            text: false,
-        };
-        self.begin(&member)
+        self.push(Item::Dir(path.to_vec()), path.len())
     }
 
     fn file(&mut self, path: &[u8], _id: &gix::oid, executable: bool, content: Content<'_>) -> io::Result<()> {
         match content {
-            Content::Bytes(data) => self.file_bytes(path, executable, data),
-            Content::File(object) => self.file_object(path, executable, object),
+            Content::Bytes(data) => {
+                self.push(Item::File { path: path.to_vec(), executable, data: data.to_vec() }, path.len() + data.len())
+            }
+            Content::File(object) => {
+                self.drain()?;
+                self.file_object(path, executable, object)
+            }
         }
     }
 
     fn symlink(&mut self, path: &[u8], _id: &gix::oid, target: &[u8]) -> io::Result<()> {
-        let member = Member {
-            path,
-            method: METHOD_STORE,
-            crc: crc32(target),
-            compressed: target.len() as u64,
-            size: target.len() as u64,
-            creator: CREATOR_UNIX,
-            external: 0o120777 << 16,
-            text: !target.contains(&0),
-        };
-        self.begin(&member)?;
-        self.put(target)
+        self.push(Item::Link { path: path.to_vec(), target: target.to_vec() }, path.len() + target.len())
     }
 }
 
