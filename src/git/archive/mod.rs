@@ -21,7 +21,8 @@
 //!   skipped with everything below them, so no member can land outside the prefix.
 //!
 //! Memory: one tree object per directory level, one blob at a time (gix inflates a blob
-//! whole), the attribute patterns in scope, and the bounded buffers of the writers.
+//! whole, so the largest blob bounds the peak), the attribute patterns in scope, and the
+//! bounded buffers of the writers and their worker threads (`compress`).
 
 mod attributes;
 mod compress;

@@ -8,6 +8,8 @@
 //! Differences from git that no member shows: DOS times are UTC (git uses the server's local
 //! time zone), and an LFS object is stored rather than deflated (it is read from its file
 //! twice: once for the CRC, once for the data, so nothing of it is held in memory).
+//! Members are prepared (CRC, deflate) in batches of up to 1 MiB on the worker threads of
+//! [`Ordered`] and written in order, so the output does not depend on the number of workers.
 //! The central directory is kept in memory up to 4 MiB, then in an unlinked temporary file.
 
 use super::compress::Ordered;
