@@ -453,6 +453,14 @@ fn names_headers_and_timestamps_follow_gitlab() {
     // The top directory carries the same name.
     let tar = archive(&fx, "/api/v4/projects/ar%2Fproj/repository/archive.tar?path=src/lib");
     assert!(names(&tar_members(&tar))[1].starts_with(&format!("proj-main-{main}-src-lib/")));
+    // A project path with dots still routes, the suffix being the format (a GitLab spec case).
+    fx.instance.admin_ok(
+        json!({"command": "project_add", "path": "ar/path.with.dot", "repo": fx.repo, "visibility": "public"}),
+    );
+    let (status, headers, _) = get(&fx, "/api/v4/projects/ar%2Fpath.with.dot/repository/archive.zip");
+    assert_eq!(status, 200);
+    let disposition = format!("attachment; filename=\"path.with.dot-main-{main}.zip\"");
+    assert_eq!(header(&headers, "Content-Disposition"), Some(disposition.as_str()));
     // The format may also come as a query parameter (lower-cased, as GitLab does).
     let (_, headers, _) = get(&fx, "/api/v4/projects/ar%2Fproj/repository/archive?format=ZIP");
     assert_eq!(header(&headers, "Content-Type"), Some("application/zip"));
