@@ -89,6 +89,8 @@ bench: $(VPY) bench-go
 	$(CARGO) run --release --quiet --example bench
 	PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
 		$(VPY) examples/bench/python_host.py
+	PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
+		$(VPY) examples/bench/archive_memory.py
 
 # The Go binding links target/debug/libforgecore.a (see bindings/go/native.go): the Go host
 # binary needs no .so at run time. Modules come from the Go module proxy, pinned by go.sum.

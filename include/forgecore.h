@@ -28,6 +28,31 @@ typedef struct fc_response fc_response;
 extern "C" {
 #endif // __cplusplus
 
+// B4 archive: `project`, optional `format` (`tar.gz` by default, `tgz`, `gz`, `tar`,
+// `tar.bz2`, `tbz`, `tbz2`, `tb2`, `bz2`, `zip`), `sha`, `path`, `exclude_paths` (an array or
+// a comma-separated string), `include_lfs_blobs`. The archive is a streamed body: read it
+// with `fc_response_read`; `Content-Disposition` carries GitLab's file name.
+fc_response *fc_repository_archive(const fc_ctx *ctx,
+                                   const char *auth_json,
+                                   const char *params_json);
+
+// B4 archive written through `write`: the parameters of `fc_repository_archive`, and
+// `write(user_data, bytes, len)` called with consecutive pieces of the archive (each at most
+// 64 KiB, never empty) on the calling thread; it returns 0 to go on, anything else to stop.
+// Returns the response: on success status 200 with the route's headers (the file name is in
+// `Content-Disposition`) and an empty body, after every byte went through `write`. Any error
+// found before the archive starts (unknown `sha`, bad parameters, no access) is that error's
+// response and `write` is never called. `write` stopping gives 400; a failure while
+// producing (a corrupt repository) gives 500 and the bytes written so far are not an archive.
+// A NULL `write` is a 400.
+fc_response *fc_repository_archive_write(const fc_ctx *ctx,
+                                         const char *auth_json,
+                                         const char *params_json,
+                                         int32_t (*write)(void *user_data,
+                                                          const uint8_t *data,
+                                                          size_t len),
+                                         void *user_data);
+
 // The ABI version of this library (`FC_ABI_VERSION` of the header it was built with).
 // Bindings refuse to use a library whose version differs from theirs.
 uint32_t fc_abi_version(void);

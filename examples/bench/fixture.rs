@@ -62,7 +62,9 @@ impl Fixture {
     /// Opens an instance on a fresh data directory and creates `root` (admin) and its token.
     pub fn new() -> Result<Fixture, String> {
         let dir = scratch_dir("data")?;
-        let config = c(&json!({ "data_dir": dir.join("data") }).to_string());
+        // The archive rows download far more than 5 archives a minute.
+        let rate_limits = json!({"archive": {"limit": 0, "period_seconds": 60}});
+        let config = c(&json!({ "data_dir": dir.join("data"), "rate_limits": rate_limits }).to_string());
         let mut ctx: *mut fc_ctx = std::ptr::null_mut();
         let failure = fc_open(config.as_ptr(), &mut ctx);
         if !failure.is_null() {

@@ -30,6 +30,8 @@ pub struct Settings {
     pub max_iters: usize,
     /// Only rows whose name contains this text (`FC_BENCH_FILTER`).
     pub filter: Option<String>,
+    /// Calls made before the budget, at least (3; rows whose one call takes seconds lower it).
+    pub min_warmup_calls: u32,
 }
 
 fn env_number<T: std::str::FromStr>(name: &str) -> Option<T> {
@@ -46,6 +48,7 @@ impl Settings {
             min_iters: env_number("FC_BENCH_MIN_ITERS").unwrap_or(10).max(1),
             max_iters: env_number("FC_BENCH_MAX_ITERS").unwrap_or(100_000).max(1),
             filter: std::env::var("FC_BENCH_FILTER").ok().filter(|f| !f.is_empty()),
+            min_warmup_calls: 3,
         }
     }
 }
@@ -67,7 +70,7 @@ pub fn measure<R>(settings: &Settings, mut op: impl FnMut() -> R) -> Stats {
     // Warm-up, which also estimates one call's cost to choose the batch size.
     let started = Instant::now();
     let mut calls = 0u32;
-    while calls < 3 || (started.elapsed() < settings.warmup && calls < 100_000) {
+    while calls < settings.min_warmup_calls || (started.elapsed() < settings.warmup && calls < 100_000) {
         black_box(op());
         calls += 1;
     }

@@ -1,9 +1,114 @@
-//! Bench rows for the archive operation (filled in with the operation).
+//! Bench rows for archives (B4): every format of the benchmark repository and of a larger one,
+//! through `fc_request` with the body read to its end in 64 KiB pieces (and dropped, as a host
+//! sending it to a socket does), against `git archive` of the same commit with the same prefix
+//! (`--format=tar | bzip2` for tar.bz2, as git has no bzip2 of its own).
+//!
+//! The larger repository is `FC_BENCH_ARCHIVE_REPO`, or `.bench/repo-300k.git` built once with
+//! `make-repo.sh --files 300000 --commits 2000` (a few minutes). Each side runs once to warm up
+//! and twice measured: one call takes seconds.
 
 use crate::fixture::Fixture;
 use crate::harness::Bench;
-use std::path::Path;
+use crate::harness::Target;
+use forgecore::ffi::{fc_request, fc_response_free, fc_response_read, fc_response_status};
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
 
-pub fn rows(_bench: &mut Bench, _fx: &Fixture, _repo: &Path) -> Result<(), String> {
+const FORMATS: [&str; 4] = ["tar", "tar.gz", "tar.bz2", "zip"];
+
+fn large_repository() -> Result<PathBuf, String> {
+    if let Ok(path) = std::env::var("FC_BENCH_ARCHIVE_REPO") {
+        return Ok(PathBuf::from(path));
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let repo = root.join(".bench/repo-300k.git");
+    if !repo.join("HEAD").exists() {
+        eprintln!("building {} with make-repo.sh (a few minutes)...", repo.display());
+        let status = Command::new("bash")
+            .arg(root.join("examples/bench/make-repo.sh"))
+            .args(["--files", "300000", "--commits", "2000", "--force"])
+            .arg(&repo)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .map_err(|e| format!("make-repo.sh: {e}"))?;
+        if !status.success() {
+            return Err("make-repo.sh failed".into());
+        }
+    }
+    Ok(repo)
+}
+
+fn git_line(repo: &Path, args: &[&str]) -> Result<String, String> {
+    let output = Command::new("git").arg("-C").arg(repo).args(args).output().map_err(|e| format!("git: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("git {args:?}: {}", String::from_utf8_lossy(&output.stderr)));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
+}
+
+/// One download through `fc_request`: status and body length, the body read and dropped.
+fn download(fx: &Fixture, target: &CString) -> (u16, u64) {
+    let response =
+        fc_request(fx.ctx(), c"GET".as_ptr(), target.as_ptr(), fx.auth_headers.as_ptr(), std::ptr::null(), 0);
+    let status = fc_response_status(response);
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut total = 0u64;
+    loop {
+        let n = fc_response_read(response, buf.as_mut_ptr(), buf.len());
+        if n <= 0 {
+            break;
+        }
+        total += n as u64;
+    }
+    fc_response_free(response);
+    (status, total)
+}
+
+fn repository_rows(bench: &mut Bench, fx: &Fixture, project: &str, repo: &Path, label: &str) -> Result<(), String> {
+    let dir = repo.to_str().ok_or("the repository path is not UTF-8")?;
+    let branch = git_line(repo, &["symbolic-ref", "--short", "HEAD"])?;
+    let sha = git_line(repo, &["rev-parse", "HEAD"])?;
+    let prefix =
+        format!("--prefix={}-{}-{sha}/", project.rsplit('/').next().unwrap_or(project), branch.replace('/', "-"));
+    for format in FORMATS {
+        let name = format!("archive {format}, {label}");
+        if !bench.selected(&name) {
+            continue;
+        }
+        let target = CString::new(format!("/api/v4/projects/{project}/repository/archive.{format}"))
+            .map_err(|e| e.to_string())?;
+        let (status, bytes) = download(fx, &target);
+        if status != 200 {
+            return Err(format!("{name}: status {status}"));
+        }
+        let git_format = if format == "tar.bz2" { "tar" } else { format };
+        let mut command = format!("git -C '{dir}' archive --format={git_format} '{prefix}' HEAD");
+        if format == "tar.bz2" {
+            command.push_str(" | bzip2");
+        }
+        bench
+            .compare(&name, || download(fx, &target), &["bash", "-c", &format!("set -o pipefail; {command}")])
+            .target(Target::RatioUnder(1.0))
+            .note(format!("{:.1} MiB", bytes as f64 / (1 << 20) as f64));
+    }
     Ok(())
+}
+
+pub fn rows(bench: &mut Bench, fx: &Fixture, repo: &Path) -> Result<(), String> {
+    let saved = bench.settings.clone();
+    bench.settings.min_warmup_calls = 1;
+    bench.settings.warmup = Duration::ZERO;
+    bench.settings.budget = Duration::ZERO;
+    bench.settings.min_iters = 2;
+    let files = git_line(repo, &["ls-tree", "-r", "HEAD"])?.lines().count();
+    let result = repository_rows(bench, fx, "bench", repo, &format!("{}k files", files / 1000)).and_then(|()| {
+        let large = large_repository()?;
+        fx.project("archive-large", &large)?;
+        let files = git_line(&large, &["ls-tree", "-r", "HEAD"])?.lines().count();
+        repository_rows(bench, fx, "archive-large", &large, &format!("{}k files", files / 1000))
+    });
+    bench.settings = saved;
+    result
 }

@@ -240,29 +240,38 @@ fn repository_export(
     route: &str,
     operation: fn(&Call, &str, &Params) -> crate::error::ApiResult<Response>,
 ) -> *mut fc_response {
-    guard(|| {
-        // SAFETY: each pointer is NULL or valid for the call by the caller's contract.
-        let (ctx, auth_json, params_json) =
-            unsafe { (context(ctx)?, c_str(auth_json, "auth_json")?, c_str(params_json, "params_json")?) };
-        let (mut call, mut params) = typed_call(ctx, auth_json, params_json)?;
-        let project = match params.string("project") {
-            Ok(Some(project)) => project,
-            Ok(None) => return Ok(crate::ApiError::MissingParam("project".into()).into_response()),
-            Err(e) => return Ok(e.into_response()),
-        };
-        params.remove("project");
-        let encoded = percent_encoding::utf8_percent_encode(&project, percent_encoding::NON_ALPHANUMERIC);
-        call.path = format!("/projects/{encoded}/repository/{route}");
-        call.query = params
-            .iter()
-            .filter_map(|(name, value)| match value {
-                Value::String(s) => Some((name.clone(), s.clone())),
-                Value::Number(_) | Value::Bool(_) => Some((name.clone(), value.to_string())),
-                _ => None,
-            })
-            .collect();
-        operation(&call, &project, &params).or_else(|e| Ok(e.into_response()))
-    })
+    guard(|| repository_response(ctx, auth_json, params_json, route, operation))
+}
+
+/// The response of [`repository_export`], still in Rust (`Err` for a bad argument).
+pub(super) fn repository_response(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+    route: &str,
+    operation: fn(&Call, &str, &Params) -> crate::error::ApiResult<Response>,
+) -> Result<Response, Response> {
+    // SAFETY: each pointer is NULL or valid for the call by the caller's contract.
+    let (ctx, auth_json, params_json) =
+        unsafe { (context(ctx)?, c_str(auth_json, "auth_json")?, c_str(params_json, "params_json")?) };
+    let (mut call, mut params) = typed_call(ctx, auth_json, params_json)?;
+    let project = match params.string("project") {
+        Ok(Some(project)) => project,
+        Ok(None) => return Ok(crate::ApiError::MissingParam("project".into()).into_response()),
+        Err(e) => return Ok(e.into_response()),
+    };
+    params.remove("project");
+    let encoded = percent_encoding::utf8_percent_encode(&project, percent_encoding::NON_ALPHANUMERIC);
+    call.path = format!("/projects/{encoded}/repository/{route}");
+    call.query = params
+        .iter()
+        .filter_map(|(name, value)| match value {
+            Value::String(s) => Some((name.clone(), s.clone())),
+            Value::Number(_) | Value::Bool(_) => Some((name.clone(), value.to_string())),
+            _ => None,
+        })
+        .collect();
+    operation(&call, &project, &params).or_else(|e| Ok(e.into_response()))
 }
 
 /// B1 tree: `project`, optional `ref`, `path`, `recursive`, `page`, `per_page`, `pagination`,

@@ -14,9 +14,11 @@
 // them `unsafe fn` would change nothing for a C caller and hide that checking.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+mod archive;
 mod exports;
 mod response;
 
+pub use archive::*;
 pub use exports::*;
 pub use response::*;
 

@@ -3,6 +3,7 @@
 //! (a bounded cache of thread-safe handles, a thread-local handle per request), resolving
 //! revisions, and the errors every operation shares.
 
+pub mod archive;
 pub mod blob;
 pub mod commit;
 pub mod compare;

@@ -27,9 +27,14 @@ class fc_response(ctypes.Structure):
 CTX_P = ctypes.POINTER(fc_ctx)
 RESPONSE_P = ctypes.POINTER(fc_response)
 BYTES_P = ctypes.POINTER(ctypes.c_uint8)
+WRITE_FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, BYTES_P, ctypes.c_size_t)
+"""`int32_t (*write)(void *user_data, const uint8_t *data, size_t len)` of fc_repository_archive_write."""
 
 # name: (restype, argtypes), in the header's order.
 _EXPORTS = {
+    "fc_repository_archive": (RESPONSE_P, [CTX_P, ctypes.c_char_p, ctypes.c_char_p]),
+    "fc_repository_archive_write": (RESPONSE_P, [CTX_P, ctypes.c_char_p, ctypes.c_char_p, WRITE_FN,
+                                                 ctypes.c_void_p]),
     "fc_abi_version": (ctypes.c_uint32, []),
     "fc_open": (RESPONSE_P, [ctypes.c_char_p, ctypes.POINTER(CTX_P)]),
     "fc_close": (None, [CTX_P]),

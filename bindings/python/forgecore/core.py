@@ -286,3 +286,29 @@ class Forgecore:
 
     def repository_health(self, auth=None, params=None):
         return self._repository(self._lib.fc_repository_health, auth, params)
+
+    def repository_archive(self, auth=None, params=None):
+        """The archive as a streamed `Response` (`format`, `sha`, `path`, `exclude_paths`,
+        `include_lfs_blobs` as on the HTTP route)."""
+        return self._repository(self._lib.fc_repository_archive, auth, params)
+
+    def repository_archive_write(self, write, auth=None, params=None):
+        """Hands the archive to `write(bytes)` piece by piece as it is produced; `write`
+        returning False stops it. Returns the `Response` (200 and an empty body once every
+        byte was written; an error response otherwise). An exception in `write` stops the
+        archive and is raised again here."""
+        raised = []
+
+        def callback(_user_data, data, length):
+            try:
+                return 0 if write(ctypes.string_at(data, length)) is not False else 1
+            except BaseException as error:  # re-raised below, outside the C frames
+                raised.append(error)
+                return 1
+
+        c_callback = _native.WRITE_FN(callback)
+        response = self._wrap(self._call(self._lib.fc_repository_archive_write, _json_arg(auth),
+                                         _json_arg(params), c_callback, None))
+        if raised:
+            raise raised[0]
+        return response

@@ -1,0 +1,116 @@
+//! Git LFS pointers (spec v1) and their objects in the repository's `lfs/objects` store.
+//!
+//! A pointer is recognised strictly: under 1024 bytes, `key value` lines each ending in a
+//! newline, `version https://git-lfs.github.com/spec/v1` first, an `oid sha256:` with exactly
+//! 64 lowercase hex digits and a decimal `size`. Anything else (uppercase hex, trailing spaces,
+//! `../`) is not a pointer and is archived verbatim, so no file outside the store is ever
+//! named. The object is used only when it is a regular file of exactly the stated size.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+/// Pointer files are small; git-lfs itself never reads more than this as a pointer.
+const MAX_POINTER_BYTES: usize = 1024;
+const VERSION_LINE: &[u8] = b"version https://git-lfs.github.com/spec/v1";
+
+/// An LFS object opened for reading, with the size the tar header announces.
+pub struct Object {
+    file: File,
+    pub size: u64,
+}
+
+impl Object {
+    /// Reads the object's bytes into `sink` in bounded chunks: exactly `size` bytes, or an
+    /// error if the file ends early (it changed since it was opened).
+    pub fn copy_to(&mut self, mut sink: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        use std::io::Seek;
+        self.file.seek(io::SeekFrom::Start(0))?;
+        let mut buf = vec![0u8; 64 * 1024];
+        let mut left = self.size;
+        while left > 0 {
+            let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+            let n = self.file.read(&mut buf[..want])?;
+            if n == 0 {
+                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "an LFS object shrank while archived"));
+            }
+            sink(&buf[..n])?;
+            left -= n as u64;
+        }
+        Ok(())
+    }
+}
+
+/// The object id and size of a pointer file, if `data` is one.
+pub fn parse_pointer(data: &[u8]) -> Option<(&str, u64)> {
+    if data.len() >= MAX_POINTER_BYTES || !data.ends_with(b"\n") {
+        return None;
+    }
+    let mut lines = data[..data.len() - 1].split(|b| *b == b'\n');
+    if lines.next()? != VERSION_LINE {
+        return None;
+    }
+    let (mut oid, mut size) = (None, None);
+    for line in lines {
+        let text = std::str::from_utf8(line).ok()?;
+        let (key, value) = text.split_once(' ')?;
+        if key.is_empty() || !key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-.".contains(&b)) {
+            return None;
+        }
+        match key {
+            "oid" => {
+                let hex = value.strip_prefix("sha256:")?;
+                if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+                    return None;
+                }
+                oid = Some(hex);
+            }
+            "size" => {
+                if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                size = Some(value.parse().ok()?);
+            }
+            _ => {}
+        }
+    }
+    Some((oid?, size?))
+}
+
+/// The object a pointer names, opened, when the store has it with the stated size.
+pub fn open(store: &Path, data: &[u8]) -> Option<Object> {
+    let (oid, size) = parse_pointer(data)?;
+    let path = store.join(&oid[0..2]).join(&oid[2..4]).join(oid);
+    let metadata = std::fs::symlink_metadata(&path).ok()?;
+    if !metadata.is_file() || metadata.len() != size {
+        return None;
+    }
+    let file = File::open(&path).ok()?;
+    let opened = file.metadata().ok()?;
+    (opened.is_file() && opened.len() == size).then_some(Object { file, size })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OID: &str = "4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393";
+
+    fn pointer(oid: &str, extra: &str) -> Vec<u8> {
+        format!("version https://git-lfs.github.com/spec/v1\noid sha256:{oid}{extra}\nsize 12345\n").into_bytes()
+    }
+
+    #[test]
+    fn pointers_are_recognised_strictly() {
+        assert_eq!(parse_pointer(&pointer(OID, "")), Some((OID, 12345)));
+        assert_eq!(parse_pointer(&pointer(&OID.to_uppercase(), "")), None);
+        assert_eq!(parse_pointer(&pointer(&OID[1..], "")), None);
+        assert_eq!(parse_pointer(&pointer(OID, "  ")), None);
+        assert_eq!(parse_pointer(&pointer("../../secret", "")), None);
+        let mut unterminated = pointer(OID, "");
+        unterminated.pop();
+        assert_eq!(parse_pointer(&unterminated), None);
+        assert_eq!(parse_pointer(b"hello\n"), None);
+        assert_eq!(parse_pointer(&vec![b'a'; 2000]), None);
+    }
+}

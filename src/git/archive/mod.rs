@@ -1,0 +1,154 @@
+//! Repository archives (B4) on gix primitives: what goes into an archive and in which order
+//! ([`walk`]), and the containers it is written in (`tar`, `zip`, compressed by `compress`).
+//!
+//! The contract is `git archive --format=tar --prefix=<prefix>/ <commit> -- <path>
+//! ':(exclude)<exclude>'...` (what Gitaly runs for GitLab), entry for entry: the same names,
+//! types, modes, link targets and contents in the same order, the commit id in the pax global
+//! header and the committer time as every entry's mtime. The uncompressed tar is byte-identical
+//! to git's (see `tar.rs`); zip has git's members and attributes; compressed bytes differ from
+//! git's (another deflate/bzip2 implementation) but never between two runs.
+//!
+//! Differences from `git archive`, all deliberate:
+//! - `path` and excludes are literal paths (`:(literal)`), never globs: GitLab (Gitaly)
+//!   requires each to name an existing tree entry, so a glob could only ever match itself.
+//! - With `include_lfs`, a blob marked `filter=lfs` that is a valid LFS pointer is replaced by
+//!   its object from `<common dir>/lfs/objects` when that object is present with the size the
+//!   pointer states (Gitaly's `gitaly-lfs-smudge`); otherwise the pointer stays.
+//! - No other filter runs: no `export-subst` expansion (a CVE-2022-41903 class risk), no
+//!   `ident`/`eol` conversion, no smudge drivers from the repository configuration.
+//! - Hostile entry names (empty, `.`, `..`, with `/` or `\`, `.git` in any spelling HFS+ or
+//!   NTFS would take for it) and a second entry of a name already seen in the same tree are
+//!   skipped with everything below them, so no member can land outside the prefix.
+//!
+//! Memory: one tree object per directory level, one blob at a time (gix inflates a blob
+//! whole, so the largest blob bounds the peak), the attribute patterns in scope, and the
+//! bounded buffers of the writers and their worker threads (`compress`).
+
+mod attributes;
+mod compress;
+mod lfs;
+mod paths;
+pub mod stream;
+mod tar;
+mod walk;
+mod zip;
+
+pub use paths::{clean_path, entry_exists};
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+/// The container and its compression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Tar,
+    TarGz,
+    TarBz2,
+    Zip,
+}
+
+impl Format {
+    /// The format a route suffix names (GitLab's `archive_formats_regex`, case-sensitive):
+    /// `tar.gz` (also `tgz`, `gz`), `tar`, `tar.bz2` (also `tbz`, `tbz2`, `tb2`, `bz2`), `zip`.
+    pub fn from_suffix(suffix: &str) -> Option<Format> {
+        match suffix {
+            "tar.gz" | "tgz" | "gz" => Some(Format::TarGz),
+            "tar" => Some(Format::Tar),
+            "tar.bz2" | "tbz" | "tbz2" | "tb2" | "bz2" => Some(Format::TarBz2),
+            "zip" => Some(Format::Zip),
+            _ => None,
+        }
+    }
+
+    /// The file name extension GitLab gives it (`tgz` is still `.tar.gz`).
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Tar => "tar",
+            Format::TarGz => "tar.gz",
+            Format::TarBz2 => "tar.bz2",
+            Format::Zip => "zip",
+        }
+    }
+
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Format::Zip => "application/zip",
+            _ => "application/octet-stream",
+        }
+    }
+}
+
+/// Everything one archive is made from. Paths are repository-relative and already cleaned
+/// ([`clean_path`]); empty `include` means the whole tree.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    pub format: Format,
+    pub commit: gix::ObjectId,
+    /// The single top directory (no `/`).
+    pub prefix: String,
+    pub include: Vec<u8>,
+    pub excludes: Vec<Vec<u8>>,
+    /// Substitute LFS objects for their pointers where the object is present.
+    pub include_lfs: bool,
+}
+
+/// Writes the archive `spec` describes to `out`. Errors from `out` end the walk at once.
+pub fn write(repo: &gix::Repository, spec: &Spec, out: &mut dyn Write) -> io::Result<()> {
+    let commit = repo.find_commit(spec.commit).map_err(io::Error::other)?;
+    let mtime = commit.time().map_err(io::Error::other)?.seconds;
+    let tree = commit.tree_id().map_err(io::Error::other)?.detach();
+    let lfs_root = spec.include_lfs.then(|| lfs_objects_dir(repo));
+    let walk = walk::Walk {
+        repo,
+        tree,
+        prefix: spec.prefix.as_bytes(),
+        include: &spec.include,
+        excludes: &spec.excludes,
+        lfs_root: lfs_root.as_deref(),
+        info_attributes: Some(repo.git_dir().join("info").join("attributes")),
+    };
+    match spec.format {
+        Format::Tar => {
+            let mut tar = tar::Tar::new(out, &spec.commit, mtime)?;
+            walk.run(&mut tar)?;
+            tar.finish()
+        }
+        Format::TarGz | Format::TarBz2 => {
+            let codec = if spec.format == Format::TarGz { compress::Codec::Gzip } else { compress::Codec::Bzip2 };
+            let mut members = compress::Members::new(out, codec)?;
+            let mut tar = tar::Tar::new(&mut members, &spec.commit, mtime)?;
+            walk.run(&mut tar)?;
+            tar.finish()?;
+            members.finish()
+        }
+        Format::Zip => {
+            let mut zip = zip::Zip::new(out, &spec.commit, mtime)?;
+            walk.run(&mut zip)?;
+            zip.finish()
+        }
+    }
+}
+
+/// Whether `prefix` can be the archive's top directory: one safe path component.
+pub fn safe_prefix(prefix: &str) -> bool {
+    walk::safe_name(prefix.as_bytes())
+}
+
+/// Where git-lfs keeps the repository's objects.
+fn lfs_objects_dir(repo: &gix::Repository) -> PathBuf {
+    repo.common_dir().join("lfs").join("objects")
+}
+
+/// What a container writer receives from the walk, in archive order. `path` is the member name
+/// without a trailing `/` (writers add it to directories); `id` is the tree, blob or commit id.
+pub(crate) trait Sink {
+    fn directory(&mut self, path: &[u8], id: &gix::oid) -> io::Result<()>;
+    fn file(&mut self, path: &[u8], id: &gix::oid, executable: bool, content: Content<'_>) -> io::Result<()>;
+    fn symlink(&mut self, path: &[u8], id: &gix::oid, target: &[u8]) -> io::Result<()>;
+}
+
+/// A file's content: a blob in memory, or an LFS object read from its file.
+pub(crate) enum Content<'a> {
+    Bytes(&'a [u8]),
+    File(lfs::Object),
+}

@@ -1,0 +1,181 @@
+//! The walk: the commit's tree depth-first in git's order (each tree's entries as stored), the
+//! way `git archive` reads it, handing the selected entries to a [`Sink`].
+//!
+//! For each entry, in this order: a hostile or repeated name is skipped (with its subtree);
+//! the path filter decides; `export-ignore` drops it; then a directory is written and walked
+//! into, a submodule is written as an empty directory, a symlink as a link to its blob's text,
+//! a file with its blob (or its LFS object). Only the current directory chain is held.
+
+use super::attributes::Attributes;
+use super::paths::Filter;
+use super::{lfs, Content, Sink};
+use gix::objs::tree::EntryKind;
+use gix::objs::{Find, TreeRefIter};
+use std::collections::HashSet;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Deepest tree nesting walked (git's `core.maxTreeDepth` default is 2048 in newer versions;
+/// a deeper tree is refused rather than followed).
+const MAX_DEPTH: usize = 4096;
+/// `.gitattributes` blobs larger than this are ignored, as git does (`ATTR_MAX_FILE_SIZE`).
+const MAX_ATTRIBUTES_BYTES: u64 = 100 * 1024 * 1024;
+
+pub struct Walk<'a> {
+    pub repo: &'a gix::Repository,
+    pub tree: gix::ObjectId,
+    pub prefix: &'a [u8],
+    pub include: &'a [u8],
+    pub excludes: &'a [Vec<u8>],
+    pub lfs_root: Option<&'a Path>,
+    pub info_attributes: Option<PathBuf>,
+}
+
+struct Frame {
+    data: Vec<u8>,
+    pos: usize,
+    /// Length of the path buffer for this tree's entries (the tree's own path and `/`).
+    path_len: usize,
+    /// Names seen in this tree, to skip a repeated one.
+    seen: HashSet<Vec<u8>>,
+}
+
+fn broken(e: impl std::fmt::Display) -> io::Error {
+    io::Error::other(e.to_string())
+}
+
+/// Whether `name` may be a member name component: not empty, `.` or `..`, no `/` or `\`, and
+/// not `.git` in any spelling that HFS+ or NTFS would take for it.
+pub fn safe_name(name: &[u8]) -> bool {
+    let options =
+        gix::validate::path::component::Options { protect_windows: false, protect_hfs: true, protect_ntfs: true };
+    !name.contains(&b'\\')
+        && !name.contains(&0)
+        && gix::validate::path::component(gix::bstr::BStr::new(name), None, options).is_ok()
+}
+
+impl Walk<'_> {
+    fn load(&self, id: &gix::oid, kind: gix::objs::Kind, out: &mut Vec<u8>) -> io::Result<()> {
+        let data =
+            self.repo.try_find(id, out).map_err(broken)?.ok_or_else(|| broken(format!("object {id} is missing")))?;
+        if data.kind != kind {
+            return Err(broken(format!("{id} is a {}, not a {kind}", data.kind)));
+        }
+        Ok(())
+    }
+
+    /// Loads tree `id` for the directory whose entries' paths start at `path[..path_len]`, and
+    /// pushes its `.gitattributes` (if it has one as a regular file) when `attributes` are kept.
+    fn enter(
+        &self,
+        id: &gix::oid,
+        path: &[u8],
+        path_len: usize,
+        attributes: &mut Attributes,
+        free: &mut Vec<Vec<u8>>,
+        scratch: &mut Vec<u8>,
+    ) -> io::Result<Frame> {
+        let mut data = free.pop().unwrap_or_default();
+        self.load(id, gix::objs::Kind::Tree, &mut data)?;
+        let mut gitattributes = None;
+        for entry in TreeRefIter::from_bytes(&data, self.repo.object_hash()) {
+            let entry = entry.map_err(|e| broken(format!("{e:?}")))?;
+            if entry.filename == ".gitattributes"
+                && matches!(entry.mode.kind(), EntryKind::Blob | EntryKind::BlobExecutable)
+            {
+                gitattributes = Some(entry.oid.to_owned());
+                break;
+            }
+        }
+        // Every frame pushes one list (possibly empty) so that leaving it always pops one.
+        let dir = &path[self.prefix.len() + 1..path_len.saturating_sub(1).max(self.prefix.len() + 1)];
+        match gitattributes {
+            Some(blob) if self.repo.find_header(blob).map(|h| h.size() <= MAX_ATTRIBUTES_BYTES).unwrap_or(false) => {
+                self.load(&blob, gix::objs::Kind::Blob, scratch)?;
+                attributes.push(dir, scratch);
+            }
+            _ => attributes.push(dir, b""),
+        }
+        Ok(Frame { data, pos: 0, path_len, seen: HashSet::new() })
+    }
+
+    pub fn run(&self, sink: &mut dyn Sink) -> io::Result<()> {
+        let filter = Filter { include: self.include, excludes: self.excludes };
+        let everything = filter.is_everything();
+        let mut attributes = Attributes::new(self.info_attributes.as_deref());
+        let mut path: Vec<u8> = Vec::with_capacity(self.prefix.len() + 256);
+        path.extend_from_slice(self.prefix);
+        sink.directory(&path, &self.tree)?;
+        path.push(b'/');
+        let (mut free, mut scratch, mut blob) = (Vec::new(), Vec::new(), Vec::new());
+        let root = self.enter(&self.tree, &path, path.len(), &mut attributes, &mut free, &mut scratch)?;
+        let mut stack = vec![root];
+        let hash = self.repo.object_hash();
+        let rel_start = self.prefix.len() + 1;
+
+        'frames: while let Some(mut frame) = stack.pop() {
+            loop {
+                let rest = &frame.data[frame.pos..];
+                let mut iter = TreeRefIter::from_bytes(rest, hash);
+                let entry = match iter.next() {
+                    None => {
+                        attributes.pop();
+                        free.push(std::mem::take(&mut frame.data));
+                        continue 'frames;
+                    }
+                    Some(Err(e)) => return Err(broken(format!("{e:?}"))),
+                    Some(Ok(entry)) => entry,
+                };
+                frame.pos += iter.offset_to_next_entry(rest);
+                let name: &[u8] = entry.filename.as_ref();
+                if !safe_name(name) || !frame.seen.insert(name.to_vec()) {
+                    continue;
+                }
+                let kind = entry.mode.kind();
+                let is_tree = kind == EntryKind::Tree;
+                path.truncate(frame.path_len);
+                path.extend_from_slice(name);
+                let rel = &path[rel_start..];
+                if !everything && !filter.takes(rel, is_tree) {
+                    continue;
+                }
+                let verdict = attributes.lookup(rel, matches!(kind, EntryKind::Tree | EntryKind::Commit));
+                if verdict.export_ignore {
+                    continue;
+                }
+                let id = entry.oid.to_owned();
+                match kind {
+                    EntryKind::Tree => {
+                        if stack.len() + 1 >= MAX_DEPTH {
+                            return Err(broken("the tree is nested too deeply"));
+                        }
+                        sink.directory(&path, &id)?;
+                        path.push(b'/');
+                        let child = self.enter(&id, &path, path.len(), &mut attributes, &mut free, &mut scratch)?;
+                        stack.push(frame);
+                        stack.push(child);
+                        continue 'frames;
+                    }
+                    EntryKind::Commit => sink.directory(&path, &id)?,
+                    EntryKind::Link => {
+                        self.load(&id, gix::objs::Kind::Blob, &mut blob)?;
+                        sink.symlink(&path, &id, &blob)?;
+                    }
+                    EntryKind::Blob | EntryKind::BlobExecutable => {
+                        self.load(&id, gix::objs::Kind::Blob, &mut blob)?;
+                        let executable = kind == EntryKind::BlobExecutable;
+                        let object = match self.lfs_root {
+                            Some(store) if verdict.lfs => lfs::open(store, &blob),
+                            _ => None,
+                        };
+                        match object {
+                            Some(object) => sink.file(&path, &id, executable, Content::File(object))?,
+                            None => sink.file(&path, &id, executable, Content::Bytes(&blob))?,
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

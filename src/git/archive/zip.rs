@@ -1,0 +1,525 @@
+//! The zip container with the members and attributes of git's `archive-zip.c`: directories
+//! (and submodules) as `name/` with the MS-DOS directory bit, plain files with no Unix mode,
+//! executables as `0100755` and symlinks as `0120777` (made by Unix, the target as content),
+//! names as raw bytes (the UTF-8 flag when they are non-ASCII UTF-8), an extended-timestamp
+//! field with the commit time, deflate (level 6) unless storing is smaller, ZIP64 records
+//! past 65535 entries or 4 GiB, and the commit id as the archive comment.
+//!
+//! Differences from git that no member shows: DOS times are UTC (git uses the server's local
+//! time zone), and an LFS object is stored rather than deflated (it is read from its file
+//! twice: once for the CRC, once for the data, so nothing of it is held in memory).
+//! Members are prepared (CRC, deflate) in batches of up to 1 MiB on the worker threads of
+//! [`Ordered`] and written in order, so the output does not depend on the number of workers.
+//! The central directory is kept in memory up to 4 MiB, then in an unlinked temporary file.
+
+use super::compress::Ordered;
+use super::{Content, Sink};
+use flate2::{Compress, Compression, FlushCompress, Status};
+use std::fs::File;
+use std::io::{self, Read, Seek, Write};
+
+const UTF8_FLAG: u16 = 1 << 11;
+const METHOD_STORE: u16 = 0;
+const METHOD_DEFLATE: u16 = 8;
+/// git's `creator_version` for executables and symlinks: made by Unix, spec 2.3.
+const CREATOR_UNIX: u16 = 0x0317;
+/// Central directory bytes kept in memory before they move to a temporary file.
+const DIR_MEMORY: usize = 4 << 20;
+/// How much of a blob git inspects for NUL to call it binary.
+const BINARY_PROBE: usize = 8000;
+
+pub struct Zip<W: Write> {
+    out: W,
+    commit_hex: String,
+    mtime: u32,
+    dos_time: u16,
+    dos_date: u16,
+    offset: u64,
+    entries: u64,
+    max_creator: u16,
+    dir: CentralDirectory,
+    /// Members waiting to be prepared (CRC, deflate) by the workers, in archive order.
+    batch: Vec<Item>,
+    batch_bytes: usize,
+    pool: Ordered<Vec<Item>, io::Result<Vec<Prepared>>>,
+}
+
+/// Largest batch of member data handed to one worker at a time.
+const BATCH_BYTES: usize = 1 << 20;
+const BATCH_ITEMS: usize = 4096;
+
+/// A member as the walk gives it.
+enum Item {
+    Dir(Vec<u8>),
+    Link { path: Vec<u8>, target: Vec<u8> },
+    File { path: Vec<u8>, executable: bool, data: Vec<u8> },
+}
+
+/// A member ready to be written: its header facts and the bytes that follow the header.
+struct Prepared {
+    path: Vec<u8>,
+    method: u16,
+    crc: u32,
+    size: u64,
+    creator: u16,
+    external: u32,
+    text: bool,
+    payload: Vec<u8>,
+}
+
+/// Raw deflate (level 6) of `data` into `out`.
+fn deflate(deflater: &mut Compress, data: &[u8], out: &mut Vec<u8>) -> io::Result<()> {
+    deflater.reset();
+    out.clear();
+    out.reserve(data.len() / 2 + 64);
+    loop {
+        let consumed = deflater.total_in() as usize;
+        let status = deflater.compress_vec(&data[consumed..], out, FlushCompress::Finish).map_err(io::Error::other)?;
+        match status {
+            Status::StreamEnd => return Ok(()),
+            _ => out.reserve(out.capacity().max(4096)),
+        }
+    }
+}
+
+/// git's choices for one member: deflate unless storing is no larger, its attributes.
+fn prepare(item: Item, deflater: &mut Compress) -> io::Result<Prepared> {
+    Ok(match item {
+        Item::Dir(mut path) => {
+            path.push(b'/');
+            Prepared {
+                path,
+                method: METHOD_STORE,
+                crc: 0,
+                size: 0,
+                creator: 0,
+                external: 16,
+                text: false,
+                payload: Vec::new(),
+            }
+        }
+        Item::Link { path, target } => Prepared {
+            path,
+            method: METHOD_STORE,
+            crc: crc32(&target),
+            size: target.len() as u64,
+            creator: CREATOR_UNIX,
+            external: 0o120777 << 16,
+            text: !target.contains(&0),
+            payload: target,
+        },
+        Item::File { path, executable, data } => {
+            let crc = crc32(&data);
+            let text = !data[..data.len().min(BINARY_PROBE)].contains(&0);
+            let mut method = METHOD_STORE;
+            let mut payload = data;
+            let size = payload.len() as u64;
+            if !payload.is_empty() {
+                let mut deflated = Vec::new();
+                deflate(deflater, &payload, &mut deflated)?;
+                if deflated.len() < payload.len() {
+                    method = METHOD_DEFLATE;
+                    payload = deflated;
+                }
+            }
+            Prepared {
+                path,
+                method,
+                crc,
+                size,
+                creator: if executable { CREATOR_UNIX } else { 0 },
+                external: if executable { 0o100755 << 16 } else { 0 },
+                text,
+                payload,
+            }
+        }
+    })
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// MS-DOS (time, date) of a Unix time in UTC, clamped to the years DOS can say (1980-2107).
+fn dos_time_date(seconds: i64) -> (u16, u16) {
+    let (year, month, day) = civil_from_days(seconds.div_euclid(86_400));
+    if year < 1980 {
+        return (0, (1 << 5) | 1);
+    }
+    if year > 2107 {
+        return ((23 << 11) | (59 << 5) | 29, (127 << 9) | (12 << 5) | 31);
+    }
+    let secs = seconds.rem_euclid(86_400);
+    let (hour, minute, second) = (secs / 3600, secs / 60 % 60, secs % 60);
+    let time = (hour << 11) | (minute << 5) | (second / 2);
+    let date = ((year - 1980) << 9) | (i64::from(month) << 5) | i64::from(day);
+    (time as u16, date as u16)
+}
+
+fn le16(out: &mut Vec<u8>, v: u16) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+fn le32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+fn le64(out: &mut Vec<u8>, v: u64) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = flate2::Crc::new();
+    crc.update(data);
+    crc.sum()
+}
+fn clamp32(v: u64) -> u32 {
+    u32::try_from(v).unwrap_or(u32::MAX)
+}
+
+/// One member's header facts.
+struct Member<'a> {
+    path: &'a [u8],
+    method: u16,
+    crc: u32,
+    compressed: u64,
+    size: u64,
+    creator: u16,
+    external: u32,
+    text: bool,
+}
+
+impl<W: Write> Zip<W> {
+    pub fn new(out: W, commit: &gix::oid, commit_time: i64) -> io::Result<Zip<W>> {
+        let (dos_time, dos_date) = dos_time_date(commit_time);
+        let pool = Ordered::new("zip", || {
+            let mut deflater = Compress::new(Compression::new(6), false);
+            move |batch: Vec<Item>| batch.into_iter().map(|item| prepare(item, &mut deflater)).collect()
+        })?;
+        Ok(Zip {
+            out,
+            commit_hex: commit.to_hex().to_string(),
+            mtime: u32::try_from(commit_time.max(0)).unwrap_or(u32::MAX),
+            dos_time,
+            dos_date,
+            offset: 0,
+            entries: 0,
+            max_creator: 0,
+            dir: CentralDirectory::default(),
+            batch: Vec::new(),
+            batch_bytes: 0,
+            pool,
+        })
+    }
+
+    fn emit(&mut self, prepared: io::Result<Vec<Prepared>>) -> io::Result<()> {
+        for member in prepared? {
+            self.begin(&Member {
+                path: &member.path,
+                method: member.method,
+                crc: member.crc,
+                compressed: member.payload.len() as u64,
+                size: member.size,
+                creator: member.creator,
+                external: member.external,
+                text: member.text,
+            })?;
+            self.put(&member.payload)?;
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, item: Item, bytes: usize) -> io::Result<()> {
+        self.batch.push(item);
+        self.batch_bytes += bytes;
+        if self.batch_bytes >= BATCH_BYTES || self.batch.len() >= BATCH_ITEMS {
+            self.submit()?;
+        }
+        Ok(())
+    }
+
+    fn submit(&mut self) -> io::Result<()> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        self.batch_bytes = 0;
+        let batch = std::mem::take(&mut self.batch);
+        if let Some(prepared) = self.pool.submit(batch)? {
+            self.emit(prepared)?;
+        }
+        Ok(())
+    }
+
+    /// Writes every member handed out so far.
+    fn drain(&mut self) -> io::Result<()> {
+        self.submit()?;
+        while let Some(prepared) = self.pool.collect()? {
+            self.emit(prepared)?;
+        }
+        Ok(())
+    }
+
+    fn put(&mut self, data: &[u8]) -> io::Result<()> {
+        self.out.write_all(data)?;
+        self.offset += data.len() as u64;
+        Ok(())
+    }
+
+    fn timestamp_extra(&self, out: &mut Vec<u8>) {
+        le16(out, 0x5455);
+        le16(out, 5);
+        out.push(1);
+        le32(out, self.mtime);
+    }
+
+    /// Writes the local header of `member` and records its central directory entry.
+    fn begin(&mut self, member: &Member<'_>) -> io::Result<()> {
+        if member.path.len() > 0xffff {
+            return Err(io::Error::other("a path is too long for zip"));
+        }
+        let mut flags = 0;
+        if !member.path.is_ascii() && std::str::from_utf8(member.path).is_ok() {
+            flags |= UTF8_FLAG;
+        }
+        let zip64_sizes = member.size > 0xffff_fffe || member.compressed > 0xffff_fffe;
+        let offset = self.offset;
+        let version_needed: u16 = if zip64_sizes { 45 } else { 10 };
+        self.max_creator = self.max_creator.max(member.creator);
+
+        let mut local = Vec::with_capacity(30 + member.path.len() + 29);
+        le32(&mut local, 0x0403_4b50);
+        le16(&mut local, version_needed);
+        le16(&mut local, flags);
+        le16(&mut local, member.method);
+        le16(&mut local, self.dos_time);
+        le16(&mut local, self.dos_date);
+        le32(&mut local, member.crc);
+        le32(&mut local, if zip64_sizes { u32::MAX } else { clamp32(member.compressed) });
+        le32(&mut local, if zip64_sizes { u32::MAX } else { clamp32(member.size) });
+        le16(&mut local, member.path.len() as u16);
+        le16(&mut local, if zip64_sizes { 9 + 20 } else { 9 });
+        local.extend_from_slice(member.path);
+        self.timestamp_extra(&mut local);
+        if zip64_sizes {
+            le16(&mut local, 0x0001);
+            le16(&mut local, 16);
+            le64(&mut local, member.size);
+            le64(&mut local, member.compressed);
+        }
+        self.put(&local)?;
+
+        let mut zip64 = Vec::new();
+        if zip64_sizes {
+            le64(&mut zip64, member.size);
+            le64(&mut zip64, member.compressed);
+        }
+        if offset > 0xffff_fffe {
+            le64(&mut zip64, offset);
+        }
+        let mut central = Vec::with_capacity(46 + member.path.len() + 9 + 4 + zip64.len());
+        le32(&mut central, 0x0201_4b50);
+        le16(&mut central, member.creator);
+        le16(&mut central, if zip64.is_empty() { version_needed } else { 45 });
+        le16(&mut central, flags);
+        le16(&mut central, member.method);
+        le16(&mut central, self.dos_time);
+        le16(&mut central, self.dos_date);
+        le32(&mut central, member.crc);
+        le32(&mut central, if zip64_sizes { u32::MAX } else { clamp32(member.compressed) });
+        le32(&mut central, if zip64_sizes { u32::MAX } else { clamp32(member.size) });
+        le16(&mut central, member.path.len() as u16);
+        le16(&mut central, 9 + if zip64.is_empty() { 0 } else { 4 + zip64.len() as u16 });
+        le16(&mut central, 0);
+        le16(&mut central, 0);
+        le16(&mut central, u16::from(member.text));
+        le32(&mut central, member.external);
+        le32(&mut central, if offset > 0xffff_fffe { u32::MAX } else { clamp32(offset) });
+        central.extend_from_slice(member.path);
+        self.timestamp_extra(&mut central);
+        if !zip64.is_empty() {
+            le16(&mut central, 0x0001);
+            le16(&mut central, zip64.len() as u16);
+            central.extend_from_slice(&zip64);
+        }
+        self.dir.push(&central)?;
+        self.entries += 1;
+        Ok(())
+    }
+
+    fn file_object(&mut self, path: &[u8], executable: bool, mut object: super::lfs::Object) -> io::Result<()> {
+        let mut hasher = flate2::Crc::new();
+        object.copy_to(|chunk| {
+            hasher.update(chunk);
+            Ok(())
+        })?;
+        let crc = hasher.sum();
+        let member = Member {
+            path,
+            method: METHOD_STORE,
+            crc,
+            compressed: object.size,
+            size: object.size,
+            creator: if executable { CREATOR_UNIX } else { 0 },
+            external: if executable { 0o100755 << 16 } else { 0 },
+            text: false,
+        };
+        self.begin(&member)?;
+        let mut again = flate2::Crc::new();
+        object.copy_to(|chunk| {
+            again.update(chunk);
+            self.put(chunk)
+        })?;
+        if again.sum() != crc {
+            return Err(io::Error::other("an LFS object changed while archived"));
+        }
+        Ok(())
+    }
+
+    /// The central directory, the ZIP64 end records when needed, and the end record with the
+    /// commit id as comment.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.drain()?;
+        let pool = std::mem::replace(&mut self.pool, Ordered::empty());
+        pool.join();
+        let dir_offset = self.offset;
+        let dir_size = self.dir.len;
+        let mut dir = std::mem::take(&mut self.dir);
+        dir.copy_to(&mut |chunk: &[u8]| self.put(chunk))?;
+        let clamped = self.entries > 0xfffe || dir_offset > 0xffff_fffe || dir_size > 0xffff_fffe;
+        let mut end = Vec::with_capacity(56 + 20 + 22 + self.commit_hex.len());
+        if clamped {
+            let record_offset = self.offset;
+            le32(&mut end, 0x0606_4b50);
+            le64(&mut end, 44);
+            le16(&mut end, self.max_creator);
+            le16(&mut end, 45);
+            le32(&mut end, 0);
+            le32(&mut end, 0);
+            le64(&mut end, self.entries);
+            le64(&mut end, self.entries);
+            le64(&mut end, dir_size);
+            le64(&mut end, dir_offset);
+            le32(&mut end, 0x0706_4b50);
+            le32(&mut end, 0);
+            le64(&mut end, record_offset);
+            le32(&mut end, 1);
+        }
+        let entries16 = u16::try_from(self.entries).unwrap_or(u16::MAX);
+        le32(&mut end, 0x0605_4b50);
+        le16(&mut end, 0);
+        le16(&mut end, 0);
+        le16(&mut end, entries16);
+        le16(&mut end, entries16);
+        le32(&mut end, clamp32(dir_size));
+        le32(&mut end, clamp32(dir_offset));
+        le16(&mut end, self.commit_hex.len() as u16);
+        end.extend_from_slice(self.commit_hex.as_bytes());
+        self.put(&end)?;
+        self.out.flush()
+    }
+}
+
+impl<W: Write> Sink for Zip<W> {
+    fn directory(&mut self, path: &[u8], _id: &gix::oid) -> io::Result<()> {
+        self.push(Item::Dir(path.to_vec()), path.len())
+    }
+
+    fn file(&mut self, path: &[u8], _id: &gix::oid, executable: bool, content: Content<'_>) -> io::Result<()> {
+        match content {
+            Content::Bytes(data) => {
+                self.push(Item::File { path: path.to_vec(), executable, data: data.to_vec() }, path.len() + data.len())
+            }
+            Content::File(object) => {
+                self.drain()?;
+                self.file_object(path, executable, object)
+            }
+        }
+    }
+
+    fn symlink(&mut self, path: &[u8], _id: &gix::oid, target: &[u8]) -> io::Result<()> {
+        self.push(Item::Link { path: path.to_vec(), target: target.to_vec() }, path.len() + target.len())
+    }
+}
+
+/// The central directory as it grows: in memory, then in an unlinked temporary file.
+#[derive(Default)]
+struct CentralDirectory {
+    memory: Vec<u8>,
+    file: Option<File>,
+    len: u64,
+}
+
+impl CentralDirectory {
+    fn push(&mut self, record: &[u8]) -> io::Result<()> {
+        self.memory.extend_from_slice(record);
+        self.len += record.len() as u64;
+        if self.memory.len() >= DIR_MEMORY {
+            if self.file.is_none() {
+                self.file = Some(anonymous_file()?);
+            }
+            if let Some(file) = self.file.as_mut() {
+                file.write_all(&self.memory)?;
+            }
+            self.memory.clear();
+        }
+        Ok(())
+    }
+
+    fn copy_to(&mut self, sink: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        if let Some(file) = self.file.as_mut() {
+            file.seek(io::SeekFrom::Start(0))?;
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                let n = file.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                sink(&buf[..n])?;
+            }
+        }
+        sink(&self.memory)
+    }
+}
+
+/// A new temporary file that no other process can find: created exclusively, then unlinked.
+fn anonymous_file() -> io::Result<File> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir();
+    loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let path = dir.join(format!(".forgecore-zip-{}-{n}-{nanos}", std::process::id()));
+        match std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path) {
+            Ok(file) => {
+                let _ = std::fs::remove_file(&path);
+                return Ok(file);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dos_times_are_utc() {
+        // 2023-11-14 22:13:20 UTC
+        let (time, date) = dos_time_date(1_700_000_000);
+        assert_eq!(date, ((2023 - 1980) << 9) | (11 << 5) | 14);
+        assert_eq!(time, (22 << 11) | (13 << 5) | 10);
+        assert_eq!(dos_time_date(0), (0, (1 << 5) | 1));
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+    }
+}
