@@ -56,7 +56,7 @@ test-sanitizers:
 # libFuzzer targets of fuzz/ built with plain cargo and libFuzzer's coverage instrumentation
 # (what cargo-fuzz passes, minus its nightly-only sanitizer flag). make test runs each briefly;
 # make fuzz runs each for FUZZ_SECONDS. New inputs are kept in target/fuzz/corpus.
-FUZZ_TARGETS := request tree_page_token changelog_template changelog_config
+FUZZ_TARGETS := request tree_page_token changelog_template changelog_config archive_paths
 FUZZ_SECONDS ?= 10
 FUZZ_RUSTFLAGS := -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 	-Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \

@@ -26,6 +26,18 @@ fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, u64)> {
     out
 }
 
+/// The whole body through `fc_response_read`, or `None` when the stream reports an error.
+fn read_body(response: &mut common::FfiResponse) -> Option<Vec<u8>> {
+    let (mut out, mut buf) = (Vec::new(), vec![0u8; 64 * 1024]);
+    loop {
+        match forgecore::ffi::fc_response_read(response.as_ptr(), buf.as_mut_ptr(), buf.len()) {
+            0 => return Some(out),
+            n if n > 0 => out.extend_from_slice(&buf[..n as usize]),
+            _ => return None,
+        }
+    }
+}
+
 /// The requests to make of one project: every read, and every blob the tree lists.
 fn requests(instance: &common::TestInstance, project: &str) -> Vec<String> {
     let base = format!("/api/v4/projects/{project}");
@@ -78,7 +90,15 @@ fn hostile_repositories_get_4xx_or_safe_answers_and_run_nothing() {
     let mut answered = 0;
     for name in REPOS {
         for target in requests(&instance, name) {
-            let (status, headers, body) = instance.request("GET", &target, &[("PRIVATE-TOKEN", &admin)], b"");
+            let mut response = instance.request_response("GET", &target, &[("PRIVATE-TOKEN", &admin)], b"");
+            let (status, headers) = (response.status(), response.headers());
+            let body = match read_body(&mut response) {
+                Some(body) => body,
+                // An archive is streamed: an object found unreadable after the first byte (a
+                // corrupt pack, a lying header) ends the stream with an error, never a clean end.
+                None if target.contains("/repository/archive") && status == 200 => continue,
+                None => panic!("{target}: the body could not be read"),
+            };
             assert!(status < 500, "{target}: {status} {}", String::from_utf8_lossy(&body[..body.len().min(300)]));
             let is_json = headers.iter().any(|(n, v)| n == "Content-Type" && v.starts_with("application/json"));
             if status >= 400 || is_json {

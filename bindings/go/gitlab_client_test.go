@@ -407,20 +407,7 @@ func TestClientMergeBase(t *testing.T) {
 	}
 }
 
-// --- operations other branches are building -----------------------------------------------
-//
-// Archive, compare and changelog are stubs on this branch that answer 404 to every request.
-// Each test first sends a request the finished operation must answer with 200 and skips only
-// when the answer is exactly the stub's: status 404 with the stub's body. Any other answer
-// runs the test.
-
-func skipIfStub(t *testing.T, target, stubBody string) {
-	t.Helper()
-	status, _, body := request(t, "GET", target, withToken(fx.token), nil)
-	if status == 404 && string(body) == stubBody {
-		t.Skipf("GET %s answers the stub's 404 %s: not implemented on this branch", target, body)
-	}
-}
+// --- archive, compare and changelog ------------------------------------------------------------
 
 type archiveEntry struct {
 	name, linkname string
@@ -456,7 +443,6 @@ func tarEntries(t *testing.T, data []byte) (map[string]archiveEntry, string) {
 }
 
 func TestClientArchive(t *testing.T) {
-	skipIfStub(t, "/api/v4/projects/fx%2Fwork/repository/archive.tar?sha=main", `{"message":"404 File Not Found"}`)
 	client := newClient(t, "")
 	work := fx.repos + "/work"
 	sha := git(t, work, "rev-parse", "main")
