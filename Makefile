@@ -1,9 +1,10 @@
 # forgecore: build, serve, test and benchmark from a fresh checkout.
 #   make run    build, then serve the API on 127.0.0.1 with this checkout as a public demo project
-#   make test   every test: Rust, the header, C (also under AddressSanitizer), Python
+#   make test   every test: Rust, the header, C, sanitizers, fuzzing, Python, Go, a short soak
 #   make bench  in-process operations against the git CLI, and the Python host's throughput
 #               (and requests per second through the Go and Python hosts)
 #   make soak   mixed load on the Go host for a minute: every answer as expected, RSS and fds flat
+#   make fuzz   five minutes of each fuzz target
 
 SHELL  := /bin/bash
 CARGO  ?= cargo
