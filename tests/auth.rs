@@ -204,3 +204,15 @@ fn tokens_are_stored_only_as_digests() {
         assert!(!bytes.windows(w.admin.len()).any(|window| window == w.admin.as_bytes()));
     }
 }
+
+#[test]
+fn an_empty_token_is_no_token() {
+    let w = world();
+    // GitLab's Go client built with NewClient("") sends an empty Private-Token: public
+    // projects stay readable, as anonymous.
+    for headers in [vec![("Private-Token", "")], vec![("Authorization", "Bearer ")], vec![("JOB-TOKEN", "")]] {
+        assert_eq!(get(&w.instance, "/api/v4/projects/corp%2Fopen", &headers).0, 200, "{headers:?}");
+        assert_eq!(get(&w.instance, "/api/v4/projects/corp%2Fsecret", &headers).0, 404, "{headers:?}");
+    }
+    assert_eq!(get(&w.instance, "/api/v4/projects/corp%2Fopen?private_token=", &[]).0, 200);
+}

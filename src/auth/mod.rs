@@ -70,11 +70,14 @@ impl Credentials {
         query: &crate::params::Params,
     ) -> Credentials {
         let mut found = Credentials::default();
-        for (name, value) in headers {
+        // An empty token is no token, as in GitLab: clients built without one still send the
+        // header (GitLab's Go client sends `Private-Token: ` for `NewClient("")`).
+        for (name, value) in headers.filter(|(_, value)| !value.is_empty()) {
             match name {
                 "private-token" => found.personal.push(value.to_string()),
                 "job-token" => found.job.push(value.to_string()),
                 "authorization" => match value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")) {
+                    Some("") => {}
                     Some(token) => found.personal.push(token.to_string()),
                     None => found.malformed = true,
                 },
@@ -82,7 +85,7 @@ impl Credentials {
             }
         }
         for (name, kind) in [("private_token", false), ("access_token", false), ("job_token", true)] {
-            if let Ok(Some(value)) = query.string(name) {
+            if let Ok(Some(value)) = query.string(name).map(|v| v.filter(|v| !v.is_empty())) {
                 if kind {
                     found.job.push(value)
                 } else {
