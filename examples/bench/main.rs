@@ -110,16 +110,22 @@ fn rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
 /// The benchmark repository: `make-repo.sh --files 100000 --commits 20000`, built once into
 /// `.bench/` (about a minute) and reused; `FC_BENCH_REPO` names another bare repository.
 fn bench_repository() -> Result<PathBuf, String> {
-    if let Ok(path) = std::env::var("FC_BENCH_REPO") {
+    built_repository("FC_BENCH_REPO", "repo-100k.git", 100_000, 20_000)
+}
+
+/// A `make-repo.sh` repository built once into `.bench/NAME` and reused, or the repository the
+/// environment variable `env` names.
+pub fn built_repository(env: &str, name: &str, files: u32, commits: u32) -> Result<PathBuf, String> {
+    if let Ok(path) = std::env::var(env) {
         return Ok(PathBuf::from(path));
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let repo = root.join(".bench/repo-100k.git");
+    let repo = root.join(".bench").join(name);
     if !repo.join("HEAD").exists() {
-        eprintln!("building {} with make-repo.sh (about a minute)...", repo.display());
+        eprintln!("building {} with make-repo.sh (a minute or more)...", repo.display());
         let status = Command::new("bash")
             .arg(root.join("examples/bench/make-repo.sh"))
-            .args(["--files", "100000", "--commits", "20000", "--force"])
+            .args(["--files", &files.to_string(), "--commits", &commits.to_string(), "--force"])
             .arg(&repo)
             .stdout(std::process::Stdio::null())
             .status()
@@ -131,7 +137,7 @@ fn bench_repository() -> Result<PathBuf, String> {
     Ok(repo)
 }
 
-fn git_out(repo: &Path, args: &[&str]) -> Result<String, String> {
+pub fn git_out(repo: &Path, args: &[&str]) -> Result<String, String> {
     let output = Command::new("git").arg("-C").arg(repo).args(args).output().map_err(|e| format!("git: {e}"))?;
     if !output.status.success() {
         return Err(format!("git {args:?}: {}", String::from_utf8_lossy(&output.stderr)));

@@ -13,39 +13,12 @@ use crate::harness::Target;
 use forgecore::ffi::{fc_request, fc_response_free, fc_response_read, fc_response_status};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 const FORMATS: [&str; 4] = ["tar", "tar.gz", "tar.bz2", "zip"];
 
 fn large_repository() -> Result<PathBuf, String> {
-    if let Ok(path) = std::env::var("FC_BENCH_ARCHIVE_REPO") {
-        return Ok(PathBuf::from(path));
-    }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let repo = root.join(".bench/repo-300k.git");
-    if !repo.join("HEAD").exists() {
-        eprintln!("building {} with make-repo.sh (a few minutes)...", repo.display());
-        let status = Command::new("bash")
-            .arg(root.join("examples/bench/make-repo.sh"))
-            .args(["--files", "300000", "--commits", "2000", "--force"])
-            .arg(&repo)
-            .stdout(std::process::Stdio::null())
-            .status()
-            .map_err(|e| format!("make-repo.sh: {e}"))?;
-        if !status.success() {
-            return Err("make-repo.sh failed".into());
-        }
-    }
-    Ok(repo)
-}
-
-fn git_line(repo: &Path, args: &[&str]) -> Result<String, String> {
-    let output = Command::new("git").arg("-C").arg(repo).args(args).output().map_err(|e| format!("git: {e}"))?;
-    if !output.status.success() {
-        return Err(format!("git {args:?}: {}", String::from_utf8_lossy(&output.stderr)));
-    }
-    Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
+    crate::built_repository("FC_BENCH_ARCHIVE_REPO", "repo-300k.git", 300_000, 2_000)
 }
 
 /// One download through `fc_request`: status and body length, the body read and dropped.
@@ -68,8 +41,8 @@ fn download(fx: &Fixture, target: &CString) -> (u16, u64) {
 
 fn repository_rows(bench: &mut Bench, fx: &Fixture, project: &str, repo: &Path, label: &str) -> Result<(), String> {
     let dir = repo.to_str().ok_or("the repository path is not UTF-8")?;
-    let branch = git_line(repo, &["symbolic-ref", "--short", "HEAD"])?;
-    let sha = git_line(repo, &["rev-parse", "HEAD"])?;
+    let branch = crate::git_out(repo, &["symbolic-ref", "--short", "HEAD"])?;
+    let sha = crate::git_out(repo, &["rev-parse", "HEAD"])?;
     let prefix =
         format!("--prefix={}-{}-{sha}/", project.rsplit('/').next().unwrap_or(project), branch.replace('/', "-"));
     for format in FORMATS {
@@ -102,11 +75,11 @@ pub fn rows(bench: &mut Bench, fx: &Fixture, repo: &Path) -> Result<(), String> 
     bench.settings.warmup = Duration::ZERO;
     bench.settings.budget = Duration::ZERO;
     bench.settings.min_iters = 2;
-    let files = git_line(repo, &["ls-tree", "-r", "HEAD"])?.lines().count();
+    let files = crate::git_out(repo, &["ls-tree", "-r", "HEAD"])?.lines().count();
     let result = repository_rows(bench, fx, "bench", repo, &format!("{}k files", files / 1000)).and_then(|()| {
         let large = large_repository()?;
         fx.project("archive-large", &large)?;
-        let files = git_line(&large, &["ls-tree", "-r", "HEAD"])?.lines().count();
+        let files = crate::git_out(&large, &["ls-tree", "-r", "HEAD"])?.lines().count();
         repository_rows(bench, fx, "archive-large", &large, &format!("{}k files", files / 1000))
     });
     bench.settings = saved;

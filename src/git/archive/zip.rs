@@ -14,6 +14,7 @@
 
 use super::compress::Ordered;
 use super::{Content, Sink};
+use crate::git::time::civil_from_days;
 use flate2::{Compress, Compression, FlushCompress, Status};
 use std::fs::File;
 use std::io::{self, Read, Seek, Write};
@@ -134,20 +135,6 @@ fn prepare(item: Item, deflater: &mut Compress) -> io::Result<Prepared> {
             }
         }
     })
-}
-
-/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 /// MS-DOS (time, date) of a Unix time in UTC, clamped to the years DOS can say (1980-2107).
