@@ -95,21 +95,27 @@ bench: $(VPY) bench-go
 
 # The Go binding links target/debug/libforgecore.a (see bindings/go/native.go): the Go host
 # binary needs no .so at run time. Modules come from the Go module proxy, pinned by go.sum.
+# Go's build cache does not look at the C library a cgo package links, so a rebuilt library
+# would leave a stale Go binary: GO_LIB_STAMP puts the library's checksum into CGO_CFLAGS,
+# which the cache does key on. $(1) is the library directory.
+GO_LIB_STAMP = CGO_CFLAGS="-O2 -g -DFORGECORE_LIB_STAMP=$$(cksum < $(1)/libforgecore.a | cut -d' ' -f1)"
 build-go:
 	$(CARGO) build
-	cd bindings/go && $(GO) build ./... && $(GO) build -o $(LIBDIR)/forgecore-http ./cmd/forgecore-http
-	cd examples/go && $(GO) build -o $(LIBDIR)/forgecore-example .
+	cd bindings/go && $(call GO_LIB_STAMP,$(LIBDIR)) $(GO) build ./... && \
+		$(call GO_LIB_STAMP,$(LIBDIR)) $(GO) build -o $(LIBDIR)/forgecore-http ./cmd/forgecore-http
+	cd examples/go && $(call GO_LIB_STAMP,$(LIBDIR)) $(GO) build -o $(LIBDIR)/forgecore-example .
 
 # -count=1: the tests read files go test does not track (fixture scripts, git repositories).
 test-go: build-go
-	cd bindings/go && $(GO) vet ./... && $(GO) test -race -count=1 ./...
-	cd examples/go && $(GO) vet ./... && $(GO) test -race -count=1 ./...
+	cd bindings/go && $(GO) vet ./... && $(call GO_LIB_STAMP,$(LIBDIR)) $(GO) test -race -count=1 ./...
+	cd examples/go && $(GO) vet ./... && $(call GO_LIB_STAMP,$(LIBDIR)) $(GO) test -race -count=1 ./...
 
 # Requests per second through the Go host (linked with the release library: CGO_LDFLAGS puts
 # target/release first on the link line) and the Python host, on loopback, bounded in time.
 bench-go:
 	$(CARGO) build --release
-	cd bindings/go && CGO_LDFLAGS="-L$(CURDIR)/target/release" $(GO) build -o $(CURDIR)/target/release/forgecore-http ./cmd/forgecore-http
+	cd bindings/go && CGO_LDFLAGS="-L$(CURDIR)/target/release" $(call GO_LIB_STAMP,$(CURDIR)/target/release) \
+		$(GO) build -o $(CURDIR)/target/release/forgecore-http ./cmd/forgecore-http
 	cd bindings/go && $(GO) build -o $(CURDIR)/target/release/forgecore-bench ./cmd/forgecore-bench
 	PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
 		target/release/forgecore-bench -go-host target/release/forgecore-http -python $(PYTHON)
@@ -130,6 +136,7 @@ test-soak: build-go
 SOAK_SECONDS ?= 60
 soak:
 	$(CARGO) build --release
-	cd bindings/go && CGO_LDFLAGS="-L$(CURDIR)/target/release" $(GO) build -o $(CURDIR)/target/release/forgecore-http ./cmd/forgecore-http
+	cd bindings/go && CGO_LDFLAGS="-L$(CURDIR)/target/release" $(call GO_LIB_STAMP,$(CURDIR)/target/release) \
+		$(GO) build -o $(CURDIR)/target/release/forgecore-http ./cmd/forgecore-http
 	cd bindings/go && $(GO) build -o $(CURDIR)/target/release/forgecore-soak ./cmd/forgecore-soak
 	target/release/forgecore-soak -go-host target/release/forgecore-http -clients $(SOAK_CLIENTS) -seconds $(SOAK_SECONDS)
