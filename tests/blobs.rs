@@ -480,26 +480,8 @@ fn large_blob_limit_zero_turns_it_off() {
 #[test]
 fn private_projects_follow_the_visibility_matrix() {
     let w = world(json!({}));
-    let admin = w.instance.user_with_token("admin2", true);
-    let guest = w.instance.user_with_token("gus", false);
-    let reader = w.instance.user_with_token("grace", false);
-    let reporter = w.instance.user_with_token("rita", false);
-    let outsider = w.instance.user_with_token("otto", false);
-    w.instance.admin_ok(json!({"command": "group_add", "path": "corp"}));
-    add_project(&w.instance, "corp/secret", &w.fixtures.join("bare.git"), "private");
-    let (status, _, role) = w.instance.request(
-        "POST",
-        "/api/v4/groups/corp/member_roles",
-        &[("PRIVATE-TOKEN", &admin)],
-        json!({"name": "Code reader", "base_access_level": 10, "read_code": true}).to_string().as_bytes(),
-    );
-    assert_eq!(status, 201);
-    let role: Value = serde_json::from_slice(&role).unwrap();
-    for (user, level, role_id) in
-        [("gus", 10, Value::Null), ("grace", 10, role["id"].clone()), ("rita", 20, Value::Null)]
-    {
-        w.instance.admin_ok(json!({"command": "member_add", "group": "corp", "username": user, "access_level": level, "member_role_id": role_id}));
-    }
+    let common::Matrix { admin, guest, reader, reporter, outsider } =
+        w.instance.visibility_matrix("admin2", &w.fixtures.join("bare.git"));
     let work = w.fixtures.join("work");
     let readme = git_text(&work, &["rev-parse", "HEAD:README.md"]);
     let expected = git(&work, &["cat-file", "-p", &readme]);

@@ -677,26 +677,8 @@ fn pagination_none_returns_everything_without_pagination_headers() {
 fn private_projects_need_read_code() {
     let fx = fixture();
     let instance = &fx.instance;
-    let admin = instance.user_with_token("boss", true);
-    let guest = instance.user_with_token("gus", false);
-    let reader = instance.user_with_token("grace", false);
-    let reporter = instance.user_with_token("rita", false);
-    let outsider = instance.user_with_token("otto", false);
-    instance.admin_ok(json!({"command": "group_add", "path": "corp"}));
-    instance.admin_ok(json!({"command": "project_add", "path": "corp/secret", "repo": fx.repos.join("bare.git"), "visibility": "private"}));
-    let (status, _, role) = instance.request(
-        "POST",
-        "/api/v4/groups/corp/member_roles",
-        &[("PRIVATE-TOKEN", &admin)],
-        json!({"name": "Code reader", "base_access_level": 10, "read_code": true}).to_string().as_bytes(),
-    );
-    assert_eq!(status, 201);
-    let role: Value = serde_json::from_slice(&role).unwrap();
-    for (user, level, role_id) in
-        [("gus", 10, Value::Null), ("grace", 10, role["id"].clone()), ("rita", 20, Value::Null)]
-    {
-        instance.admin_ok(json!({"command": "member_add", "group": "corp", "username": user, "access_level": level, "member_role_id": role_id}));
-    }
+    let common::Matrix { admin, guest, reader, reporter, outsider } =
+        instance.visibility_matrix("boss", &fx.repos.join("bare.git"));
     let target = tree_url("corp/secret", "recursive=true");
     let not_found = json!({"message": "404 Project Not Found"});
     for token in [None, Some(outsider.as_str())] {

@@ -375,3 +375,45 @@ impl TestInstance {
         dir
     }
 }
+
+/// The tokens of the callers [`TestInstance::visibility_matrix`] sets up.
+pub struct Matrix {
+    pub admin: String,
+    pub guest: String,
+    /// A guest whose custom member role grants `read_code`.
+    pub reader: String,
+    pub reporter: String,
+    pub outsider: String,
+}
+
+impl TestInstance {
+    /// The visibility and permission matrix of decisions D3-D4: a private group `corp` with the
+    /// private project `corp/secret` serving `repo`; the administrator `admin_name`; members of
+    /// `corp` `gus` (Guest), `grace` (Guest with a custom role granting `read_code`) and `rita`
+    /// (Reporter); and the outsider `otto`.
+    pub fn visibility_matrix(&self, admin_name: &str, repo: &Path) -> Matrix {
+        let admin = self.user_with_token(admin_name, true);
+        let (guest, reader, reporter, outsider) = (
+            self.user_with_token("gus", false),
+            self.user_with_token("grace", false),
+            self.user_with_token("rita", false),
+            self.user_with_token("otto", false),
+        );
+        self.admin_ok(json!({"command": "group_add", "path": "corp"}));
+        self.admin_ok(json!({"command": "project_add", "path": "corp/secret", "repo": repo, "visibility": "private"}));
+        let (status, role) = self.request_json(
+            "POST",
+            "/api/v4/groups/corp/member_roles",
+            &[("PRIVATE-TOKEN", &admin)],
+            json!({"name": "Code reader", "base_access_level": 10, "read_code": true}).to_string().as_bytes(),
+        );
+        assert_eq!(status, 201, "{role}");
+        for (user, level, role_id) in
+            [("gus", 10, Value::Null), ("grace", 10, role["id"].clone()), ("rita", 20, Value::Null)]
+        {
+            self.admin_ok(json!({"command": "member_add", "group": "corp", "username": user,
+                                 "access_level": level, "member_role_id": role_id}));
+        }
+        Matrix { admin, guest, reader, reporter, outsider }
+    }
+}

@@ -20,10 +20,7 @@
 //   - deliberately bad requests, answered exactly: an unknown ref (404 Tree Not Found), per_page=0
 //     (400), anonymous on the instance roles (401)
 //
-// The archive endpoint may still be a stub (404 {"message":"404 File Not Found"}): when the
-// check before the load gets exactly that answer, it is accepted for archive requests only
-// during the run, and counted in the summary; when the check gets a 200, every archive
-// request must be a 200 starting with its format's magic bytes.
+// Every archive request must be a 200 starting with its format's magic bytes.
 //
 // After the warm-up and at the end, with every client paused between requests (so that no
 // request holds a file or a buffer at that moment), it reads the host's VmRSS and Threads from
@@ -69,8 +66,6 @@ const (
 	// settle lets the host finish the requests its clients have just read (closing responses)
 	// before a sample.
 	settle = 300 * time.Millisecond
-	// stubArchive is what the archive endpoint answers while it is a stub.
-	stubArchive = `{"message":"404 File Not Found"}`
 	// giveUp stops the clients early once this many requests failed (a dead host).
 	giveUp = 1000
 	// progressEvery is the period of the progress lines, in seconds.
@@ -341,7 +336,6 @@ func soak(o options) error {
 	}
 
 	s.requests.Store(0)
-	s.archiveStubs.Store(0)
 	fmt.Printf("soak: %d clients for %v (warm-up %v) against %s (pid %d), %d root groups for group roles\n",
 		o.clients, o.duration, o.warmup, o.goHost, pid, groups)
 	began := time.Now()
@@ -443,9 +437,9 @@ wait:
 	if text := h.errors(); text != "" {
 		problems = append(problems, fmt.Sprintf("the host wrote to stderr:\n%s", tail(text, 2000)))
 	}
-	fmt.Printf("soak summary: %d requests served in %.1f s (%.0f/s) by %d clients, errors %d, RSS %s -> %s (peak %s), fds %d -> %d, threads %d -> %d, archive stub answers %d\n",
+	fmt.Printf("soak summary: %d requests served in %.1f s (%.0f/s) by %d clients, errors %d, RSS %s -> %s (peak %s), fds %d -> %d, threads %d -> %d\n",
 		requests, elapsed.Seconds(), float64(requests)/elapsed.Seconds(), o.clients, failures,
-		mib(first.rss), mib(last.rss), mib(peak), first.fds, last.fds, first.threads, last.threads, s.archiveStubs.Load())
+		mib(first.rss), mib(last.rss), mib(peak), first.fds, last.fds, first.threads, last.threads)
 	if len(problems) > 0 {
 		return errors.New(strings.Join(problems, "; "))
 	}
@@ -489,8 +483,6 @@ type state struct {
 	requests         atomic.Int64
 	requestsAtSample atomic.Int64
 	failures         atomic.Int64
-	archiveStubs     atomic.Int64
-	archiveIsStub    atomic.Bool // the archive endpoint answered the stub's 404 before the load
 	failureMu        sync.Mutex
 	failure          string // the first one
 
@@ -619,15 +611,6 @@ func (c *client) do(name, method, target string, header http.Header, want int, b
 		return nil, nil, false
 	}
 	if response.StatusCode != want {
-		if name == "archive" && response.StatusCode == 404 && string(data) == stubArchive {
-			if c.id < 0 { // the check before the load decides
-				c.s.archiveIsStub.Store(true)
-			}
-			if c.s.archiveIsStub.Load() {
-				c.s.archiveStubs.Add(1)
-				return data, response.Header, true
-			}
-		}
 		c.s.fail("%s %s: status %d, want %d: %.300s", method, target, response.StatusCode, want, data)
 		return data, response.Header, false
 	}
@@ -676,7 +659,7 @@ func (c *client) roleCycle(name, base string) {
 	c.do(name, "DELETE", one, c.admin, 204)
 }
 
-// magic checks the first bytes of an archive format (when the endpoint is no longer a stub).
+// magic checks the first bytes of an archive format.
 var archiveMagic = map[string]func([]byte) bool{
 	"":         func(b []byte) bool { return bytes.HasPrefix(b, []byte{0x1f, 0x8b}) },
 	".tar.gz":  func(b []byte) bool { return bytes.HasPrefix(b, []byte{0x1f, 0x8b}) },
@@ -742,7 +725,7 @@ var mix = []operation{
 			query = "?sha=feature"
 		}
 		body, _, ok := c.do("archive", "GET", c.repo("archive"+format+query), c.admin, 200)
-		if ok && string(body) != stubArchive && !archiveMagic[format](body) {
+		if ok && !archiveMagic[format](body) {
 			c.s.fail("archive%s: not that format: %.40q", format, body)
 		}
 	}},
