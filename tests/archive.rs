@@ -24,6 +24,8 @@ struct Fx {
     instance: TestInstance,
     repo: PathBuf,
     hostile: PathBuf,
+    /// Where tests/fixtures/archive.sh built every repository.
+    dir: PathBuf,
 }
 
 /// An instance with `ar/proj` (repo.git) and `ar/hostile` (hostile.git), both public.
@@ -39,11 +41,17 @@ fn setup_with(config: Value, shared: bool) -> Fx {
     let status = std::process::Command::new("bash").arg(script).arg(&dir).status().expect("bash runs");
     assert!(status.success(), "tests/fixtures/archive.sh failed");
     instance.admin_ok(json!({"command": "group_add", "path": "ar", "visibility": "public"}));
-    for (path, repo) in [("ar/proj", "repo.git"), ("ar/hostile", "hostile.git")] {
+    let projects = [
+        ("ar/proj", "repo.git"),
+        ("ar/hostile", "hostile.git"),
+        ("ar/layered", "layered.git"),
+        ("ar/borrowed", "borrowed.git"),
+    ];
+    for (path, repo) in projects {
         instance
             .admin_ok(json!({"command": "project_add", "path": path, "repo": dir.join(repo), "visibility": "public"}));
     }
-    Fx { _shared, instance, repo: dir.join("repo.git"), hostile: dir.join("hostile.git") }
+    Fx { _shared, instance, repo: dir.join("repo.git"), hostile: dir.join("hostile.git"), dir }
 }
 
 fn fixture() -> Fx {
@@ -319,6 +327,40 @@ fn tar_is_byte_identical_to_git_archive_for_trees_paths_and_excludes() {
     for dropped in ["internal/", "internal/hidden.txt", "src/key.secret", "notes/todo.draft", "docs/nested.tmp"] {
         assert!(!listed.contains(&format!("{top}{dropped}")), "{dropped} is exported");
     }
+}
+
+#[test]
+fn objects_come_from_every_pack_loose_objects_and_alternates() {
+    let fx = fixture();
+    for name in ["layered", "borrowed"] {
+        let repo = fx.dir.join(format!("{name}.git"));
+        let main = git_text(&repo, &["rev-parse", "main"]);
+        for (format, unpack) in
+            [("tar", None), ("tar.gz", Some(gunzip as fn(&[u8]) -> Vec<u8>)), ("tar.bz2", Some(bunzip))]
+        {
+            let body = archive(&fx, &format!("/api/v4/projects/ar%2F{name}/repository/archive.{format}"));
+            let ours = unpack.map_or_else(|| body.clone(), |unpack| unpack(&body));
+            let expected = git_archive(&repo, "tar", &format!("{name}-main-{main}"), &main, &[]);
+            assert_same_tar(&ours, &expected, &format!("{name}.{format}"));
+        }
+    }
+    // What the comparison covers: objects in two packs and loose, and through alternates.
+    let layered = fx.dir.join("layered.git/objects");
+    let packs = std::fs::read_dir(layered.join("pack")).expect("packs").flatten();
+    assert_eq!(packs.filter(|e| e.path().extension().is_some_and(|x| x == "pack")).count(), 2);
+    let loose = |objects: &Path| {
+        std::fs::read_dir(objects).expect("objects").flatten().filter(|e| e.file_name().len() == 2).count()
+    };
+    assert!(loose(&layered) > 0 && loose(&fx.dir.join("borrowed.git/objects")) > 0);
+    let alternates = std::fs::read_to_string(fx.dir.join("borrowed.git/objects/info/alternates")).expect("alternates");
+    assert_eq!(Path::new(alternates.trim()), layered);
+    let index = std::fs::read_dir(layered.join("pack")).expect("packs").flatten().map(|e| e.path());
+    let deltas = index
+        .filter(|path| path.extension().is_some_and(|x| x == "idx"))
+        .map(|idx| git_text(&layered, &["verify-pack", "-v", idx.to_str().expect("UTF-8 path")]))
+        .filter(|listing| listing.contains("chain length = 1"))
+        .count();
+    assert!(deltas > 0, "no pack of layered.git holds a delta");
 }
 
 #[test]

@@ -38,14 +38,11 @@ use crate::git::archive::{self, Format, Spec};
 use crate::git::{self, tree as git_tree};
 use crate::params::Params;
 use crate::response::{Body, Response};
-use std::io;
 
 /// Most `exclude_paths` items one request may carry.
 pub const MAX_EXCLUDES: usize = 1000;
 /// Longest `path`, `sha` or exclude item, in bytes (git's usual `PATH_MAX`).
 pub const MAX_PATH_BYTES: usize = 4096;
-/// Delta bases kept by an archive's producer.
-const PACK_CACHE_BYTES: usize = 16 << 20;
 /// GitLab's `check_archive_rate_limit!` threshold for anonymous callers.
 const ANONYMOUS_THRESHOLD: u32 = 100;
 
@@ -174,17 +171,9 @@ pub fn get(call: &Call, project: &str, format: Option<&str>, params: &Params) ->
     }
     let filename = format!("{prefix}.{}", format.extension());
     let spec = Spec { format, commit, prefix, include, excludes, include_lfs: request.include_lfs };
-    let repo_dir = project.repo_dir.clone();
-    let reader = archive::stream::spawn(move |out| {
-        let mut repo = git::open(&repo_dir).map_err(|e| io::Error::other(format!("{e:?}")))?;
-        // Every object is read once: a decoded-object cache would only cost memory, and the
-        // delta-base cache is capped well below gix's default of 96 MiB.
-        repo.object_cache_size(None::<usize>);
-        repo.objects
-            .set_pack_cache(|| Box::new(gix::odb::pack::cache::lru::StaticLinkedList::<64>::new(PACK_CACHE_BYTES)));
-        archive::write(&repo, &spec, out)
-    })
-    .map_err(|e| ApiError::Internal(format!("cannot start the archive: {e}")))?;
+    let git_dir = std::path::PathBuf::from(&project.repo_dir);
+    let reader = archive::stream::spawn(move |out| archive::write(&git_dir, &spec, out))
+        .map_err(|e| ApiError::Internal(format!("cannot start the archive: {e}")))?;
 
     Ok(Response {
         status: 200,

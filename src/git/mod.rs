@@ -97,6 +97,13 @@ pub fn open(git_dir: &str) -> GitResult<gix::Repository> {
     Ok(repo)
 }
 
+/// A handle of its own on the repository at `git_dir`, outside the cache: nothing else shares
+/// its object store, so dropping it unmaps every pack it mapped.
+pub fn open_uncached(git_dir: &Path) -> GitResult<gix::Repository> {
+    let repo = gix::ThreadSafeRepository::open_opts(git_dir, open_options()).map_err(|_| GitError::NoRepository)?;
+    Ok(repo.to_thread_local())
+}
+
 /// The git directory of `dir`: `dir/.git` for a work tree, `dir` itself for a bare repository.
 /// `None` when neither is a git repository.
 pub fn git_dir_of(dir: &Path) -> Option<PathBuf> {

@@ -21,12 +21,15 @@
 //!   skipped with everything below them, so no member can land outside the prefix.
 //!
 //! Memory: one tree object per directory level, one blob at a time (gix inflates a blob
-//! whole, so the largest blob bounds the peak), the attribute patterns in scope, and the
-//! bounded buffers of the writers and their worker threads (`compress`).
+//! whole, so the largest blob bounds the peak), the attribute patterns in scope, the bounded
+//! buffers of the writers and their two worker threads (`compress`), and the pages of the
+//! pack files the archive maps, which [`objects`] keeps to a few MiB however large the
+//! repository.
 
 mod attributes;
 mod compress;
 mod lfs;
+mod objects;
 mod paths;
 pub mod stream;
 mod tar;
@@ -35,8 +38,9 @@ mod zip;
 
 pub use paths::{clean_path, entry_exists};
 
+use objects::Objects;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The container and its compression.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,38 +96,42 @@ pub struct Spec {
     pub include_lfs: bool,
 }
 
-/// Writes the archive `spec` describes to `out`. Errors from `out` end the walk at once.
-pub fn write(repo: &gix::Repository, spec: &Spec, out: &mut dyn Write) -> io::Result<()> {
-    let commit = repo.find_commit(spec.commit).map_err(io::Error::other)?;
-    let mtime = commit.time().map_err(io::Error::other)?.seconds;
-    let tree = commit.tree_id().map_err(io::Error::other)?.detach();
-    let lfs_root = spec.include_lfs.then(|| lfs_objects_dir(repo));
+/// Writes the archive `spec` describes of the repository at `git_dir` to `out`, reading its
+/// objects with a reader of its own ([`objects`]). Errors from `out` end the walk at once.
+pub fn write(git_dir: &Path, spec: &Spec, out: &mut dyn Write) -> io::Result<()> {
+    let mut objects = Objects::open(git_dir)?;
+    let mut data = Vec::new();
+    objects.load(&spec.commit, gix::objs::Kind::Commit, &mut data)?;
+    let commit = gix::objs::CommitRef::from_bytes(&data, objects.object_hash()).map_err(io::Error::other)?;
+    let mtime = commit.committer().map_err(io::Error::other)?.time().map_err(io::Error::other)?.seconds;
+    let tree = commit.tree();
+    let lfs_root = spec.include_lfs.then(|| lfs_objects_dir(objects.repo()));
+    let info_attributes = Some(objects.repo().git_dir().join("info").join("attributes"));
     let walk = walk::Walk {
-        repo,
         tree,
         prefix: spec.prefix.as_bytes(),
         include: &spec.include,
         excludes: &spec.excludes,
         lfs_root: lfs_root.as_deref(),
-        info_attributes: Some(repo.git_dir().join("info").join("attributes")),
+        info_attributes,
     };
     match spec.format {
         Format::Tar => {
             let mut tar = tar::Tar::new(out, &spec.commit, mtime)?;
-            walk.run(&mut tar)?;
+            walk.run(&mut objects, &mut tar)?;
             tar.finish()
         }
         Format::TarGz | Format::TarBz2 => {
             let codec = if spec.format == Format::TarGz { compress::Codec::Gzip } else { compress::Codec::Bzip2 };
             let mut members = compress::Members::new(out, codec)?;
             let mut tar = tar::Tar::new(&mut members, &spec.commit, mtime)?;
-            walk.run(&mut tar)?;
+            walk.run(&mut objects, &mut tar)?;
             tar.finish()?;
             members.finish()
         }
         Format::Zip => {
             let mut zip = zip::Zip::new(out, &spec.commit, mtime)?;
-            walk.run(&mut zip)?;
+            walk.run(&mut objects, &mut zip)?;
             zip.finish()
         }
     }

@@ -7,10 +7,11 @@
 //! a file with its blob (or its LFS object). Only the current directory chain is held.
 
 use super::attributes::Attributes;
+use super::objects::Objects;
 use super::paths::Filter;
 use super::{lfs, Content, Sink};
 use gix::objs::tree::EntryKind;
-use gix::objs::{Find, TreeRefIter};
+use gix::objs::TreeRefIter;
 use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -22,7 +23,6 @@ const MAX_DEPTH: usize = 4096;
 const MAX_ATTRIBUTES_BYTES: u64 = 100 * 1024 * 1024;
 
 pub struct Walk<'a> {
-    pub repo: &'a gix::Repository,
     pub tree: gix::ObjectId,
     pub prefix: &'a [u8],
     pub include: &'a [u8],
@@ -55,19 +55,12 @@ pub fn safe_name(name: &[u8]) -> bool {
 }
 
 impl Walk<'_> {
-    fn load(&self, id: &gix::oid, kind: gix::objs::Kind, out: &mut Vec<u8>) -> io::Result<()> {
-        let data =
-            self.repo.try_find(id, out).map_err(broken)?.ok_or_else(|| broken(format!("object {id} is missing")))?;
-        if data.kind != kind {
-            return Err(broken(format!("{id} is a {}, not a {kind}", data.kind)));
-        }
-        Ok(())
-    }
-
     /// Loads tree `id` for the directory whose entries' paths start at `path[..path_len]`, and
     /// pushes its `.gitattributes` (if it has one as a regular file) when `attributes` are kept.
+    #[allow(clippy::too_many_arguments)]
     fn enter(
         &self,
+        objects: &mut Objects,
         id: &gix::oid,
         path: &[u8],
         path_len: usize,
@@ -76,9 +69,9 @@ impl Walk<'_> {
         scratch: &mut Vec<u8>,
     ) -> io::Result<Frame> {
         let mut data = free.pop().unwrap_or_default();
-        self.load(id, gix::objs::Kind::Tree, &mut data)?;
+        objects.load(id, gix::objs::Kind::Tree, &mut data)?;
         let mut gitattributes = None;
-        for entry in TreeRefIter::from_bytes(&data, self.repo.object_hash()) {
+        for entry in TreeRefIter::from_bytes(&data, objects.object_hash()) {
             let entry = entry.map_err(|e| broken(format!("{e:?}")))?;
             if entry.filename == ".gitattributes"
                 && matches!(entry.mode.kind(), EntryKind::Blob | EntryKind::BlobExecutable)
@@ -90,8 +83,8 @@ impl Walk<'_> {
         // Every frame pushes one list (possibly empty) so that leaving it always pops one.
         let dir = &path[self.prefix.len() + 1..path_len.saturating_sub(1).max(self.prefix.len() + 1)];
         match gitattributes {
-            Some(blob) if self.repo.find_header(blob).map(|h| h.size() <= MAX_ATTRIBUTES_BYTES).unwrap_or(false) => {
-                self.load(&blob, gix::objs::Kind::Blob, scratch)?;
+            Some(blob) if objects.size(&blob).map(|size| size <= MAX_ATTRIBUTES_BYTES).unwrap_or(false) => {
+                objects.load(&blob, gix::objs::Kind::Blob, scratch)?;
                 attributes.push(dir, scratch);
             }
             _ => attributes.push(dir, b""),
@@ -99,7 +92,7 @@ impl Walk<'_> {
         Ok(Frame { data, pos: 0, path_len, seen: HashSet::new() })
     }
 
-    pub fn run(&self, sink: &mut dyn Sink) -> io::Result<()> {
+    pub fn run(&self, objects: &mut Objects, sink: &mut dyn Sink) -> io::Result<()> {
         let filter = Filter { include: self.include, excludes: self.excludes };
         let everything = filter.is_everything();
         let mut attributes = Attributes::new(self.info_attributes.as_deref());
@@ -108,9 +101,9 @@ impl Walk<'_> {
         sink.directory(&path, &self.tree)?;
         path.push(b'/');
         let (mut free, mut scratch, mut blob) = (Vec::new(), Vec::new(), Vec::new());
-        let root = self.enter(&self.tree, &path, path.len(), &mut attributes, &mut free, &mut scratch)?;
+        let root = self.enter(objects, &self.tree, &path, path.len(), &mut attributes, &mut free, &mut scratch)?;
         let mut stack = vec![root];
-        let hash = self.repo.object_hash();
+        let hash = objects.object_hash();
         let rel_start = self.prefix.len() + 1;
 
         'frames: while let Some(mut frame) = stack.pop() {
@@ -151,18 +144,19 @@ impl Walk<'_> {
                         }
                         sink.directory(&path, &id)?;
                         path.push(b'/');
-                        let child = self.enter(&id, &path, path.len(), &mut attributes, &mut free, &mut scratch)?;
+                        let child =
+                            self.enter(objects, &id, &path, path.len(), &mut attributes, &mut free, &mut scratch)?;
                         stack.push(frame);
                         stack.push(child);
                         continue 'frames;
                     }
                     EntryKind::Commit => sink.directory(&path, &id)?,
                     EntryKind::Link => {
-                        self.load(&id, gix::objs::Kind::Blob, &mut blob)?;
+                        objects.load(&id, gix::objs::Kind::Blob, &mut blob)?;
                         sink.symlink(&path, &id, &blob)?;
                     }
                     EntryKind::Blob | EntryKind::BlobExecutable => {
-                        self.load(&id, gix::objs::Kind::Blob, &mut blob)?;
+                        objects.load(&id, gix::objs::Kind::Blob, &mut blob)?;
                         let executable = kind == EntryKind::BlobExecutable;
                         let object = match self.lfs_root {
                             Some(store) if verdict.lfs => lfs::open(store, &blob),

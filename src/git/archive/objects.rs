@@ -1,0 +1,271 @@
+//! The archive's own reader of the object database, which keeps the pack pages it has read
+//! from piling up in the process's resident memory.
+//!
+//! Pack and index files are read through memory maps, and every page read through a mapping
+//! stays resident until the mapping goes away: by the end of an archive, the packs it read would
+//! be resident in full (hundreds of MiB for a large repository). So the archive maps the packs
+//! itself (gix's pack bundles, outside the shared repository cache), and whenever the process's
+//! resident file-backed memory has grown by [`MAPPED_BUDGET`] since they were mapped, it maps
+//! the pack data again, which drops the old mapping and its pages with it. When what is left
+//! of the growth is still half the budget, the indexes are what holds it, and they are mapped
+//! again too (less often: opening an index reads its whole offset table). The pages stay in the
+//! kernel's page cache, so reading them again is a minor fault, not disk I/O; the delta-base
+//! cache and the inflate state outlive the remapping.
+//!
+//! The growth is read from `RssFile` in `/proc/self/status` every [`CHECK_OBJECTS`] objects or
+//! [`CHECK_BYTES`] of object data. Where that file does not exist nothing is remapped. Growth
+//! caused by other threads only makes a remap come sooner; mapping the indexes again takes a
+//! new baseline, so nothing repeats on growth the archive cannot undo.
+//!
+//! Objects the archive's packs cannot give (loose objects, packs reached through alternates or
+//! only through a multi-pack index, deltas against another pack) are read through the loose
+//! object store, then through a gix handle of the archive's own.
+
+use gix::odb::pack::cache::lru::StaticLinkedList;
+use gix::odb::pack::data::decode::header::ResolvedBase as HeaderBase;
+use gix::odb::pack::{data, Bundle};
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Growth of the resident file-backed memory that makes the packs map again.
+const MAPPED_BUDGET: u64 = 6 << 20;
+/// Objects read between two looks at the process's resident memory.
+const CHECK_OBJECTS: u32 = 8;
+/// Object bytes read between two looks at the process's resident memory.
+const CHECK_BYTES: u64 = 256 << 10;
+/// Delta bases kept between objects (gix's default would be 96 MiB).
+const PACK_CACHE_BYTES: usize = 2 << 20;
+
+pub struct Objects {
+    pack_dir: PathBuf,
+    hash: gix::hash::Kind,
+    packs: Vec<Bundle>,
+    loose: gix::odb::loose::Store,
+    /// Everything else; opened apart from the shared cache so that its mappings end with the
+    /// archive.
+    repo: gix::Repository,
+    inflate: gix::zlib::Inflate,
+    cache: StaticLinkedList<64>,
+    /// `RssFile` when the indexes were mapped, if the platform tells.
+    baseline: Option<u64>,
+    budget: u64,
+    objects_since_check: u32,
+    bytes_since_check: u64,
+    pack_remaps: u32,
+    index_remaps: u32,
+    /// Objects the packs could not give.
+    fallbacks: u32,
+}
+
+fn broken(e: impl std::fmt::Display) -> io::Error {
+    io::Error::other(e.to_string())
+}
+
+fn missing(id: &gix::oid) -> io::Error {
+    broken(format!("object {id} is missing"))
+}
+
+/// The process's resident file-backed memory in bytes (Linux), `None` elsewhere.
+fn resident_file_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("RssFile:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Every pack with an index in `pack_dir`; a pack that cannot be opened (being deleted by a
+/// repack, say) is left to the fallback.
+fn map_packs(pack_dir: &Path, hash: gix::hash::Kind) -> Vec<Bundle> {
+    let Ok(entries) = std::fs::read_dir(pack_dir) else {
+        return Vec::new();
+    };
+    let mut indexes: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "idx"))
+        .collect();
+    indexes.sort();
+    indexes.into_iter().filter_map(|path| Bundle::at(&path, hash).ok()).collect()
+}
+
+impl Objects {
+    /// A reader of its own on the repository at `git_dir`.
+    pub fn open(git_dir: &Path) -> io::Result<Objects> {
+        let mut repo = crate::git::open_uncached(git_dir).map_err(|e| broken(format!("{e:?}")))?;
+        repo.object_cache_size(None::<usize>);
+        let hash = repo.object_hash();
+        let objects_dir = repo.objects.store_ref().path().to_path_buf();
+        let pack_dir = objects_dir.join("pack");
+        Ok(Objects {
+            packs: map_packs(&pack_dir, hash),
+            pack_dir,
+            hash,
+            loose: gix::odb::loose::Store::at(objects_dir, hash),
+            repo,
+            inflate: gix::zlib::Inflate::default(),
+            cache: StaticLinkedList::new(PACK_CACHE_BYTES),
+            baseline: resident_file_bytes(),
+            budget: MAPPED_BUDGET,
+            objects_since_check: 0,
+            bytes_since_check: 0,
+            pack_remaps: 0,
+            index_remaps: 0,
+            fallbacks: 0,
+        })
+    }
+
+    /// The repository, for its directories.
+    pub fn repo(&self) -> &gix::Repository {
+        &self.repo
+    }
+
+    pub fn object_hash(&self) -> gix::hash::Kind {
+        self.hash
+    }
+
+    /// Reads object `id` into `out`, which must be of `kind`.
+    pub fn load(&mut self, id: &gix::oid, kind: gix::objs::Kind, out: &mut Vec<u8>) -> io::Result<()> {
+        let found = self.find(id, out)?.ok_or_else(|| missing(id))?;
+        if found != kind {
+            return Err(broken(format!("{id} is a {found}, not a {kind}")));
+        }
+        let size = out.len() as u64;
+        self.count(size)
+    }
+
+    fn find(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> io::Result<Option<gix::objs::Kind>> {
+        for pack in &self.packs {
+            let Some(index) = pack.index.lookup(id) else { continue };
+            // An error here (a delta whose base is in another pack) is for the fallback.
+            if let Ok((data, _)) = pack.get_object_by_index(index, out, &mut self.inflate, &mut self.cache) {
+                return Ok(Some(data.kind));
+            }
+            break;
+        }
+        self.fallbacks += 1;
+        if let Some(data) = self.loose.try_find(id, out).map_err(broken)? {
+            return Ok(Some(data.kind));
+        }
+        use gix::objs::Find;
+        Ok(self.repo.try_find(id, out).map_err(broken)?.map(|data| data.kind))
+    }
+
+    /// The size of object `id` without inflating it.
+    pub fn size(&mut self, id: &gix::oid) -> io::Result<u64> {
+        let size = self.header_size(id)?.ok_or_else(|| missing(id))?;
+        self.count(0)?;
+        Ok(size)
+    }
+
+    fn header_size(&mut self, id: &gix::oid) -> io::Result<Option<u64>> {
+        for pack in &self.packs {
+            let Some(index) = pack.index.lookup(id) else { continue };
+            let in_pack = |offset| pack.pack.entry(offset).map(|entry| Some(HeaderBase::InPack(entry)));
+            let resolve = |base: &gix::oid| match pack.index.lookup(base) {
+                Some(index) => in_pack(pack.index.pack_offset_at_index(index)),
+                None => Ok(None),
+            };
+            let header = pack
+                .pack
+                .entry(pack.index.pack_offset_at_index(index))
+                .and_then(|entry| pack.pack.decode_header(entry, &mut self.inflate, &resolve));
+            if let Ok(header) = header {
+                return Ok(Some(header.object_size));
+            }
+            break;
+        }
+        if let Some((size, _)) = self.loose.try_header(id).map_err(broken)? {
+            return Ok(Some(size));
+        }
+        Ok(self.repo.try_find_header(id).map_err(broken)?.map(|header| header.size()))
+    }
+
+    fn count(&mut self, bytes: u64) -> io::Result<()> {
+        self.objects_since_check += 1;
+        self.bytes_since_check += bytes;
+        if self.objects_since_check < CHECK_OBJECTS && self.bytes_since_check < CHECK_BYTES {
+            return Ok(());
+        }
+        self.objects_since_check = 0;
+        self.bytes_since_check = 0;
+        let Some(baseline) = self.baseline else { return Ok(()) };
+        if grown(baseline) < self.budget {
+            return Ok(());
+        }
+        // Pack data first: it is most of the growth, and mapping it again costs nothing.
+        // Replacing a mapping drops the old one; the new one holds no page yet.
+        let mut all_there = true;
+        for bundle in &mut self.packs {
+            match data::File::at(bundle.pack.path(), bundle.pack.object_hash()) {
+                Ok(pack) => bundle.pack = pack,
+                Err(_) => all_there = false,
+            }
+        }
+        self.pack_remaps += 1;
+        // Indexes, when they are what is left (opening one reads its offset table), or when a
+        // pack went away (a repack replaced it).
+        if !all_there || grown(baseline) >= self.budget / 2 {
+            self.packs.clear();
+            self.packs = map_packs(&self.pack_dir, self.hash);
+            self.baseline = resident_file_bytes();
+            self.index_remaps += 1;
+        }
+        Ok(())
+    }
+}
+
+/// Growth of the resident file-backed memory since `baseline` (0 when it cannot be read).
+fn grown(baseline: u64) -> u64 {
+    resident_file_bytes().map_or(0, |now| now.saturating_sub(baseline))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    fn git(git_dir: &Path, args: &[&str]) -> Vec<u8> {
+        let output = Command::new("git").arg("--git-dir").arg(git_dir).args(args).output().expect("git runs");
+        assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        output.stdout
+    }
+
+    #[test]
+    fn objects_read_as_git_has_them_when_remapped_at_every_check() {
+        // layered.git: two packs (deltas in them) and loose objects.
+        let root = std::env::temp_dir().join(format!("fc-archive-objects-{}", std::process::id()));
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/archive.sh");
+        assert!(Command::new("bash").arg(script).arg(&root).status().expect("bash runs").success());
+        let git_dir = root.join("layered.git");
+        let mut objects = Objects::open(&git_dir).expect("open");
+        objects.budget = 0;
+
+        let counts = String::from_utf8(git(&git_dir, &["count-objects", "-v"])).expect("UTF-8");
+        let loose: u32 =
+            counts.lines().find_map(|l| l.strip_prefix("count: ")).and_then(|n| n.parse().ok()).expect("count");
+        assert!(loose > 0 && counts.contains("packs: 2"), "{counts}");
+        // Every object with its content, as `git cat-file --batch` gives them.
+        let batch = git(&git_dir, &["cat-file", "--batch-all-objects", "--batch"]);
+        let (mut rest, mut seen) = (&batch[..], 0);
+        while let Some(newline) = rest.iter().position(|b| *b == b'\n') {
+            let header = std::str::from_utf8(&rest[..newline]).expect("header");
+            let mut fields = header.split(' ');
+            let (id, kind, size) = (fields.next().unwrap(), fields.next().unwrap(), fields.next().unwrap());
+            let size: usize = size.parse().expect("size");
+            let content = &rest[newline + 1..newline + 1 + size];
+            rest = &rest[newline + 2 + size..];
+            let id = gix::ObjectId::from_hex(id.as_bytes()).expect("hex");
+            let kind = gix::objs::Kind::from_bytes(kind.as_bytes()).expect("kind");
+            let mut ours = Vec::new();
+            objects.load(&id, kind, &mut ours).expect("load");
+            assert!(ours == content, "{id} differs");
+            assert_eq!(objects.size(&id).expect("size"), size as u64, "{id}");
+            seen += 1;
+        }
+        assert!(seen > 200, "{seen} objects");
+        assert_eq!(objects.fallbacks, loose, "every packed object comes from the archive's own mapping");
+        if resident_file_bytes().is_some() {
+            assert!(objects.pack_remaps > 0 && objects.index_remaps > 0);
+        }
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
