@@ -10,7 +10,7 @@
 //! twice: once for the CRC, once for the data, so nothing of it is held in memory).
 //! Members are prepared (CRC, deflate) in batches of up to 1 MiB on the worker threads of
 //! [`Ordered`] and written in order, so the output does not depend on the number of workers.
-//! The central directory is kept in memory up to 4 MiB, then in an unlinked temporary file.
+//! The central directory is kept in memory up to 1 MiB, then in an unlinked temporary file.
 
 use super::compress::Ordered;
 use super::{Content, Sink};
@@ -25,7 +25,7 @@ const METHOD_DEFLATE: u16 = 8;
 /// git's `creator_version` for executables and symlinks: made by Unix, spec 2.3.
 const CREATOR_UNIX: u16 = 0x0317;
 /// Central directory bytes kept in memory before they move to a temporary file.
-const DIR_MEMORY: usize = 4 << 20;
+const DIR_MEMORY: usize = 1 << 20;
 /// How much of a blob git inspects for NUL to call it binary.
 const BINARY_PROBE: usize = 8000;
 
@@ -46,7 +46,7 @@ pub struct Zip<W: Write> {
 }
 
 /// Largest batch of member data handed to one worker at a time.
-const BATCH_BYTES: usize = 1 << 20;
+const BATCH_BYTES: usize = 512 << 10;
 const BATCH_ITEMS: usize = 4096;
 
 /// A member as the walk gives it.
