@@ -19,11 +19,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -31,18 +29,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"forgecore.dev/forgecore/internal/hostproc"
 )
 
 const (
 	startupTimeout = 60 * time.Second
+	stopTimeout    = 10 * time.Second
 	requestTimeout = 10 * time.Second
 	warmup         = 300 * time.Millisecond
 	roles          = 10
@@ -129,78 +128,6 @@ func run() int {
 	return status
 }
 
-// host is one running HTTP host.
-type host struct {
-	cmd   *exec.Cmd
-	url   string
-	token string
-	out   bytes.Buffer // stderr, for errors
-}
-
-var (
-	tokenLine = regexp.MustCompile(`admin token:\s*(\S+)`)
-	urlLine   = regexp.MustCompile(`listening on\s+(https?://\S+)`)
-)
-
-func start(ctx context.Context, command []string) (*host, error) {
-	h := &host{cmd: exec.CommandContext(ctx, command[0], command[1:]...)}
-	h.cmd.Stderr = &h.out
-	h.cmd.Cancel = func() error { return h.cmd.Process.Kill() }
-	stdout, err := h.cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := h.cmd.Start(); err != nil {
-		return nil, err
-	}
-	ready := make(chan error, 1)
-	go func() {
-		scanner := bufio.NewScanner(stdout)
-		for scanner.Scan() {
-			line := scanner.Text()
-			if m := tokenLine.FindStringSubmatch(line); m != nil {
-				h.token = m[1]
-			}
-			if m := urlLine.FindStringSubmatch(line); m != nil {
-				h.url = strings.TrimRight(m[1], "/")
-				ready <- nil
-				_, _ = io.Copy(io.Discard, stdout)
-				return
-			}
-		}
-		ready <- errors.New("the host exited before printing its URL")
-	}()
-	select {
-	case err = <-ready:
-	case <-time.After(startupTimeout):
-		err = fmt.Errorf("no URL within %v", startupTimeout)
-	}
-	if err == nil && h.token == "" {
-		err = errors.New("the host printed no admin token")
-	}
-	if err != nil {
-		h.stop()
-		return nil, fmt.Errorf("%v: %s", err, h.out.String())
-	}
-	return h, nil
-}
-
-// stop sends SIGTERM (the hosts shut down cleanly on it) and kills after 10 s.
-func (h *host) stop() {
-	if h.cmd.Process == nil || h.cmd.ProcessState != nil {
-		return
-	}
-	_ = h.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { _ = h.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = h.cmd.Process.Kill()
-		<-done
-	}
-}
-
 type row struct {
 	host, endpoint   string
 	clients          int
@@ -210,21 +137,21 @@ type row struct {
 }
 
 func measureHost(ctx context.Context, name string, command []string, clients []int, duration time.Duration) ([]row, error) {
-	h, err := start(ctx, command)
+	h, err := hostproc.Start(ctx, startupTimeout, command...)
 	if err != nil {
 		return nil, err
 	}
-	defer h.stop()
+	defer func() { _ = h.Stop(stopTimeout) }()
 	client := newClient(256)
-	auth := http.Header{"Private-Token": {h.token}}
+	auth := http.Header{"Private-Token": {h.Token}}
 	levels := []int{10, 15, 20, 30, 40, 50}
 	for i := 0; i < roles; i++ {
 		role, _ := json.Marshal(map[string]any{
 			"name": fmt.Sprintf("bench role %02d", i), "description": fmt.Sprintf("custom role %d created by the benchmark", i),
 			"base_access_level": levels[i%len(levels)], "read_code": i%2 == 0, "read_vulnerability": i%3 == 0,
 		})
-		header := http.Header{"Private-Token": {h.token}, "Content-Type": {"application/json"}}
-		if status, body, err := get(client, "POST", h.url+rolesTarget, header, role); err != nil || status != 201 {
+		header := http.Header{"Private-Token": {h.Token}, "Content-Type": {"application/json"}}
+		if status, body, err := get(client, "POST", h.URL+rolesTarget, header, role); err != nil || status != 201 {
 			return nil, fmt.Errorf("POST %s: %d %v %.200s", rolesTarget, status, err, body)
 		}
 	}
@@ -238,7 +165,7 @@ func measureHost(ctx context.Context, name string, command []string, clients []i
 	}
 	var rows []row
 	for _, endpoint := range endpoints {
-		status, body, err := get(client, "GET", h.url+endpoint.target, endpoint.header, nil)
+		status, body, err := get(client, "GET", h.URL+endpoint.target, endpoint.header, nil)
 		if err != nil || status != 200 || !endpoint.check(body) {
 			return nil, fmt.Errorf("GET %s: %d %v %.200s", endpoint.target, status, err, body)
 		}
@@ -246,7 +173,7 @@ func measureHost(ctx context.Context, name string, command []string, clients []i
 			if ctx.Err() != nil {
 				return rows, ctx.Err()
 			}
-			r := measure(newClient(n), h.url+endpoint.target, endpoint.header, n, duration)
+			r := measure(newClient(n), h.URL+endpoint.target, endpoint.header, n, duration)
 			r.host, r.endpoint = name, "GET "+endpoint.target
 			fmt.Fprintf(os.Stderr, "  %-6s %-52s x%-3d %8.0f rps\n", r.host, r.endpoint, n, r.rps)
 			rows = append(rows, r)

@@ -32,7 +32,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -46,14 +45,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"forgecore.dev/forgecore/internal/hostproc"
 )
 
 const (
@@ -178,98 +177,6 @@ func readSample(pid int) (sample, error) {
 
 func mib(bytes int64) string { return fmt.Sprintf("%.1f MiB", float64(bytes)/(1<<20)) }
 
-// host is the running forgecore-http.
-type host struct {
-	cmd    *exec.Cmd
-	url    string
-	token  string
-	stderr bytes.Buffer
-	mu     sync.Mutex // guards stderr
-}
-
-type lockedWriter struct{ h *host }
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.h.mu.Lock()
-	defer w.h.mu.Unlock()
-	return w.h.stderr.Write(p)
-}
-
-func (h *host) errors() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.stderr.String()
-}
-
-var (
-	tokenLine = regexp.MustCompile(`^admin token:\s*(\S+)`)
-	urlLine   = regexp.MustCompile(`^listening on\s+(http://\S+)`)
-)
-
-func startHost(ctx context.Context, binary string, args ...string) (*host, error) {
-	h := &host{cmd: exec.CommandContext(ctx, binary, args...)}
-	h.cmd.Stderr = lockedWriter{h}
-	h.cmd.Cancel = func() error { return h.cmd.Process.Kill() }
-	stdout, err := h.cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := h.cmd.Start(); err != nil {
-		return nil, err
-	}
-	ready := make(chan error, 1)
-	go func() {
-		scanner := bufio.NewScanner(stdout)
-		for scanner.Scan() {
-			if m := tokenLine.FindStringSubmatch(scanner.Text()); m != nil {
-				h.token = m[1]
-			}
-			if m := urlLine.FindStringSubmatch(scanner.Text()); m != nil {
-				h.url = strings.TrimRight(m[1], "/")
-				ready <- nil
-				_, _ = io.Copy(io.Discard, stdout)
-				return
-			}
-		}
-		ready <- errors.New("the host exited before printing its URL")
-	}()
-	select {
-	case err = <-ready:
-	case <-time.After(startupTimeout):
-		err = fmt.Errorf("no URL within %v", startupTimeout)
-	}
-	if err == nil && h.token == "" {
-		err = errors.New("the host printed no admin token")
-	}
-	if err != nil {
-		_ = h.cmd.Process.Kill()
-		_ = h.cmd.Wait()
-		return nil, fmt.Errorf("%v: %s", err, h.errors())
-	}
-	return h, nil
-}
-
-// stop sends SIGTERM and waits for a clean exit; a kill after stopTimeout is an error.
-func (h *host) stop() error {
-	if h.cmd.ProcessState != nil {
-		return fmt.Errorf("the host had already exited: %v", h.cmd.ProcessState)
-	}
-	_ = h.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- h.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			return fmt.Errorf("the host exited badly after SIGTERM: %v", err)
-		}
-		return nil
-	case <-time.After(stopTimeout):
-		_ = h.cmd.Process.Kill()
-		<-done
-		return fmt.Errorf("the host did not stop within %v of SIGTERM", stopTimeout)
-	}
-}
-
 func soak(o options) error {
 	budget := o.duration + 2*startupTimeout + requestTimeout + stopTimeout
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
@@ -303,7 +210,7 @@ func soak(o options) error {
 		return err
 	}
 
-	h, err := startHost(ctx, o.goHost, "-listen", "127.0.0.1:0", "-data-dir", filepath.Join(dir, "data"),
+	h, err := hostproc.Start(ctx, startupTimeout, o.goHost, "-listen", "127.0.0.1:0", "-data-dir", filepath.Join(dir, "data"),
 		"-repos", repos, "-config", configFile, "-print-admin-token")
 	if err != nil {
 		return fmt.Errorf("starting %s: %w", o.goHost, err)
@@ -311,11 +218,10 @@ func soak(o options) error {
 	stopped := false
 	defer func() {
 		if !stopped {
-			_ = h.cmd.Process.Kill()
-			_ = h.cmd.Wait()
+			h.Kill()
 		}
 	}()
-	pid := h.cmd.Process.Pid
+	pid := h.Pid
 
 	transport := &http.Transport{
 		MaxIdleConns: o.clients, MaxIdleConnsPerHost: o.clients, MaxConnsPerHost: o.clients,
@@ -396,7 +302,7 @@ wait:
 		peak = last.rss
 	}
 	transport.CloseIdleConnections()
-	stopErr := h.stop()
+	stopErr := h.Stop(stopTimeout)
 	stopped = true
 
 	// The report, then the verdict.
@@ -434,7 +340,7 @@ wait:
 	if stopErr != nil {
 		problems = append(problems, stopErr.Error())
 	}
-	if text := h.errors(); text != "" {
+	if text := h.Stderr(); text != "" {
 		problems = append(problems, fmt.Sprintf("the host wrote to stderr:\n%s", tail(text, 2000)))
 	}
 	fmt.Printf("soak summary: %d requests served in %.1f s (%.0f/s) by %d clients, errors %d, RSS %s -> %s (peak %s), fds %d -> %d, threads %d -> %d\n",
@@ -474,7 +380,7 @@ func tail(text string, n int) string {
 
 // state is what the clients share: the host, what setup learnt, the counters.
 type state struct {
-	h      *host
+	h      *hostproc.Host
 	client *http.Client
 	groups int
 	// pause: every request holds it for reading; a sample takes it for writing, so that no
@@ -564,7 +470,7 @@ type opStats struct {
 
 func (s *state) newClient(id int, seed int64) *client {
 	return &client{s: s, id: id, rng: rand.New(rand.NewSource(seed)), stats: map[string]*opStats{},
-		admin: http.Header{"Private-Token": {s.h.token}}}
+		admin: http.Header{"Private-Token": {s.h.Token}}}
 }
 
 // do sends one request and checks its status (and, for error answers, nothing more: the
@@ -580,7 +486,7 @@ func (c *client) do(name, method, target string, header http.Header, want int, b
 	}
 	full := target
 	if !strings.HasPrefix(target, "http://") {
-		full = c.s.h.url + target
+		full = c.s.h.URL + target
 	}
 	req, err := http.NewRequest(method, full, reader)
 	if err != nil {
