@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::TestInstance;
+use common::{git, git_text, TestInstance};
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde_json::{json, Value};
 use std::collections::HashSet;
@@ -112,25 +112,12 @@ fn query_of(url: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .expect("run git");
-    assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    output.stdout
-}
-
 fn git_ok(dir: &Path, args: &[&str]) -> bool {
     Command::new("git").arg("-C").arg(dir).args(args).output().map(|o| o.status.success()).unwrap_or(false)
 }
 
 fn rev_parse(dir: &Path, rev: &str) -> String {
-    String::from_utf8(git(dir, &["rev-parse", rev])).unwrap().trim().to_string()
+    git_text(dir, &["rev-parse", rev])
 }
 
 /// `git ls-tree -z <args>` as GitLab tree objects, in git's order (paths lossily decoded).
