@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
-"""Peak memory of the Python host while it streams archives (part of `make bench`).
+"""Peak memory of the Python and Go hosts while they stream archives (part of `make bench`).
 
-Starts the real host (`python -m forgecore serve`, with the library FORGECORE_LIB points at)
+Starts each real host (`python -m forgecore serve` with the library FORGECORE_LIB points at,
+and `target/release/forgecore-http` when `make bench-go` has built it, or FORGECORE_GO_HOST)
 on 127.0.0.1 with a temporary data directory in which the benchmark repositories are public
 projects, and downloads one archive through a socket, reading 64 KiB at a time and dropping the
-bytes; a new host for every repository and format, so that no download sees memory or mapped
-pages left by another. During the download a thread samples the host's anonymous memory every
-5 ms. Prints, per download: size, time,
-the host's peak RSS (VmHWM: heap, stacks, the library, and the pages of mapped pack files
-it touched, which are page cache that the kernel can drop) and its peak anonymous memory
-(RssAnon: what the process allocated), next to the peak RSS of `git archive` doing the same
-work (for tar.bz2, git's part of `git archive --format=tar | bzip2`). The goal is a peak under
-64 MiB.
+bytes; a new host for every host kind, repository and format, so that no download sees memory
+or mapped pages left by another. During the download a thread samples the host's anonymous
+memory every 5 ms. Prints, per download: size, time, the host's peak RSS before the request
+(idle) and after it (VmHWM: heap, stacks, the libraries, and the pages of mapped pack files
+while mapped), its peak anonymous memory (RssAnon), and the peak RSS of `git archive` doing
+the same work (for tar.bz2, git's part of `git archive --format=tar | bzip2`). The goal is a
+peak RSS under 64 MiB.
 
 Repositories: the arguments, else .bench/repo-100k.git and .bench/repo-300k.git of this
 checkout (those `cargo run --release --example bench` builds). Exit status non-zero only when
@@ -42,9 +42,17 @@ def status_kib(pid, field):
     return 0
 
 
-def start_host(data_dir):
-    command = [sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
-               "--data-dir", str(data_dir)]
+def host_commands(data_dir):
+    """(name, command) of every host to measure."""
+    hosts = [("python", [sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
+                         "--data-dir", str(data_dir)])]
+    go_host = Path(os.environ.get("FORGECORE_GO_HOST", ROOT / "target" / "release" / "forgecore-http"))
+    if go_host.exists():
+        hosts.append(("go", [str(go_host), "-listen", "127.0.0.1:0", "-data-dir", str(data_dir)]))
+    return hosts
+
+
+def start_host(command):
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, env=os.environ.copy())
     deadline = time.monotonic() + 60
@@ -128,28 +136,34 @@ def main():
         for repo in repos:
             admin(data_dir / "data", "project", "add", f"mem/{repo.name.removesuffix('.git')}", "--repo", repo,
                   "--visibility", "public")
-        print(f"archive memory of the Python host ({os.environ.get('FORGECORE_LIB', 'debug library')}), "
-              "a new host per download")
-        print(f"{'repository':<16} {'format':<8} {'size MiB':>9} {'seconds':>8} {'peak RSS MiB':>13} "
-              f"{'peak anon MiB':>14} {'git peak RSS MiB':>17}  goal < {GOAL_MIB} MiB")
+        hosts = host_commands(data_dir / "data")
+        print(f"archive memory of the hosts ({', '.join(name for name, _ in hosts)}; library "
+              f"{os.environ.get('FORGECORE_LIB', 'debug')}), a new host per download")
+        print(f"{'host':<7} {'repository':<12} {'format':<8} {'size MiB':>9} {'seconds':>8} {'idle MiB':>9} "
+              f"{'peak RSS MiB':>13} {'peak anon MiB':>14} {'git peak RSS MiB':>17}  goal < {GOAL_MIB} MiB")
         failed = False
-        for repo in repos:
-            name = repo.name.removesuffix(".git")
-            for fmt in FORMATS:
-                process, url = start_host(data_dir / "data")
-                try:
-                    host, port = url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)
-                    target = f"/api/v4/projects/mem%2F{name}/repository/archive.{fmt}"
-                    status, size, seconds, anon = download(host, int(port), target, process.pid)
-                    hwm = status_kib(process.pid, "VmHWM")
-                finally:
-                    stop(process)
-                git_kib = git_peak_kib(repo, fmt)
-                failed |= status != 200
-                verdict = "PASS" if hwm < GOAL_MIB * 1024 else ("anon PASS" if anon < GOAL_MIB * 1024 else "MISS")
-                print(f"{name:<16} {fmt:<8} {size / 2**20:>9.1f} {seconds:>8.2f} {hwm / 1024:>13.1f} "
-                      f"{anon / 1024:>14.1f} {git_kib / 1024:>17.1f}  {verdict if status == 200 else f'status {status}'}",
-                      flush=True)
+        git_peaks = {}
+        for host_name, command in hosts:
+            for repo in repos:
+                name = repo.name.removesuffix(".git")
+                for fmt in FORMATS:
+                    process, url = start_host(command)
+                    try:
+                        idle = status_kib(process.pid, "VmHWM")
+                        host, port = url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)
+                        target = f"/api/v4/projects/mem%2F{name}/repository/archive.{fmt}"
+                        status, size, seconds, anon = download(host, int(port), target, process.pid)
+                        hwm = status_kib(process.pid, "VmHWM")
+                    finally:
+                        stop(process)
+                    if (repo, fmt) not in git_peaks:
+                        git_peaks[repo, fmt] = git_peak_kib(repo, fmt)
+                    failed |= status != 200
+                    verdict = "PASS" if hwm < GOAL_MIB * 1024 else "MISS"
+                    print(f"{host_name:<7} {name:<12} {fmt:<8} {size / 2**20:>9.1f} {seconds:>8.2f} "
+                          f"{idle / 1024:>9.1f} {hwm / 1024:>13.1f} {anon / 1024:>14.1f} "
+                          f"{git_peaks[repo, fmt] / 1024:>17.1f}  {verdict if status == 200 else f'status {status}'}",
+                          flush=True)
         return 1 if failed else 0
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
