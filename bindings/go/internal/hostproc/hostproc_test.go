@@ -8,7 +8,7 @@ import (
 )
 
 func TestStartReadsTokenAndURLThenStops(t *testing.T) {
-	script := `echo "admin token: tok123"; echo "listening on http://127.0.0.1:9/"; trap 'exit 0' TERM; while :; do sleep 0.1; done`
+	script := `trap 'exit 0' TERM; echo "admin token: tok123"; echo "listening on http://127.0.0.1:9/"; while :; do sleep 0.1; done`
 	h, err := Start(context.Background(), 10*time.Second, "sh", "-c", script)
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +27,7 @@ func TestStartReadsTokenAndURLThenStops(t *testing.T) {
 func TestStartFailsWithTheHostsErrors(t *testing.T) {
 	cases := map[string]string{
 		"exits early": `echo "cannot open the data directory" >&2; exit 3`,
-		"no token":    `echo "listening on http://127.0.0.1:9"; echo "cannot open the data directory" >&2; exec sleep 5`,
+		"no token":    `echo "cannot open the data directory" >&2; echo "listening on http://127.0.0.1:9"; exec sleep 5`,
 	}
 	for name, script := range cases {
 		_, err := Start(context.Background(), 10*time.Second, "sh", "-c", script)
