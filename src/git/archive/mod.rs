@@ -107,7 +107,8 @@ pub fn write(git_dir: &Path, spec: &Spec, out: &mut dyn Write) -> io::Result<()>
     let tree = commit.tree();
     let lfs_root = spec.include_lfs.then(|| lfs_objects_dir(objects.repo()));
     let info_attributes = Some(objects.repo().git_dir().join("info").join("attributes"));
-    let walk = walk::Walk {
+    let mut walk = walk::Walk {
+        objects: &mut objects,
         tree,
         prefix: spec.prefix.as_bytes(),
         include: &spec.include,
@@ -118,20 +119,20 @@ pub fn write(git_dir: &Path, spec: &Spec, out: &mut dyn Write) -> io::Result<()>
     match spec.format {
         Format::Tar => {
             let mut tar = tar::Tar::new(out, &spec.commit, mtime)?;
-            walk.run(&mut objects, &mut tar)?;
+            walk.run(&mut tar)?;
             tar.finish()
         }
         Format::TarGz | Format::TarBz2 => {
             let codec = if spec.format == Format::TarGz { compress::Codec::Gzip } else { compress::Codec::Bzip2 };
             let mut members = compress::Members::new(out, codec)?;
             let mut tar = tar::Tar::new(&mut members, &spec.commit, mtime)?;
-            walk.run(&mut objects, &mut tar)?;
+            walk.run(&mut tar)?;
             tar.finish()?;
             members.finish()
         }
         Format::Zip => {
             let mut zip = zip::Zip::new(out, &spec.commit, mtime)?;
-            walk.run(&mut objects, &mut zip)?;
+            walk.run(&mut zip)?;
             zip.finish()
         }
     }

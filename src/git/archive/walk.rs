@@ -23,6 +23,7 @@ const MAX_DEPTH: usize = 4096;
 const MAX_ATTRIBUTES_BYTES: u64 = 100 * 1024 * 1024;
 
 pub struct Walk<'a> {
+    pub objects: &'a mut Objects,
     pub tree: gix::ObjectId,
     pub prefix: &'a [u8],
     pub include: &'a [u8],
@@ -57,10 +58,8 @@ pub fn safe_name(name: &[u8]) -> bool {
 impl Walk<'_> {
     /// Loads tree `id` for the directory whose entries' paths start at `path[..path_len]`, and
     /// pushes its `.gitattributes` (if it has one as a regular file) when `attributes` are kept.
-    #[allow(clippy::too_many_arguments)]
     fn enter(
-        &self,
-        objects: &mut Objects,
+        &mut self,
         id: &gix::oid,
         path: &[u8],
         path_len: usize,
@@ -69,9 +68,9 @@ impl Walk<'_> {
         scratch: &mut Vec<u8>,
     ) -> io::Result<Frame> {
         let mut data = free.pop().unwrap_or_default();
-        objects.load(id, gix::objs::Kind::Tree, &mut data)?;
+        self.objects.load(id, gix::objs::Kind::Tree, &mut data)?;
         let mut gitattributes = None;
-        for entry in TreeRefIter::from_bytes(&data, objects.object_hash()) {
+        for entry in TreeRefIter::from_bytes(&data, self.objects.object_hash()) {
             let entry = entry.map_err(|e| broken(format!("{e:?}")))?;
             if entry.filename == ".gitattributes"
                 && matches!(entry.mode.kind(), EntryKind::Blob | EntryKind::BlobExecutable)
@@ -83,8 +82,8 @@ impl Walk<'_> {
         // Every frame pushes one list (possibly empty) so that leaving it always pops one.
         let dir = &path[self.prefix.len() + 1..path_len.saturating_sub(1).max(self.prefix.len() + 1)];
         match gitattributes {
-            Some(blob) if objects.size(&blob).map(|size| size <= MAX_ATTRIBUTES_BYTES).unwrap_or(false) => {
-                objects.load(&blob, gix::objs::Kind::Blob, scratch)?;
+            Some(blob) if self.objects.size(&blob).map(|size| size <= MAX_ATTRIBUTES_BYTES).unwrap_or(false) => {
+                self.objects.load(&blob, gix::objs::Kind::Blob, scratch)?;
                 attributes.push(dir, scratch);
             }
             _ => attributes.push(dir, b""),
@@ -92,7 +91,7 @@ impl Walk<'_> {
         Ok(Frame { data, pos: 0, path_len, seen: HashSet::new() })
     }
 
-    pub fn run(&self, objects: &mut Objects, sink: &mut dyn Sink) -> io::Result<()> {
+    pub fn run(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
         let filter = Filter { include: self.include, excludes: self.excludes };
         let everything = filter.is_everything();
         let mut attributes = Attributes::new(self.info_attributes.as_deref());
@@ -101,9 +100,10 @@ impl Walk<'_> {
         sink.directory(&path, &self.tree)?;
         path.push(b'/');
         let (mut free, mut scratch, mut blob) = (Vec::new(), Vec::new(), Vec::new());
-        let root = self.enter(objects, &self.tree, &path, path.len(), &mut attributes, &mut free, &mut scratch)?;
+        let tree = self.tree;
+        let root = self.enter(&tree, &path, path.len(), &mut attributes, &mut free, &mut scratch)?;
         let mut stack = vec![root];
-        let hash = objects.object_hash();
+        let hash = self.objects.object_hash();
         let rel_start = self.prefix.len() + 1;
 
         'frames: while let Some(mut frame) = stack.pop() {
@@ -144,19 +144,18 @@ impl Walk<'_> {
                         }
                         sink.directory(&path, &id)?;
                         path.push(b'/');
-                        let child =
-                            self.enter(objects, &id, &path, path.len(), &mut attributes, &mut free, &mut scratch)?;
+                        let child = self.enter(&id, &path, path.len(), &mut attributes, &mut free, &mut scratch)?;
                         stack.push(frame);
                         stack.push(child);
                         continue 'frames;
                     }
                     EntryKind::Commit => sink.directory(&path, &id)?,
                     EntryKind::Link => {
-                        objects.load(&id, gix::objs::Kind::Blob, &mut blob)?;
+                        self.objects.load(&id, gix::objs::Kind::Blob, &mut blob)?;
                         sink.symlink(&path, &id, &blob)?;
                     }
                     EntryKind::Blob | EntryKind::BlobExecutable => {
-                        objects.load(&id, gix::objs::Kind::Blob, &mut blob)?;
+                        self.objects.load(&id, gix::objs::Kind::Blob, &mut blob)?;
                         let executable = kind == EntryKind::BlobExecutable;
                         let object = match self.lfs_root {
                             Some(store) if verdict.lfs => lfs::open(store, &blob),
