@@ -24,8 +24,6 @@ struct Fx {
     instance: TestInstance,
     repo: PathBuf,
     hostile: PathBuf,
-    /// Where tests/fixtures/archive.sh built every repository.
-    dir: PathBuf,
 }
 
 /// An instance with `ar/proj` (repo.git) and `ar/hostile` (hostile.git), both public.
@@ -41,17 +39,11 @@ fn setup_with(config: Value, shared: bool) -> Fx {
     let status = std::process::Command::new("bash").arg(script).arg(&dir).status().expect("bash runs");
     assert!(status.success(), "tests/fixtures/archive.sh failed");
     instance.admin_ok(json!({"command": "group_add", "path": "ar", "visibility": "public"}));
-    let projects = [
-        ("ar/proj", "repo.git"),
-        ("ar/hostile", "hostile.git"),
-        ("ar/layered", "layered.git"),
-        ("ar/borrowed", "borrowed.git"),
-    ];
-    for (path, repo) in projects {
+    for (path, repo) in [("ar/proj", "repo.git"), ("ar/hostile", "hostile.git")] {
         instance
             .admin_ok(json!({"command": "project_add", "path": path, "repo": dir.join(repo), "visibility": "public"}));
     }
-    Fx { _shared, instance, repo: dir.join("repo.git"), hostile: dir.join("hostile.git"), dir }
+    Fx { _shared, instance, repo: dir.join("repo.git"), hostile: dir.join("hostile.git") }
 }
 
 fn fixture() -> Fx {
@@ -332,27 +324,44 @@ fn tar_is_byte_identical_to_git_archive_for_trees_paths_and_excludes() {
 #[test]
 fn objects_come_from_every_pack_loose_objects_and_alternates() {
     let fx = fixture();
+    let dir = fx.instance.root_dir().join("layers");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layered.sh");
+    assert!(std::process::Command::new("bash").arg(script).arg(&dir).status().expect("bash runs").success());
     for name in ["layered", "borrowed"] {
-        let repo = fx.dir.join(format!("{name}.git"));
+        let repo = dir.join(format!("{name}.git"));
+        let path = format!("ar/{name}");
+        fx.instance.admin_ok(json!({"command": "project_add", "path": path, "repo": repo, "visibility": "public"}));
         let main = git_text(&repo, &["rev-parse", "main"]);
+        let prefix = format!("{name}-main-{main}");
+        let expected = git_archive(&repo, "tar", &prefix, &main, &[]);
         for (format, unpack) in
             [("tar", None), ("tar.gz", Some(gunzip as fn(&[u8]) -> Vec<u8>)), ("tar.bz2", Some(bunzip))]
         {
             let body = archive(&fx, &format!("/api/v4/projects/ar%2F{name}/repository/archive.{format}"));
             let ours = unpack.map_or_else(|| body.clone(), |unpack| unpack(&body));
-            let expected = git_archive(&repo, "tar", &format!("{name}-main-{main}"), &main, &[]);
             assert_same_tar(&ours, &expected, &format!("{name}.{format}"));
+        }
+        let zip = archive(&fx, &format!("/api/v4/projects/ar%2F{name}/repository/archive.zip"));
+        let (ours, _) = zip_members(&zip);
+        let (theirs, _) = zip_members(&git_archive(&repo, "zip", &prefix, &main, &[]));
+        assert_eq!(ours, theirs, "{name}.zip");
+        // The zip crate reads the large members back (CRC and deflate checked).
+        let mut reader = zip::ZipArchive::new(std::io::Cursor::new(zip)).expect("the zip crate reads it");
+        for large in ["grown.txt", "packed.bin"] {
+            let mut data = Vec::new();
+            reader.by_name(&format!("{prefix}/{large}")).expect(large).read_to_end(&mut data).expect("inflates");
+            assert!(data.len() > 1 << 20, "{large} is {} bytes", data.len());
         }
     }
     // What the comparison covers: objects in two packs and loose, and through alternates.
-    let layered = fx.dir.join("layered.git/objects");
+    let layered = dir.join("layered.git/objects");
     let packs = std::fs::read_dir(layered.join("pack")).expect("packs").flatten();
     assert_eq!(packs.filter(|e| e.path().extension().is_some_and(|x| x == "pack")).count(), 2);
     let loose = |objects: &Path| {
         std::fs::read_dir(objects).expect("objects").flatten().filter(|e| e.file_name().len() == 2).count()
     };
-    assert!(loose(&layered) > 0 && loose(&fx.dir.join("borrowed.git/objects")) > 0);
-    let alternates = std::fs::read_to_string(fx.dir.join("borrowed.git/objects/info/alternates")).expect("alternates");
+    assert!(loose(&layered) > 0 && loose(&dir.join("borrowed.git/objects")) > 0);
+    let alternates = std::fs::read_to_string(dir.join("borrowed.git/objects/info/alternates")).expect("alternates");
     assert_eq!(Path::new(alternates.trim()), layered);
     let index = std::fs::read_dir(layered.join("pack")).expect("packs").flatten().map(|e| e.path());
     let deltas = index

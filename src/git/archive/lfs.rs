@@ -14,16 +14,20 @@ use std::path::Path;
 const MAX_POINTER_BYTES: usize = 1024;
 const VERSION_LINE: &[u8] = b"version https://git-lfs.github.com/spec/v1";
 
-/// An LFS object opened for reading, with the size the tar header announces.
+/// An LFS object opened for reading, with the size its pointer states.
 pub struct Object {
     file: File,
-    pub size: u64,
+    size: u64,
 }
 
-impl Object {
-    /// Reads the object's bytes into `sink` in bounded chunks: exactly `size` bytes, or an
-    /// error if the file ends early (it changed since it was opened).
-    pub fn copy_to(&mut self, mut sink: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+impl super::Stream for Object {
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Exactly `size` bytes, or an error if the file ends early (it changed since it was
+    /// opened).
+    fn copy_to(&mut self, sink: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
         use std::io::Seek;
         self.file.seek(io::SeekFrom::Start(0))?;
         let mut buf = vec![0u8; 64 * 1024];

@@ -156,8 +156,18 @@ pub(crate) trait Sink {
     fn symlink(&mut self, path: &[u8], id: &gix::oid, target: &[u8]) -> io::Result<()>;
 }
 
-/// A file's content: a blob in memory, or an LFS object read from its file.
+/// A file's content: a blob in memory, or one read piece by piece (an LFS object from its
+/// file, a large blob from the object database).
 pub(crate) enum Content<'a> {
     Bytes(&'a [u8]),
-    File(lfs::Object),
+    Stream(&'a mut dyn Stream),
+}
+
+/// Content read piece by piece, as often as a writer needs (zip reads it twice).
+pub(crate) trait Stream {
+    /// Its length in bytes, known before the first byte.
+    fn size(&self) -> u64;
+    /// Hands exactly `size()` bytes, from the start, to `sink` in bounded pieces; an error if
+    /// the source has fewer or more.
+    fn copy_to(&mut self, sink: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()>;
 }

@@ -17,6 +17,11 @@
 //! caused by other threads only makes a remap come sooner; mapping the indexes again takes a
 //! new baseline, so nothing repeats on growth the archive cannot undo.
 //!
+//! A blob of at least [`STREAM_BYTES`] stored whole (not as a delta) is not read into memory
+//! at all: [`Objects::load_blob`] answers where it is and [`BlobStream`] inflates it piece by
+//! piece, as often as the writer asks, checking the mapped pages as it goes. A large blob
+//! stored as a delta is inflated whole, as gix can only do.
+//!
 //! Objects the archive's packs cannot give (loose objects, packs reached through alternates or
 //! only through a multi-pack index, deltas against another pack) are read through the loose
 //! object store, then through a gix handle of the archive's own.
@@ -24,7 +29,7 @@
 use gix::odb::pack::cache::lru::StaticLinkedList;
 use gix::odb::pack::data::decode::header::ResolvedBase as HeaderBase;
 use gix::odb::pack::{data, Bundle};
-use std::io;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 /// Growth of the resident file-backed memory that makes the packs map again.
@@ -33,6 +38,12 @@ const MAPPED_BUDGET: u64 = 6 << 20;
 const CHECK_OBJECTS: u32 = 8;
 /// Object bytes read between two looks at the process's resident memory.
 const CHECK_BYTES: u64 = 256 << 10;
+/// Blobs at least this large are read piece by piece when stored whole.
+pub const STREAM_BYTES: u64 = 1 << 20;
+/// Compressed bytes read from a pack between two looks at the mapped pages while streaming.
+const STREAM_CHECK_BYTES: u64 = 1 << 20;
+/// Piece of a streamed blob.
+const PIECE: usize = 64 * 1024;
 /// Delta bases kept between objects (gix's default would be 96 MiB).
 const PACK_CACHE_BYTES: usize = 2 << 20;
 
@@ -55,6 +66,22 @@ pub struct Objects {
     index_remaps: u32,
     /// Objects the packs could not give.
     fallbacks: u32,
+}
+
+/// Where a large blob is stored whole.
+enum Place {
+    /// In `packs[pack]`, its zlib stream starting at `data_offset`.
+    Packed {
+        pack: usize,
+        data_offset: u64,
+    },
+    Loose(PathBuf),
+}
+
+/// A blob of at least [`STREAM_BYTES`] that [`BlobStream`] reads piece by piece.
+pub struct LargeBlob {
+    place: Place,
+    size: u64,
 }
 
 fn broken(e: impl std::fmt::Display) -> io::Error {
@@ -132,6 +159,99 @@ impl Objects {
         self.count(size)
     }
 
+    /// Reads blob `id` into `out`; or, when it is a large blob stored whole, leaves `out`
+    /// alone and answers where it is, to be read with [`BlobStream`].
+    pub fn load_blob(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> io::Result<Option<LargeBlob>> {
+        // Before locating: a remap may change the order of `packs`, which `Place` refers to.
+        self.count(0)?;
+        if let Some(large) = self.locate_large(id) {
+            return Ok(Some(large));
+        }
+        self.load(id, gix::objs::Kind::Blob, out)?;
+        Ok(None)
+    }
+
+    fn locate_large(&self, id: &gix::oid) -> Option<LargeBlob> {
+        for (i, pack) in self.packs.iter().enumerate() {
+            let Some(index) = pack.index.lookup(id) else { continue };
+            let entry = pack.pack.entry(pack.index.pack_offset_at_index(index)).ok()?;
+            let whole = entry.header == data::entry::Header::Blob && entry.decompressed_size >= STREAM_BYTES;
+            let place = Place::Packed { pack: i, data_offset: entry.data_offset };
+            return whole.then_some(LargeBlob { place, size: entry.decompressed_size });
+        }
+        match self.loose.try_header(id) {
+            Ok(Some((size, gix::objs::Kind::Blob))) if size >= STREAM_BYTES => {
+                Some(LargeBlob { place: Place::Loose(self.loose.object_path(id)), size })
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the resident file-backed memory has grown by the budget.
+    fn over_budget(&self) -> bool {
+        self.baseline.is_some_and(|baseline| grown(baseline) >= self.budget)
+    }
+
+    /// Maps every pack's data again (dropping the old mappings and their pages); false when a
+    /// pack could not be opened again (its old mapping stays).
+    fn remap_pack_data(&mut self) -> bool {
+        let mut all_there = true;
+        for bundle in &mut self.packs {
+            match data::File::at(bundle.pack.path(), bundle.pack.object_hash()) {
+                Ok(pack) => bundle.pack = pack,
+                Err(_) => all_there = false,
+            }
+        }
+        self.pack_remaps += 1;
+        all_there
+    }
+
+    /// Inflates the packed zlib stream at `data_offset` of `packs[pack]` into `sink`: exactly
+    /// `size` bytes, or an error.
+    fn copy_packed(
+        &mut self,
+        pack: usize,
+        data_offset: u64,
+        size: u64,
+        sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let truncated = || broken("a packed blob ends early");
+        let mut inflate = flate2::Decompress::new(true);
+        let mut out = vec![0u8; PIECE];
+        let (mut pos, mut since_check) = (data_offset, 0u64);
+        loop {
+            let bundle = self.packs.get(pack).ok_or_else(truncated)?;
+            let end = (pos + PIECE as u64).min(bundle.pack.pack_end() as u64);
+            let input = bundle.pack.entry_slice(pos..end).ok_or_else(truncated)?;
+            let (before_in, before_out) = (inflate.total_in(), inflate.total_out());
+            let status = inflate.decompress(input, &mut out, flate2::FlushDecompress::None).map_err(broken)?;
+            let consumed = inflate.total_in() - before_in;
+            let produced = (inflate.total_out() - before_out) as usize;
+            if inflate.total_out() > size {
+                return Err(broken("a packed blob is longer than its header says"));
+            }
+            sink(&out[..produced])?;
+            if status == flate2::Status::StreamEnd {
+                break;
+            }
+            if consumed == 0 && produced == 0 {
+                return Err(truncated());
+            }
+            pos += consumed;
+            since_check += consumed;
+            if since_check >= STREAM_CHECK_BYTES {
+                since_check = 0;
+                if self.over_budget() {
+                    self.remap_pack_data();
+                }
+            }
+        }
+        if inflate.total_out() != size {
+            return Err(truncated());
+        }
+        Ok(())
+    }
+
     fn find(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> io::Result<Option<gix::objs::Kind>> {
         for pack in &self.packs {
             let Some(index) = pack.index.lookup(id) else { continue };
@@ -188,19 +308,12 @@ impl Objects {
         self.objects_since_check = 0;
         self.bytes_since_check = 0;
         let Some(baseline) = self.baseline else { return Ok(()) };
-        if grown(baseline) < self.budget {
+        if !self.over_budget() {
             return Ok(());
         }
         // Pack data first: it is most of the growth, and mapping it again costs nothing.
         // Replacing a mapping drops the old one; the new one holds no page yet.
-        let mut all_there = true;
-        for bundle in &mut self.packs {
-            match data::File::at(bundle.pack.path(), bundle.pack.object_hash()) {
-                Ok(pack) => bundle.pack = pack,
-                Err(_) => all_there = false,
-            }
-        }
-        self.pack_remaps += 1;
+        let all_there = self.remap_pack_data();
         // Indexes, when they are what is left (opening one reads its offset table), or when a
         // pack went away (a repack replaced it).
         if !all_there || grown(baseline) >= self.budget / 2 {
@@ -211,6 +324,57 @@ impl Objects {
         }
         Ok(())
     }
+}
+
+/// A large blob read piece by piece through the archive's reader.
+pub struct BlobStream<'a> {
+    pub objects: &'a mut Objects,
+    pub blob: LargeBlob,
+}
+
+impl super::Stream for BlobStream<'_> {
+    fn size(&self) -> u64 {
+        self.blob.size
+    }
+
+    fn copy_to(&mut self, sink: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        match &self.blob.place {
+            Place::Packed { pack, data_offset } => self.objects.copy_packed(*pack, *data_offset, self.blob.size, sink),
+            Place::Loose(path) => copy_loose(path, self.blob.size, sink),
+        }
+    }
+}
+
+/// Inflates the loose object at `path` (`blob <size>\0` then the content) into `sink`: exactly
+/// `size` bytes of content, or an error.
+fn copy_loose(path: &Path, size: u64, sink: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+    let file = std::fs::File::open(path)?;
+    let mut reader = flate2::read::ZlibDecoder::new(io::BufReader::new(file));
+    let mut byte = [0u8; 1];
+    for _ in 0..64 {
+        reader.read_exact(&mut byte)?;
+        if byte[0] == 0 {
+            break;
+        }
+    }
+    if byte[0] != 0 {
+        return Err(broken("a loose object has no header"));
+    }
+    let mut piece = vec![0u8; PIECE];
+    let mut left = size;
+    while left > 0 {
+        let want = piece.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        let n = reader.read(&mut piece[..want])?;
+        if n == 0 {
+            return Err(broken("a loose blob ends early"));
+        }
+        sink(&piece[..n])?;
+        left -= n as u64;
+    }
+    if reader.read(&mut byte)? != 0 {
+        return Err(broken("a loose blob is longer than its header says"));
+    }
+    Ok(())
 }
 
 /// Growth of the resident file-backed memory since `baseline` (0 when it cannot be read).
@@ -231,38 +395,76 @@ mod tests {
 
     #[test]
     fn objects_read_as_git_has_them_when_remapped_at_every_check() {
-        // layered.git: two packs (deltas in them) and loose objects.
+        // layered.git: two packs (deltas in them) and loose objects, blobs over 1 MiB among them.
         let root = std::env::temp_dir().join(format!("fc-archive-objects-{}", std::process::id()));
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/archive.sh");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layered.sh");
         assert!(Command::new("bash").arg(script).arg(&root).status().expect("bash runs").success());
         let git_dir = root.join("layered.git");
         let mut objects = Objects::open(&git_dir).expect("open");
         objects.budget = 0;
 
         let counts = String::from_utf8(git(&git_dir, &["count-objects", "-v"])).expect("UTF-8");
-        let loose: u32 =
-            counts.lines().find_map(|l| l.strip_prefix("count: ")).and_then(|n| n.parse().ok()).expect("count");
-        assert!(loose > 0 && counts.contains("packs: 2"), "{counts}");
+        assert!(counts.contains("packs: 2"), "{counts}");
+        let loose_ids: std::collections::HashSet<String> = std::fs::read_dir(git_dir.join("objects"))
+            .expect("objects")
+            .flatten()
+            .filter(|dir| dir.file_name().len() == 2)
+            .flat_map(|dir| {
+                std::fs::read_dir(dir.path())
+                    .expect("fan-out")
+                    .flatten()
+                    .map(move |f| format!("{}{}", dir.file_name().to_string_lossy(), f.file_name().to_string_lossy()))
+            })
+            .collect();
         // Every object with its content, as `git cat-file --batch` gives them.
         let batch = git(&git_dir, &["cat-file", "--batch-all-objects", "--batch"]);
-        let (mut rest, mut seen) = (&batch[..], 0);
+        let mut rest = &batch[..];
+        let (mut seen, mut loose_read, mut streamed_packed, mut streamed_loose, mut large_deltas) = (0, 0, 0, 0, 0);
         while let Some(newline) = rest.iter().position(|b| *b == b'\n') {
             let header = std::str::from_utf8(&rest[..newline]).expect("header");
             let mut fields = header.split(' ');
-            let (id, kind, size) = (fields.next().unwrap(), fields.next().unwrap(), fields.next().unwrap());
+            let (hex, kind, size) = (fields.next().unwrap(), fields.next().unwrap(), fields.next().unwrap());
             let size: usize = size.parse().expect("size");
             let content = &rest[newline + 1..newline + 1 + size];
             rest = &rest[newline + 2 + size..];
-            let id = gix::ObjectId::from_hex(id.as_bytes()).expect("hex");
+            let id = gix::ObjectId::from_hex(hex.as_bytes()).expect("hex");
             let kind = gix::objs::Kind::from_bytes(kind.as_bytes()).expect("kind");
+            let loose = loose_ids.contains(hex);
             let mut ours = Vec::new();
-            objects.load(&id, kind, &mut ours).expect("load");
-            assert!(ours == content, "{id} differs");
+            let large = match kind {
+                gix::objs::Kind::Blob => objects.load_blob(&id, &mut ours).expect("load"),
+                _ => objects.load(&id, kind, &mut ours).map(|()| None).expect("load"),
+            };
+            match large {
+                Some(blob) => {
+                    let mut stream = BlobStream { objects: &mut objects, blob };
+                    for _ in 0..2 {
+                        ours.clear();
+                        super::super::Stream::copy_to(&mut stream, &mut |piece| {
+                            assert!(piece.len() <= PIECE);
+                            ours.extend_from_slice(piece);
+                            Ok(())
+                        })
+                        .expect("stream");
+                        assert!(ours == content, "{id} streamed differs");
+                    }
+                    *(if loose { &mut streamed_loose } else { &mut streamed_packed }) += 1;
+                }
+                None => {
+                    assert!(ours == content, "{id} differs");
+                    loose_read += u32::from(loose);
+                    large_deltas += u32::from(size as u64 >= STREAM_BYTES);
+                }
+            }
             assert_eq!(objects.size(&id).expect("size"), size as u64, "{id}");
             seen += 1;
         }
-        assert!(seen > 200, "{seen} objects");
-        assert_eq!(objects.fallbacks, loose, "every packed object comes from the archive's own mapping");
+        assert!(seen > 60, "{seen} objects");
+        assert!(
+            streamed_packed >= 2 && streamed_loose >= 1 && large_deltas >= 1,
+            "{streamed_packed} {streamed_loose} {large_deltas}"
+        );
+        assert_eq!(objects.fallbacks, loose_read, "every packed object comes from the archive's own mapping");
         if resident_file_bytes().is_some() {
             assert!(objects.pack_remaps > 0 && objects.index_remaps > 0);
         }

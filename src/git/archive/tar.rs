@@ -185,8 +185,8 @@ impl<W: Write> Tar<W> {
         self.header(&mut header, typeflag, mode, size_in_header)?;
         match content {
             Some(Content::Bytes(data)) => self.blocked(data),
-            Some(Content::File(mut object)) => {
-                object.copy_to(|chunk| self.put(chunk))?;
+            Some(Content::Stream(stream)) => {
+                stream.copy_to(&mut |chunk| self.put(chunk))?;
                 self.pad()
             }
             None => Ok(()),
@@ -221,7 +221,7 @@ impl<W: Write> Sink for Tar<W> {
         let mode = if executable { 0o100755 } else { 0o100644 };
         let size = match &content {
             Content::Bytes(data) => data.len() as u64,
-            Content::File(object) => object.size,
+            Content::Stream(stream) => stream.size(),
         };
         self.entry(path, id, mode, None, size, Some(content))
     }

@@ -7,7 +7,7 @@
 //! a file with its blob (or its LFS object). Only the current directory chain is held.
 
 use super::attributes::Attributes;
-use super::objects::Objects;
+use super::objects::{BlobStream, Objects};
 use super::paths::Filter;
 use super::{lfs, Content, Sink};
 use gix::objs::tree::EntryKind;
@@ -155,14 +155,18 @@ impl Walk<'_> {
                         sink.symlink(&path, &id, &blob)?;
                     }
                     EntryKind::Blob | EntryKind::BlobExecutable => {
-                        self.objects.load(&id, gix::objs::Kind::Blob, &mut blob)?;
                         let executable = kind == EntryKind::BlobExecutable;
+                        if let Some(large) = self.objects.load_blob(&id, &mut blob)? {
+                            let mut stream = BlobStream { objects: self.objects, blob: large };
+                            sink.file(&path, &id, executable, Content::Stream(&mut stream))?;
+                            continue;
+                        }
                         let object = match self.lfs_root {
                             Some(store) if verdict.lfs => lfs::open(store, &blob),
                             _ => None,
                         };
                         match object {
-                            Some(object) => sink.file(&path, &id, executable, Content::File(object))?,
+                            Some(mut object) => sink.file(&path, &id, executable, Content::Stream(&mut object))?,
                             None => sink.file(&path, &id, executable, Content::Bytes(&blob))?,
                         }
                     }

@@ -6,14 +6,14 @@
 //! past 65535 entries or 4 GiB, and the commit id as the archive comment.
 //!
 //! Differences from git that no member shows: DOS times are UTC (git uses the server's local
-//! time zone), and an LFS object is stored rather than deflated (it is read from its file
-//! twice: once for the CRC, once for the data, so nothing of it is held in memory).
+//! time zone). Content read piece by piece (LFS objects, large blobs) is read twice, once for
+//! the CRC and the deflated size and once to write it, so nothing of it is held in memory.
 //! Members are prepared (CRC, deflate) in batches of up to 1 MiB on the worker threads of
 //! [`Ordered`] and written in order, so the output does not depend on the number of workers.
 //! The central directory is kept in memory up to 1 MiB, then in an unlinked temporary file.
 
 use super::compress::Ordered;
-use super::{Content, Sink};
+use super::{Content, Sink, Stream};
 use crate::git::time::civil_from_days;
 use flate2::{Compress, Compression, FlushCompress, Status};
 use std::fs::File;
@@ -79,6 +79,31 @@ fn deflate(deflater: &mut Compress, data: &[u8], out: &mut Vec<u8>) -> io::Resul
         match status {
             Status::StreamEnd => return Ok(()),
             _ => out.reserve(out.capacity().max(4096)),
+        }
+    }
+}
+
+/// Raw deflate (level 6) of one piece of a longer input, handing the output to `out` through
+/// `scratch`; `finish` ends the stream (with an empty `data`).
+fn deflate_piece(
+    deflater: &mut Compress,
+    data: &[u8],
+    finish: bool,
+    scratch: &mut [u8],
+    out: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<()> {
+    let flush = if finish { FlushCompress::Finish } else { FlushCompress::None };
+    let mut rest = data;
+    loop {
+        let (before_in, before_out) = (deflater.total_in(), deflater.total_out());
+        let status = deflater.compress(rest, scratch, flush).map_err(io::Error::other)?;
+        let consumed = (deflater.total_in() - before_in) as usize;
+        let produced = (deflater.total_out() - before_out) as usize;
+        rest = &rest[consumed..];
+        out(&scratch[..produced])?;
+        let done = if finish { status == Status::StreamEnd } else { rest.is_empty() && produced < scratch.len() };
+        if done {
+            return Ok(());
         }
     }
 }
@@ -340,31 +365,57 @@ impl<W: Write> Zip<W> {
         Ok(())
     }
 
-    fn file_object(&mut self, path: &[u8], executable: bool, mut object: super::lfs::Object) -> io::Result<()> {
-        let mut hasher = flate2::Crc::new();
-        object.copy_to(|chunk| {
-            hasher.update(chunk);
+    /// A member whose content is read piece by piece: once for its CRC, its text bit and its
+    /// deflated size (nothing of it kept), once more to write it, deflated unless storing is no
+    /// larger, as [`prepare`] decides for members in memory.
+    fn file_stream(&mut self, path: &[u8], executable: bool, stream: &mut dyn Stream) -> io::Result<()> {
+        let size = stream.size();
+        let mut deflater = Compress::new(Compression::new(6), false);
+        let mut scratch = vec![0u8; 64 * 1024];
+        let (mut crc, mut seen, mut text, mut deflated) = (flate2::Crc::new(), 0usize, true, 0u64);
+        stream.copy_to(&mut |chunk| {
+            crc.update(chunk);
+            if seen < BINARY_PROBE {
+                text &= !chunk[..chunk.len().min(BINARY_PROBE - seen)].contains(&0);
+                seen += chunk.len();
+            }
+            deflate_piece(&mut deflater, chunk, false, &mut scratch, &mut |out| {
+                deflated += out.len() as u64;
+                Ok(())
+            })
+        })?;
+        deflate_piece(&mut deflater, &[], true, &mut scratch, &mut |out| {
+            deflated += out.len() as u64;
             Ok(())
         })?;
-        let crc = hasher.sum();
+        let crc = crc.sum();
+        let deflate = size > 0 && deflated < size;
         let member = Member {
             path,
-            method: METHOD_STORE,
+            method: if deflate { METHOD_DEFLATE } else { METHOD_STORE },
             crc,
-            compressed: object.size,
-            size: object.size,
+            compressed: if deflate { deflated } else { size },
+            size,
             creator: if executable { CREATOR_UNIX } else { 0 },
             external: if executable { 0o100755 << 16 } else { 0 },
-            text: false,
+            text,
         };
         self.begin(&member)?;
-        let mut again = flate2::Crc::new();
-        object.copy_to(|chunk| {
+        let (mut again, start) = (flate2::Crc::new(), self.offset);
+        deflater.reset();
+        stream.copy_to(&mut |chunk| {
             again.update(chunk);
-            self.put(chunk)
+            if deflate {
+                deflate_piece(&mut deflater, chunk, false, &mut scratch, &mut |out| self.put(out))
+            } else {
+                self.put(chunk)
+            }
         })?;
-        if again.sum() != crc {
-            return Err(io::Error::other("an LFS object changed while archived"));
+        if deflate {
+            deflate_piece(&mut deflater, &[], true, &mut scratch, &mut |out| self.put(out))?;
+        }
+        if again.sum() != crc || self.offset - start != member.compressed {
+            return Err(io::Error::other("a file changed while archived"));
         }
         Ok(())
     }
@@ -423,9 +474,9 @@ impl<W: Write> Sink for Zip<W> {
             Content::Bytes(data) => {
                 self.push(Item::File { path: path.to_vec(), executable, data: data.to_vec() }, path.len() + data.len())
             }
-            Content::File(object) => {
+            Content::Stream(stream) => {
                 self.drain()?;
-                self.file_object(path, executable, object)
+                self.file_stream(path, executable, stream)
             }
         }
     }
