@@ -13,8 +13,8 @@ while mapped), its peak anonymous memory (RssAnon), and the peak RSS of `git arc
 the same work (for tar.bz2, git's part of `git archive --format=tar | bzip2`). The goal is a
 peak RSS under 64 MiB.
 
-Repositories: the arguments, else .bench/repo-100k.git and .bench/repo-300k.git of this
-checkout (those `cargo run --release --example bench` builds). Exit status non-zero only when
+Repositories: the arguments, else .bench/repo-100k.git, .bench/repo-300k.git and
+.bench/bigblob-256m.git of this checkout (those `cargo run --release --example bench` builds). Exit status non-zero only when
 the host cannot start or a download fails.
 """
 
@@ -125,7 +125,8 @@ def stop(process):
 
 
 def main():
-    repos = [Path(p) for p in sys.argv[1:]] or [ROOT / ".bench" / "repo-100k.git", ROOT / ".bench" / "repo-300k.git"]
+    repos = [Path(p) for p in sys.argv[1:]] or [ROOT / ".bench" / name for name in
+                                                 ("repo-100k.git", "repo-300k.git", "bigblob-256m.git")]
     repos = [r for r in repos if (r / "HEAD").exists()]
     if not repos:
         print("archive memory: no benchmark repository (run the Rust bench first)")

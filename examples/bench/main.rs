@@ -110,12 +110,12 @@ fn rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
 /// The benchmark repository: `make-repo.sh --files 100000 --commits 20000`, built once into
 /// `.bench/` (about a minute) and reused; `FC_BENCH_REPO` names another bare repository.
 fn bench_repository() -> Result<PathBuf, String> {
-    built_repository("FC_BENCH_REPO", "repo-100k.git", 100_000, 20_000)
+    built_repository("FC_BENCH_REPO", "repo-100k.git", 100_000, 20_000, &[])
 }
 
-/// A `make-repo.sh` repository built once into `.bench/NAME` and reused, or the repository the
-/// environment variable `env` names.
-pub fn built_repository(env: &str, name: &str, files: u32, commits: u32) -> Result<PathBuf, String> {
+/// A `make-repo.sh` repository (`extra` options after `--files` and `--commits`) built once
+/// into `.bench/NAME` and reused, or the repository the environment variable `env` names.
+pub fn built_repository(env: &str, name: &str, files: u32, commits: u32, extra: &[&str]) -> Result<PathBuf, String> {
     if let Ok(path) = std::env::var(env) {
         return Ok(PathBuf::from(path));
     }
@@ -126,6 +126,7 @@ pub fn built_repository(env: &str, name: &str, files: u32, commits: u32) -> Resu
         let status = Command::new("bash")
             .arg(root.join("examples/bench/make-repo.sh"))
             .args(["--files", &files.to_string(), "--commits", &commits.to_string(), "--force"])
+            .args(extra)
             .arg(&repo)
             .stdout(std::process::Stdio::null())
             .status()

@@ -4,7 +4,9 @@
 //! (`--format=tar | bzip2` for tar.bz2, as git has no bzip2 of its own).
 //!
 //! The larger repository is `FC_BENCH_ARCHIVE_REPO`, or `.bench/repo-300k.git` built once with
-//! `make-repo.sh --files 300000 --commits 2000` (a few minutes). Each side runs once to warm up
+//! `make-repo.sh --files 300000 --commits 2000` (a few minutes); the one with a large file is
+//! `FC_BENCH_BIG_BLOB_REPO`, or `.bench/bigblob-256m.git` (`--files 2000 --commits 50
+//! --big-blob-mib 256`). Each side runs once to warm up
 //! and twice measured: one call takes seconds.
 
 use crate::fixture::Fixture;
@@ -18,7 +20,12 @@ use std::time::Duration;
 const FORMATS: [&str; 4] = ["tar", "tar.gz", "tar.bz2", "zip"];
 
 fn large_repository() -> Result<PathBuf, String> {
-    crate::built_repository("FC_BENCH_ARCHIVE_REPO", "repo-300k.git", 300_000, 2_000)
+    crate::built_repository("FC_BENCH_ARCHIVE_REPO", "repo-300k.git", 300_000, 2_000, &[])
+}
+
+/// A small repository with one 256 MiB file, which an archive streams rather than holds.
+fn big_blob_repository() -> Result<PathBuf, String> {
+    crate::built_repository("FC_BENCH_BIG_BLOB_REPO", "bigblob-256m.git", 2_000, 50, &["--big-blob-mib", "256"])
 }
 
 /// One download through `fc_request`: status and body length, the body read and dropped.
@@ -80,7 +87,10 @@ pub fn rows(bench: &mut Bench, fx: &Fixture, repo: &Path) -> Result<(), String> 
         let large = large_repository()?;
         fx.project("archive-large", &large)?;
         let files = crate::git_out(&large, &["ls-tree", "-r", "HEAD"])?.lines().count();
-        repository_rows(bench, fx, "archive-large", &large, &format!("{}k files", files / 1000))
+        repository_rows(bench, fx, "archive-large", &large, &format!("{}k files", files / 1000))?;
+        let big = big_blob_repository()?;
+        fx.project("archive-big-blob", &big)?;
+        repository_rows(bench, fx, "archive-big-blob", &big, "one 256 MiB file")
     });
     bench.settings = saved;
     result

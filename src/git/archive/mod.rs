@@ -20,11 +20,11 @@
 //!   NTFS would take for it) and a second entry of a name already seen in the same tree are
 //!   skipped with everything below them, so no member can land outside the prefix.
 //!
-//! Memory: one tree object per directory level, one blob at a time (gix inflates a blob
-//! whole, so the largest blob bounds the peak), the attribute patterns in scope, the bounded
-//! buffers of the writers and their two worker threads (`compress`), and the pages of the
-//! pack files the archive maps, which [`objects`] keeps to a few MiB however large the
-//! repository.
+//! Memory: one tree object per directory level, one blob under 1 MiB at a time (larger ones
+//! stored whole are streamed; one stored as a delta is inflated whole, as gix can only do),
+//! the attribute patterns in scope, the bounded buffers of the writers and their two worker
+//! threads (`compress`), and the pages of the pack files the archive maps, which [`objects`]
+//! keeps to a few MiB however large the repository.
 
 mod attributes;
 mod compress;

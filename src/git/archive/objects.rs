@@ -78,6 +78,13 @@ enum Place {
     Loose(PathBuf),
 }
 
+/// What [`Objects::find`] found.
+enum Found {
+    Read(gix::objs::Kind),
+    Large(LargeBlob),
+    Missing,
+}
+
 /// A blob of at least [`STREAM_BYTES`] that [`BlobStream`] reads piece by piece.
 pub struct LargeBlob {
     place: Place,
@@ -151,40 +158,30 @@ impl Objects {
 
     /// Reads object `id` into `out`, which must be of `kind`.
     pub fn load(&mut self, id: &gix::oid, kind: gix::objs::Kind, out: &mut Vec<u8>) -> io::Result<()> {
-        let found = self.find(id, out)?.ok_or_else(|| missing(id))?;
+        let found = match self.find(id, out, u64::MAX)? {
+            Found::Read(found) => found,
+            Found::Large(_) | Found::Missing => return Err(missing(id)),
+        };
         if found != kind {
             return Err(broken(format!("{id} is a {found}, not a {kind}")));
         }
-        let size = out.len() as u64;
-        self.count(size)
+        self.count(out.len() as u64)
     }
 
     /// Reads blob `id` into `out`; or, when it is a large blob stored whole, leaves `out`
-    /// alone and answers where it is, to be read with [`BlobStream`].
+    /// alone and answers where it is, to be read with [`BlobStream`] before anything else is
+    /// read (a remap may reorder the packs a [`LargeBlob`] refers to).
     pub fn load_blob(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> io::Result<Option<LargeBlob>> {
-        // Before locating: a remap may change the order of `packs`, which `Place` refers to.
-        self.count(0)?;
-        if let Some(large) = self.locate_large(id) {
-            return Ok(Some(large));
+        let kind = match self.find(id, out, STREAM_BYTES)? {
+            Found::Large(large) => return Ok(Some(large)),
+            Found::Read(kind) => kind,
+            Found::Missing => return Err(missing(id)),
+        };
+        if kind != gix::objs::Kind::Blob {
+            return Err(broken(format!("{id} is a {kind}, not a blob")));
         }
-        self.load(id, gix::objs::Kind::Blob, out)?;
+        self.count(out.len() as u64)?;
         Ok(None)
-    }
-
-    fn locate_large(&self, id: &gix::oid) -> Option<LargeBlob> {
-        for (i, pack) in self.packs.iter().enumerate() {
-            let Some(index) = pack.index.lookup(id) else { continue };
-            let entry = pack.pack.entry(pack.index.pack_offset_at_index(index)).ok()?;
-            let whole = entry.header == data::entry::Header::Blob && entry.decompressed_size >= STREAM_BYTES;
-            let place = Place::Packed { pack: i, data_offset: entry.data_offset };
-            return whole.then_some(LargeBlob { place, size: entry.decompressed_size });
-        }
-        match self.loose.try_header(id) {
-            Ok(Some((size, gix::objs::Kind::Blob))) if size >= STREAM_BYTES => {
-                Some(LargeBlob { place: Place::Loose(self.loose.object_path(id)), size })
-            }
-            _ => None,
-        }
     }
 
     /// Whether the resident file-backed memory has grown by the budget.
@@ -252,21 +249,36 @@ impl Objects {
         Ok(())
     }
 
-    fn find(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> io::Result<Option<gix::objs::Kind>> {
-        for pack in &self.packs {
+    /// Object `id` read into `out`, or where it is when it is a blob of at least `stream_from`
+    /// bytes stored whole: from the archive's packs, else loose, else through the gix handle.
+    fn find(&mut self, id: &gix::oid, out: &mut Vec<u8>, stream_from: u64) -> io::Result<Found> {
+        for (i, pack) in self.packs.iter().enumerate() {
             let Some(index) = pack.index.lookup(id) else { continue };
+            if let Ok(entry) = pack.pack.entry(pack.index.pack_offset_at_index(index)) {
+                if entry.header == data::entry::Header::Blob && entry.decompressed_size >= stream_from {
+                    let place = Place::Packed { pack: i, data_offset: entry.data_offset };
+                    return Ok(Found::Large(LargeBlob { place, size: entry.decompressed_size }));
+                }
+            }
             // An error here (a delta whose base is in another pack) is for the fallback.
             if let Ok((data, _)) = pack.get_object_by_index(index, out, &mut self.inflate, &mut self.cache) {
-                return Ok(Some(data.kind));
+                return Ok(Found::Read(data.kind));
             }
             break;
         }
+        if stream_from < u64::MAX {
+            if let Ok(Some((size, gix::objs::Kind::Blob))) = self.loose.try_header(id) {
+                if size >= stream_from {
+                    return Ok(Found::Large(LargeBlob { place: Place::Loose(self.loose.object_path(id)), size }));
+                }
+            }
+        }
         self.fallbacks += 1;
         if let Some(data) = self.loose.try_find(id, out).map_err(broken)? {
-            return Ok(Some(data.kind));
+            return Ok(Found::Read(data.kind));
         }
         use gix::objs::Find;
-        Ok(self.repo.try_find(id, out).map_err(broken)?.map(|data| data.kind))
+        Ok(self.repo.try_find(id, out).map_err(broken)?.map_or(Found::Missing, |data| Found::Read(data.kind)))
     }
 
     /// The size of object `id` without inflating it.
