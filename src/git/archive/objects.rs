@@ -39,7 +39,7 @@ const CHECK_OBJECTS: u32 = 8;
 /// Object bytes read between two looks at the process's resident memory.
 const CHECK_BYTES: u64 = 256 << 10;
 /// Blobs at least this large are read piece by piece when stored whole.
-pub const STREAM_BYTES: u64 = 1 << 20;
+const STREAM_BYTES: u64 = 1 << 20;
 /// Compressed bytes read from a pack between two looks at the mapped pages while streaming.
 const STREAM_CHECK_BYTES: u64 = 1 << 20;
 /// Piece of a streamed blob.
