@@ -214,6 +214,17 @@ func sameRows(t *testing.T, what string, got, want []treeRow) {
 	}
 }
 
+// scan collects every page of a list call with the client's own ScanAndCollect, which gives
+// no page option on the first call.
+func scan[T any](list func(...gitlab.RequestOptionFunc) ([]T, *gitlab.Response, error)) ([]T, error) {
+	return gitlab.ScanAndCollect(func(p gitlab.PaginationOptionFunc) ([]T, *gitlab.Response, error) {
+		if p == nil {
+			return list()
+		}
+		return list(p)
+	})
+}
+
 func TestClientTreeKeysetScanAndCollect(t *testing.T) {
 	client := newClient(t, "")
 	work := fx.repos + "/work"
@@ -251,11 +262,8 @@ func TestClientTreeKeysetScanAndCollect(t *testing.T) {
 		ListOptions: gitlab.ListOptions{Pagination: "keyset", PerPage: 2},
 		Path:        gitlab.Ptr("a"), Ref: gitlab.Ptr("v1.0.0"), Recursive: gitlab.Ptr(true),
 	}
-	nodes, err := gitlab.ScanAndCollect(func(p gitlab.PaginationOptionFunc) ([]*gitlab.TreeNode, *gitlab.Response, error) {
-		if p == nil {
-			return client.Repositories.ListTree(workProject, opt)
-		}
-		return client.Repositories.ListTree(workProject, opt, p)
+	nodes, err := scan(func(o ...gitlab.RequestOptionFunc) ([]*gitlab.TreeNode, *gitlab.Response, error) {
+		return client.Repositories.ListTree(workProject, opt, o...)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -280,11 +288,8 @@ func TestClientTreeOffsetPages(t *testing.T) {
 	if len(first) != 4 || response.TotalItems != int64(len(want)) || response.NextPage != 2 || response.CurrentPage != 1 {
 		t.Fatalf("first page: %d entries, %+v", len(first), response)
 	}
-	nodes, err := gitlab.ScanAndCollect(func(p gitlab.PaginationOptionFunc) ([]*gitlab.TreeNode, *gitlab.Response, error) {
-		if p == nil {
-			return client.Repositories.ListTree(workProject, opt)
-		}
-		return client.Repositories.ListTree(workProject, opt, p)
+	nodes, err := scan(func(o ...gitlab.RequestOptionFunc) ([]*gitlab.TreeNode, *gitlab.Response, error) {
+		return client.Repositories.ListTree(workProject, opt, o...)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -348,11 +353,8 @@ func TestClientContributors(t *testing.T) {
 		want[email]++
 	}
 	opt := &gitlab.ListContributorsOptions{ListOptions: gitlab.ListOptions{PerPage: 2}}
-	contributors, err := gitlab.ScanAndCollect(func(p gitlab.PaginationOptionFunc) ([]*gitlab.Contributor, *gitlab.Response, error) {
-		if p == nil {
-			return client.Repositories.Contributors(workProject, opt)
-		}
-		return client.Repositories.Contributors(workProject, opt, p)
+	contributors, err := scan(func(o ...gitlab.RequestOptionFunc) ([]*gitlab.Contributor, *gitlab.Response, error) {
+		return client.Repositories.Contributors(workProject, opt, o...)
 	})
 	if err != nil {
 		t.Fatal(err)

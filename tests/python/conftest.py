@@ -137,6 +137,13 @@ def git_repo(tmp_path_factory):
     return path
 
 
+def build_fixture(script, directory):
+    """Runs tests/fixtures/SCRIPT (a shell script) to build its repositories in `directory`,
+    and answers `directory`."""
+    subprocess.run(["bash", str(REPO / "tests" / "fixtures" / script), str(directory)], check=True)
+    return directory
+
+
 def git_out(repo, *args):
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
 

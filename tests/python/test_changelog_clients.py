@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 import gitlab
 import pytest
 
-from conftest import REPO, git_out
+from conftest import build_fixture, git_out
 
 PATH = "/projects/fx%2Flog/repository/changelog"
 
@@ -24,7 +24,7 @@ PATH = "/projects/fx%2Flog/repository/changelog"
 @pytest.fixture(scope="module")
 def repo(server, tmp_path_factory):
     base = tmp_path_factory.mktemp("changelog")
-    subprocess.run(["bash", str(REPO / "tests" / "fixtures" / "changelog.sh"), str(base)], check=True)
+    build_fixture("changelog.sh", base)
     git_dir = base / "log.git"
     server.admin("group", "add", "fx", "--visibility", "public")
     server.admin("project", "add", "fx/log", "--repo", git_dir, "--visibility", "public")

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import REPO, cli, git_out, start_server, stop_server
+from conftest import build_fixture, cli, git_out, start_server, stop_server
 
 
 def create_roles(server, prefix, acknowledged, stop):
@@ -119,7 +119,7 @@ def test_a_kill_during_changelog_commits_leaves_the_branch_whole(tmp_path):
     git can read, the history stays linear, `git fsck` finds no corruption, and every section
     a client saw committed is in the file at the tip."""
     fixtures = tmp_path / "fixtures"
-    subprocess.run(["bash", str(REPO / "tests" / "fixtures" / "changelog.sh"), str(fixtures)], check=True)
+    build_fixture("changelog.sh", fixtures)
     git_dir = fixtures / "log.git"
     data = tmp_path / "data"
     original = git_out(git_dir, "rev-parse", "main")

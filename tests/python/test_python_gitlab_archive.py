@@ -13,7 +13,7 @@ import zipfile
 import gitlab
 import pytest
 
-from conftest import REPO, git_out
+from conftest import build_fixture, git_out
 from forgecore.core import Forgecore
 
 LFS_OBJECT = b"LFS object content: the real model, not its pointer.\n"
@@ -23,7 +23,7 @@ TAR_FORMATS = ["tar.gz", "tgz", "gz", "tar", "tar.bz2", "tbz", "tbz2", "tb2", "b
 @pytest.fixture(scope="module")
 def fixture_dir(server, tmp_path_factory):
     path = tmp_path_factory.mktemp("archive-fixtures")
-    subprocess.run(["bash", str(REPO / "tests" / "fixtures" / "archive.sh"), str(path)], check=True)
+    build_fixture("archive.sh", path)
     server.admin("group", "add", "ar", "--visibility", "public")
     server.admin("project", "add", "ar/proj", "--repo", path / "repo.git", "--visibility", "public")
     return path

@@ -7,13 +7,13 @@ import subprocess
 import gitlab
 import pytest
 
-from conftest import REPO, git_out
+from conftest import build_fixture, git_out
 
 
 @pytest.fixture(scope="module")
 def fixture_dir(server, tmp_path_factory):
     path = tmp_path_factory.mktemp("compare")
-    subprocess.run(["bash", str(REPO / "tests" / "fixtures" / "compare.sh"), str(path)], check=True)
+    build_fixture("compare.sh", path)
     server.admin("group", "add", "fx", "--visibility", "public")
     server.admin("project", "add", "fx/compare", "--repo", path / "compare.git", "--visibility", "public")
     server.admin("project", "add", "fx/fork", "--repo", path / "fork.git", "--visibility", "public",

@@ -9,13 +9,13 @@ import subprocess
 import gitlab
 import pytest
 
-from conftest import REPO, git_out
+from conftest import build_fixture, git_out
 
 
 @pytest.fixture(scope="module")
 def fixture_dir(server, tmp_path_factory):
     path = tmp_path_factory.mktemp("fixtures")
-    subprocess.run(["bash", str(REPO / "tests" / "fixtures" / "repo.sh"), str(path)], check=True)
+    build_fixture("repo.sh", path)
     server.admin("group", "add", "fx", "--visibility", "public")
     server.admin("project", "add", "fx/work", "--repo", path / "work", "--visibility", "public")
     return path

@@ -6,12 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REPO
+from conftest import REPO, build_fixture
 
 
 def test_schemathesis_finds_no_server_error_or_schema_violation(server, tmp_path):
     # A public project with history, so repository operations have something to answer with.
-    subprocess.run(["bash", str(REPO / "tests" / "fixtures" / "repo.sh"), str(tmp_path / "fx")], check=True)
+    build_fixture("repo.sh", tmp_path / "fx")
     server.admin("project", "add", "st", "--repo", tmp_path / "fx" / "work", "--visibility", "public")
     st = Path(sys.executable).with_name("st")
     result = subprocess.run(
