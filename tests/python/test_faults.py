@@ -29,6 +29,22 @@ def create_roles(server, prefix, acknowledged, stop):
         i += 1
 
 
+def kill_during_writes(data, seconds, write):
+    """Starts a host on `data` and three threads running `write(server, number, stop)`, SIGKILLs
+    the host after `seconds`, then stops the threads and waits for them."""
+    server = start_server(data)
+    stop = threading.Event()
+    writers = [threading.Thread(target=write, args=(server, w, stop)) for w in range(3)]
+    for writer in writers:
+        writer.start()
+    time.sleep(seconds)
+    server.process.kill()
+    server.process.wait(10)
+    stop.set()
+    for writer in writers:
+        writer.join(30)
+
+
 def role_names(server):
     status, roles = server.json("GET", "/api/v4/member_roles", token=server.token)
     assert status == 200
@@ -40,18 +56,8 @@ def test_a_kill_during_role_writes_loses_no_acknowledged_write(tmp_path):
     acknowledged = []
     rng = random.Random(7)
     for round_ in range(4):
-        server = start_server(data)
-        stop = threading.Event()
-        writers = [threading.Thread(target=create_roles, args=(server, f"r{round_}w{w}", acknowledged, stop))
-                   for w in range(3)]
-        for writer in writers:
-            writer.start()
-        time.sleep(rng.uniform(0.3, 0.8))
-        server.process.kill()
-        server.process.wait(10)
-        stop.set()
-        for writer in writers:
-            writer.join(30)
+        kill_during_writes(data, rng.uniform(0.3, 0.8),
+                           lambda server, w, stop, r=round_: create_roles(server, f"r{r}w{w}", acknowledged, stop))
     assert len(acknowledged) > 20, "the writers did not get going"
     server = start_server(data)
     try:
@@ -141,17 +147,7 @@ def test_a_kill_during_changelog_commits_leaves_the_branch_whole(tmp_path):
 
     rng = random.Random(11)
     for _ in range(4):
-        server = start_server(data)
-        stop = threading.Event()
-        writers = [threading.Thread(target=post_versions, args=(server, stop)) for _ in range(3)]
-        for writer in writers:
-            writer.start()
-        time.sleep(rng.uniform(0.4, 1.0))
-        server.process.kill()
-        server.process.wait(10)
-        stop.set()
-        for writer in writers:
-            writer.join(30)
+        kill_during_writes(data, rng.uniform(0.4, 1.0), lambda server, _, stop: post_versions(server, stop))
         tip = git_out(git_dir, "rev-parse", "--verify", "main^{commit}")
         assert len(tip) == 40
     assert acknowledged, "no changelog commit got through"
