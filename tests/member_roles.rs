@@ -536,3 +536,113 @@ fn update_changes_name_and_description_only() {
         403
     );
 }
+
+/// Every group role route, on the root group and on its subgroup, for every kind of caller.
+/// Roles belong to root groups: ownership of `top/sub` alone reaches none of `top`'s roles
+/// (a subgroup route finds no role, as GitLab's `group.member_roles.find_by_id` finds none),
+/// and listing on a subgroup shows the root's roles to whoever owns the subgroup.
+#[test]
+fn group_role_routes_by_caller_matrix() {
+    let w = world();
+    let sub_owner = w.instance.user_with_token("sofia", false);
+    let other_owner = w.outsider.clone();
+    for command in [
+        json!({"command": "member_add", "group": "top/sub", "username": "sofia", "access_level": 50}),
+        json!({"command": "group_add", "path": "elsewhere"}),
+        json!({"command": "member_add", "group": "elsewhere", "username": "otto", "access_level": 50}),
+    ] {
+        let (status, body) = w.instance.admin(command);
+        assert_eq!(status, 201, "{body}");
+    }
+    let callers = [
+        ("owner of top", w.owner.clone()),
+        ("owner of top/sub only", sub_owner),
+        ("owner of another group", other_owner),
+        ("maintainer of top", w.maintainer.clone()),
+        ("administrator", w.admin.clone()),
+    ];
+    let fresh_role = |name: &str| -> Value {
+        let (status, role) =
+            w.post("/api/v4/groups/top/member_roles", &w.admin, json!({"name": name, "base_access_level": 10}));
+        assert_eq!(status, 201, "{role}");
+        role
+    };
+    let role_exists = |role: &Value| -> Option<Value> {
+        let (_, list) = call(&w.instance, "GET", "/api/v4/groups/top/member_roles", Some(&w.admin), None);
+        list.as_array().unwrap().iter().find(|r| r["id"] == role["id"]).cloned()
+    };
+    // (route group, caller index) -> expected statuses of list, create, update, delete.
+    let expected: [(&str, [[u16; 4]; 5]); 2] = [
+        (
+            "top",
+            [
+                [200, 201, 200, 204],
+                [403, 403, 403, 403],
+                [404, 404, 404, 404],
+                [403, 403, 403, 403],
+                [200, 201, 200, 204],
+            ],
+        ),
+        (
+            "top%2Fsub",
+            [
+                [200, 400, 404, 404],
+                [200, 400, 404, 404],
+                [404, 404, 404, 404],
+                [403, 403, 403, 403],
+                [200, 400, 404, 404],
+            ],
+        ),
+    ];
+    let mut n = 0;
+    for (route, rows) in expected {
+        for ((who, token), [list, create, update, delete]) in callers.iter().zip(rows) {
+            n += 1;
+            let base = format!("/api/v4/groups/{route}/member_roles");
+            let (status, body) = call(&w.instance, "GET", &base, Some(token), None);
+            assert_eq!(status, list, "GET {route} as {who}: {body}");
+            if status == 200 {
+                assert!(body.as_array().unwrap().iter().all(|r| r["group_id"].is_i64()), "{body}");
+            }
+            let (status, body) = w.post(&base, token, json!({"name": format!("new {n}"), "base_access_level": 10}));
+            assert_eq!(status, create, "POST {route} as {who}: {body}");
+
+            let role = fresh_role(&format!("target {n}"));
+            let target = format!("{base}/{}", role["id"]);
+            let (status, body) =
+                call(&w.instance, "PUT", &target, Some(token), Some(json!({"name": format!("renamed {n}")})));
+            assert_eq!(status, update, "PUT {route} as {who}: {body}");
+            let after = role_exists(&role).expect("a PUT never deletes");
+            let renamed = after["name"] == json!(format!("renamed {n}"));
+            assert_eq!(renamed, status == 200, "PUT {route} as {who} changed the role: {after}");
+
+            let (status, body) = call(&w.instance, "DELETE", &target, Some(token), None);
+            assert_eq!(status, delete, "DELETE {route} as {who}: {body}");
+            assert_eq!(role_exists(&role).is_none(), status == 204, "DELETE {route} as {who}");
+            if status == 404 {
+                let not_found = if list == 404 { "404 Group Not Found" } else { "404 Member Role Not Found" };
+                assert_eq!(body, json!({"message": not_found}), "DELETE {route} as {who}");
+            }
+            // Keep the root group under its cap of ten roles.
+            if let Some(role) = role_exists(&role) {
+                call(
+                    &w.instance,
+                    "DELETE",
+                    &format!("/api/v4/groups/top/member_roles/{}", role["id"]),
+                    Some(&w.admin),
+                    None,
+                );
+            }
+            let (_, list) = call(&w.instance, "GET", "/api/v4/groups/top/member_roles", Some(&w.admin), None);
+            for role in list.as_array().unwrap() {
+                call(
+                    &w.instance,
+                    "DELETE",
+                    &format!("/api/v4/groups/top/member_roles/{}", role["id"]),
+                    Some(&w.admin),
+                    None,
+                );
+            }
+        }
+    }
+}

@@ -186,14 +186,11 @@ fn parse_role_id(text: &str) -> ApiResult<i64> {
     parse_int_text(text).ok_or_else(|| ApiError::InvalidParam("member_role_id".into()))
 }
 
-/// The role `id` within the scope's namespace (a group role is looked up only in its own root
-/// group; an instance role only among instance roles), or 404.
+/// The role `id` of the group in the route itself (GitLab's `group.member_roles.find_by_id`),
+/// or of the instance, or 404. Roles belong to root groups, so on a subgroup route every role
+/// is 404: ownership of a subgroup never reaches the roles of its root.
 fn find_role(conn: &rusqlite::Connection, group: &Option<Group>, id: i64) -> ApiResult<MemberRole> {
-    let namespace = match group {
-        Some(g) => Some(store::groups::root_id(conn, g.id)?),
-        None => None,
-    };
-    store::member_roles::find_in(conn, namespace, id)?.ok_or(ApiError::NotFound("Member Role"))
+    store::member_roles::find_in(conn, group.as_ref().map(|g| g.id), id)?.ok_or(ApiError::NotFound("Member Role"))
 }
 
 /// A6 (ours, decisions D3): `PUT` with `name` and/or `description`; 200 and the whole role.
