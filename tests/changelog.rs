@@ -443,6 +443,24 @@ fn commit_parameters_are_checked() {
         assert_eq!(status, 400, "{file}: {body}");
         assert!(message(&body).starts_with("400 Bad request - file is invalid: "), "{file}: {body}");
     }
+    // Every name NTFS or HFS+ opens as `.git`, where git's fsck says hasDotgit.
+    for file in [
+        "x/.git./y",
+        "x/GIT~1/y",
+        "GIT~1/config",
+        "x/.git /y",
+        ".git . /x",
+        "x/.Git\u{200c}/y",
+        "x/.g\u{200d}it/y",
+        "x/.gi\u{feff}t/y",
+        ".git::$INDEX_ALLOCATION/x",
+        "x/git~1/y",
+        ".GIT/x",
+    ] {
+        let (status, body) = w.post(&w.developer, json!({"version": "2.1.0", "from": "v2.0.0", "file": file}));
+        assert_eq!(status, 400, "{file}: {body}");
+        assert!(message(&body).starts_with("400 Bad request - file is invalid: "), "{file}: {body}");
+    }
     let (status, body) = w.post(&w.developer, json!({"version": "2.1.0", "from": "v2.0.0", "branch": "nope"}));
     assert_eq!(
         (status, message(&body)),

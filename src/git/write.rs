@@ -54,7 +54,10 @@ fn broken(e: impl std::fmt::Display) -> WriteError {
 }
 
 /// The components of a repository path a file may be written at: relative, no empty, `.` or
-/// `..` component, no `.git`, no control characters, at most [`MAX_PATH_BYTES`].
+/// `..` component, no control characters, at most [`MAX_PATH_BYTES`], and no `.git` under any
+/// name NTFS or HFS+ would also open as `.git` (`.git.`, `GIT~1`, `.git `, `.Git\u{200c}`,
+/// `.git::$INDEX_ALLOCATION`): git's own `verify_path` with `core.protectNTFS` and
+/// `core.protectHFS`, so a commit written here always passes `git fsck`.
 pub fn path_components(path: &str) -> Result<Vec<&str>, String> {
     if path.is_empty() || path.len() > MAX_PATH_BYTES {
         return Err("the file path must have between 1 and 4096 bytes".into());
@@ -67,11 +70,19 @@ pub fn path_components(path: &str) -> Result<Vec<&str>, String> {
         if component.is_empty() || *component == "." || *component == ".." {
             return Err("the file path must be relative, without empty, `.` or `..` components".into());
         }
-        if component.eq_ignore_ascii_case(".git") {
+        if is_dot_git_alias(component) {
             return Err("the file path must not enter `.git`".into());
         }
     }
     Ok(components)
+}
+
+/// Whether a path component names `.git` on some file system git protects (gix's port of
+/// git's `is_ntfs_dotgit` and `is_hfs_dotgit`).
+fn is_dot_git_alias(component: &str) -> bool {
+    use gix::validate::path::component::{Error, Options};
+    let options = Options { protect_windows: false, protect_hfs: true, protect_ntfs: true };
+    matches!(gix::validate::path::component(component.into(), None, options), Err(Error::DotGitDir))
 }
 
 /// What is at `components` in the tree `root`: `None` when nothing is; the blob id and whether it
