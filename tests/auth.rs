@@ -141,6 +141,17 @@ fn job_tokens_only_read_their_own_projects_changelog() {
     assert_eq!(check("corp/secret", ProjectAbility::ReadChangelog), Ok(()));
     assert_eq!(check("corp/secret", ProjectAbility::ReadCode), Err(ApiError::Unauthorized));
     assert_eq!(check("corp/inside", ProjectAbility::ReadChangelog), Err(ApiError::NotFound("Project")));
+    // Another project: what the token may not do there is refused only where anyone may see the
+    // project; an existing private one answers exactly as a missing one.
+    assert_eq!(check("corp/open", ProjectAbility::ReadCode), Err(ApiError::Unauthorized));
+    for path in ["corp/inside", "corp%2Finside", "corp/nope"] {
+        let target = format!("/api/v4/projects/{}/repository/tree", path.replace('/', "%2F"));
+        assert_eq!(
+            get(&w.instance, &target, &[("JOB-TOKEN", &token)]),
+            (404, json!({"message": "404 Project Not Found"})),
+            "{path}"
+        );
+    }
     // Not accepted on the member-role routes.
     assert_eq!(get(&w.instance, "/api/v4/groups/corp/member_roles", &[("JOB-TOKEN", &token)]).0, 401);
     assert_eq!(get(&w.instance, &format!("/api/v4/member_roles?job_token={token}"), &[]).0, 401);

@@ -390,19 +390,34 @@ fn from_project_id_outside_the_network_or_unreadable() {
         compare(&w.instance, "fx%2Fcompare", "from=main&to=main&from_project_id=987654"),
         (400, json!({"message": "Target project id:987654 is not a fork of project id:fx/compare"}))
     );
-    let forbidden = json!({"message": "403 Forbidden - You don't have access to this fork's parent project"});
+    // A fork the caller cannot see answers exactly as a missing project: its existence never
+    // shows. One they see but may not read (a Guest) is GitLab's 403.
     assert_eq!(
         compare(&w.instance, "fx%2Ffork", &format!("from=main&to=main&from_project_id={secret_id}")),
-        (403, forbidden.clone())
+        (400, json!({"message": format!("Target project id:{secret_id} is not a fork of project id:fx/fork")}))
     );
     let outsider = w.instance.user_with_token("outsider", false);
-    let (status, body) = w.instance.request_json(
-        "GET",
-        &format!("/api/v4/projects/fx%2Fcompare/repository/compare?from=main&to=main&from_project_id={secret_id}"),
-        &[("PRIVATE-TOKEN", &outsider)],
-        b"",
+    let as_user = |token: &str, from_project_id: i64| {
+        w.instance.request_json(
+            "GET",
+            &format!(
+                "/api/v4/projects/fx%2Fcompare/repository/compare?from=main&to=main&from_project_id={from_project_id}"
+            ),
+            &[("PRIVATE-TOKEN", token)],
+            b"",
+        )
+    };
+    let (status, body) = as_user(&outsider, secret_id);
+    assert_eq!(
+        (status, body),
+        (400, json!({"message": format!("Target project id:{secret_id} is not a fork of project id:fx/compare")}))
     );
-    assert_eq!((status, body), (403, forbidden));
+    assert_eq!(as_user(&outsider, 987654).0, 400);
+    let guest = w.instance.user_with_token("guest", false);
+    w.instance
+        .admin_ok(json!({"command": "member_add", "project": "fx/secret", "username": "guest", "access_level": 10}));
+    let forbidden = json!({"message": "403 Forbidden - You don't have access to this fork's parent project"});
+    assert_eq!(as_user(&guest, secret_id), (403, forbidden));
     let admin = w.instance.user_with_token("root2", true);
     let (status, _) = w.instance.request_json(
         "GET",

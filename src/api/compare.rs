@@ -4,8 +4,9 @@
 //! `Gitlab::Git::DiffCollection` and Gitaly's diff parser):
 //! - `to` resolves in `:id`, `from` in `from_project_id` (default `:id`), which must be in the
 //!   same fork network (`forked_from_id` links): otherwise 400 `Target project id:X is not a
-//!   fork of project id:Y`; in the network but not readable by the caller, 403 `You don't have
-//!   access to this fork's parent project`. Either ref unknown: 404 `Ref Not Found`.
+//!   fork of project id:Y` (also for a project of the network the caller cannot see, which
+//!   must look missing); seen but not readable by the caller, 403 `You don't have access to
+//!   this fork's parent project`. Either ref unknown: 404 `Ref Not Found`.
 //! - `commits`: full commit entities of `git rev-list --reverse to ^from` (oldest first) in both
 //!   modes; `commit` the last one or null. `straight=false` diffs the merge base against `to`
 //!   (`git diff from...to`); `straight=true` diffs `from` against `to`. Without a merge base the
@@ -160,9 +161,12 @@ fn source_project(call: &Call, project: &Project, id_text: &str, from_project_id
         if network_root(conn, project)? != network_root(conn, &other)? {
             return Err(not_a_fork());
         }
+        // A project the caller cannot see is answered as a missing one (400), so the answer
+        // never tells that a private fork exists; one they see but may not read is GitLab's 403.
         match permissions::authorize_project(conn, &call.caller, &other, ProjectAbility::ReadCode) {
             Ok(()) => Ok(other),
-            Err(ApiError::NotFound(_) | ApiError::Forbidden(_)) => {
+            Err(ApiError::NotFound(_)) => Err(not_a_fork()),
+            Err(ApiError::Forbidden(_)) => {
                 Err(ApiError::Forbidden(Some("You don't have access to this fork's parent project".into())))
             }
             Err(e) => Err(e),

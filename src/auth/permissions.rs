@@ -88,7 +88,12 @@ pub fn authorize_project(
             ProjectAbility::ReadChangelog | ProjectAbility::Read => {
                 authorize_project(conn, &Caller::Anonymous, project, ability)
             }
-            _ => Err(ApiError::Unauthorized),
+            _ if *project_id == project.id => Err(ApiError::Unauthorized),
+            // Refused for what the token may not do, but only where anyone may see the
+            // project: elsewhere the answer is the 404 of a missing project, so a job token
+            // tells nothing about projects it cannot see.
+            _ => authorize_project(conn, &Caller::Anonymous, project, ProjectAbility::Read)
+                .and(Err(ApiError::Unauthorized)),
         };
     }
     let access = ProjectAccess::of(conn, caller, project)?;
