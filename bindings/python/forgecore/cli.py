@@ -5,14 +5,24 @@ builds, so an operator sets rate limits, limits and features), and `admin` turns
 the core, printing its JSON answer (exit 1 and the body on stderr when it is not 2xx). The
 request handler here is the only socket code: it hands the raw target to the app and drains
 a body the app left unread so that the client gets the answer instead of a reset.
+
+Clients that hold a connection without finishing their request must not hold the host:
+`--read-timeout SECONDS` (default 30) is one deadline for the whole request, head and body,
+counted from the connection's start (every read waits only for the time left, so a client
+trickling a byte at a time is cut off too), and `--max-connections N` (default 256) caps the
+connections served at once; one over the cap is answered 503 by the accepting thread and
+closed, without a thread of its own.
 """
 
 import argparse
+import io
 import json
 import signal
 import socket
 import socketserver
 import sys
+import threading
+import time
 from wsgiref.simple_server import ServerHandler, WSGIRequestHandler, WSGIServer
 
 from .core import Forgecore, ForgecoreError
@@ -21,22 +31,67 @@ from .wsgi import make_app
 # A body the application did not read is discarded up to this size before the connection closes.
 DRAIN_MAX = 64 << 20
 DRAIN_TIMEOUT = 5.0
+# Defaults of `serve --read-timeout` and `--max-connections`.
+READ_TIMEOUT = 30.0
+MAX_CONNECTIONS = 256
+
+_TOO_MANY_BODY = b'{"message":"503 Service Unavailable - too many connections"}'
+TOO_MANY_CONNECTIONS = (
+    b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+    b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(_TOO_MANY_BODY), _TOO_MANY_BODY)
+)
+
+
+class _DeadlineReader(io.RawIOBase):
+    """The socket's reading side with one deadline (a time.monotonic() value) for all reads:
+    each recv waits only for the time left, then TimeoutError. The socket is blocking again
+    between reads, so the answer is written without a deadline (archives stream for long)."""
+
+    def __init__(self, sock, deadline):
+        self.sock = sock
+        self.deadline = deadline
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("the request did not arrive within the read timeout")
+        self.sock.settimeout(remaining)
+        try:
+            return self.sock.recv_into(buffer)
+        finally:
+            self.sock.settimeout(None)
 
 
 class _CountingReader:
-    """wsgi.input that counts the body bytes the application read."""
+    """wsgi.input that counts the body bytes the application read. A body that ends before its
+    Content-Length or misses the read deadline is ConnectionAbortedError, which wsgiref takes
+    as a client gone: the core never sees a truncated body, and nothing is answered."""
 
-    def __init__(self, raw):
+    def __init__(self, raw, length):
         self.raw = raw
+        self.length = length
         self.count = 0
 
     def read(self, size=-1):
-        data = self.raw.read(size)
-        self.count += len(data)
+        expected = self.length - self.count
+        if size is not None and size >= 0:
+            expected = min(size, expected)
+        data = self._call(self.raw.read, size)
+        if len(data) < expected:
+            raise ConnectionAbortedError("the body ended before its Content-Length")
         return data
 
     def readline(self, size=-1):
-        data = self.raw.readline(size)
+        return self._call(self.raw.readline, size)
+
+    def _call(self, read, size):
+        try:
+            data = read(size)
+        except TimeoutError as error:
+            raise ConnectionAbortedError(str(error)) from error
         self.count += len(data)
         return data
 
@@ -44,6 +99,13 @@ class _CountingReader:
 class RequestHandler(WSGIRequestHandler):
     """wsgiref's handler with the raw target in REQUEST_URI, no per-request log lines, and a
     lingering close for bodies the application did not read (a 413 answer, for one)."""
+
+    def setup(self):
+        super().setup()
+        # The same buffered reader as before, over a reading side that keeps the deadline.
+        self.rfile.close()
+        self.reader = _DeadlineReader(self.connection, time.monotonic() + self.server.read_timeout)
+        self.rfile = io.BufferedReader(self.reader)
 
     def get_environ(self):
         environ = super().get_environ()
@@ -56,29 +118,33 @@ class RequestHandler(WSGIRequestHandler):
         pass
 
     def handle(self):
-        self.raw_requestline = self.rfile.readline(65537)
-        if len(self.raw_requestline) > 65536:
-            self.requestline = self.request_version = self.command = ""
-            self.send_error(414)
-            return
-        if not self.parse_request():
-            return
-        body = _CountingReader(self.rfile)
+        try:
+            self.raw_requestline = self.rfile.readline(65537)
+            if len(self.raw_requestline) > 65536:
+                self.requestline = self.request_version = self.command = ""
+                self.send_error(414)
+                return
+            if not self.parse_request():
+                return
+        except (TimeoutError, ConnectionError):
+            return  # cut off at the deadline, or gone: nobody waits for an answer
+        try:
+            length = max(int(self.headers.get("Content-Length") or 0), 0)
+        except ValueError:
+            length = 0
+        body = _CountingReader(self.rfile, length)
         handler = ServerHandler(body, self.wfile, self.get_stderr(), self.get_environ(), multithread=True)
         handler.request_handler = self
         handler.run(self.server.get_app())
         self._drain(body)
 
     def _drain(self, body):
-        try:
-            unread = int(self.headers.get("Content-Length") or 0) - body.count
-        except ValueError:
-            return
+        unread = body.length - body.count
         if unread <= 0 or unread > DRAIN_MAX:
             return
         try:
             self.wfile.flush()
-            self.connection.settimeout(DRAIN_TIMEOUT)
+            self.reader.deadline = min(self.reader.deadline, time.monotonic() + DRAIN_TIMEOUT)
             while unread > 0:
                 chunk = self.rfile.read(min(unread, 1 << 16))
                 if not chunk:
@@ -89,9 +155,47 @@ class RequestHandler(WSGIRequestHandler):
 
 
 class ThreadingWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
+    """A thread per connection, at most `max_connections` of them; the accepting thread
+    answers a connection over the cap itself, at once, so that it costs no thread."""
+
     daemon_threads = True
     allow_reuse_address = True
     request_queue_size = 128
+
+    def __init__(self, address, handler, read_timeout=READ_TIMEOUT, max_connections=MAX_CONNECTIONS):
+        super().__init__(address, handler)
+        self.read_timeout = read_timeout
+        self.connection_slots = threading.BoundedSemaphore(max_connections)
+
+    def process_request(self, request, client_address):
+        if not self.connection_slots.acquire(blocking=False):
+            self._refuse(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.connection_slots.release()  # no thread started to release it
+            raise
+
+    def process_request_thread(self, request, client_address):
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.connection_slots.release()
+
+    def _refuse(self, request):
+        """503 without waiting for anything. What the client already sent is read first:
+        closing over unread data would reset the connection, and could lose the answer."""
+        try:
+            request.setblocking(False)
+            try:
+                request.recv(65536)
+            except BlockingIOError:
+                pass
+            request.send(TOO_MANY_CONNECTIONS)
+        except OSError:
+            pass
+        self.shutdown_request(request)
 
 
 def parse_listen(text):
@@ -99,6 +203,22 @@ def parse_listen(text):
     if not sep or not port.isdigit():
         raise argparse.ArgumentTypeError(f"--listen must be HOST:PORT, got {text!r}")
     return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def positive_seconds(text):
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = 0
+    if not seconds > 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, got {text!r}")
+    return seconds
+
+
+def positive_count(text):
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number above 0, got {text!r}")
+    return int(text)
 
 
 def config_file(path):
@@ -132,7 +252,7 @@ def serve(args):
     if ":" in host:
         server_class = type("ThreadingWSGIServer6", (ThreadingWSGIServer,), {"address_family": socket.AF_INET6})
     try:
-        server = server_class((host, port), RequestHandler)
+        server = server_class((host, port), RequestHandler, args.read_timeout, args.max_connections)
     except OSError as error:
         print(f"forgecore: cannot listen on {host}:{port}: {error}", file=sys.stderr)
         return 1
@@ -231,6 +351,11 @@ def _parser():
     run.add_argument("--print-admin-token", action="store_true", help="issue and print a token for the administrator")
     run.add_argument("--config", type=config_file, metavar="FILE",
                      help="a JSON object merged over the configuration (rate_limits, limits, features, ...)")
+    run.add_argument("--read-timeout", type=positive_seconds, default=READ_TIMEOUT, metavar="SECONDS",
+                     help="the whole request, head and body, must arrive within this many seconds of "
+                          "connecting, or the connection is closed (default %(default)g)")
+    run.add_argument("--max-connections", type=positive_count, default=MAX_CONNECTIONS, metavar="N",
+                     help="connections served at once; one more is answered 503 and closed (default %(default)s)")
     run.set_defaults(func=serve)
 
     adm = commands.add_parser("admin", help="administer the instance in --data-dir")

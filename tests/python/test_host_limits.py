@@ -1,0 +1,137 @@
+"""The Python host against clients that hold connections: idle ones (half a request line, or a
+Content-Length whose body never comes), trickling ones, and more of them than the host takes.
+It runs with a read timeout of 2 s and a cap of 8 connections: its threads stay bounded, every
+such client is cut off within the timeout plus a margin, those over the cap get a 503 at once,
+and normal requests are served throughout; a limit that is not above 0 is a usage error.
+"""
+
+import json
+import select
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import _env, start_server, stop_server
+
+READ_TIMEOUT = 2
+MAX_CONNECTIONS = 8
+# How long past the read timeout the host may take to close a connection it cut off.
+MARGIN = 2.0
+
+PARTIAL_LINE = b"GET /api/v4/vers"
+UNSENT_BODY = (b"POST /api/v4/member_roles HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+               b"Content-Length: 100\r\n\r\n")
+TOO_MANY = {"message": "503 Service Unavailable - too many connections"}
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory):
+    running = start_server(tmp_path_factory.mktemp("data"), "--read-timeout", str(READ_TIMEOUT),
+                           "--max-connections", str(MAX_CONNECTIONS))
+    yield running
+    code, stderr = stop_server(running)
+    assert code == 0, f"host exited with {code}: {stderr}"
+    assert "Traceback" not in stderr, stderr
+
+
+def threads(pid):
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("Threads:"))
+
+
+def read_until_closed(connection, deadline):
+    """Everything the host sends until it closes the connection, or None if it is still open
+    at `deadline` (a monotonic time)."""
+    data = b""
+    while (remaining := deadline - time.monotonic()) > 0:
+        connection.settimeout(remaining)
+        try:
+            chunk = connection.recv(65536)
+        except ConnectionResetError:
+            return data
+        except TimeoutError:
+            return None
+        if not chunk:
+            return data
+        data += chunk
+    return None
+
+
+def answer_body(answer):
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return head.split(b"\r\n", 1)[0], json.loads(body)
+
+
+def test_idle_clients_are_bounded_and_cut_off(host):
+    """Five times more idle clients than the cap, half of them with half a request line, half
+    with a body that never comes."""
+    pid = host.process.pid
+    baseline = threads(pid)
+    opened = time.monotonic()
+    idle = []
+    try:
+        for n in range(5 * MAX_CONNECTIONS):
+            connection = socket.create_connection((host.host, host.port), timeout=5)
+            idle.append(connection)
+            connection.sendall(PARTIAL_LINE if n % 2 else UNSENT_BODY)
+        time.sleep(0.5)
+        # One thread per connection the host took, none for those it refused.
+        assert threads(pid) <= baseline + MAX_CONNECTIONS
+        # With the cap full, a request is refused at once rather than queued.
+        started = time.monotonic()
+        status, headers, body = host.request("GET", "/api/v4/version")
+        assert (status, json.loads(body)) == (503, TOO_MANY)
+        assert headers["content-type"] == "application/json"
+        assert time.monotonic() - started < 1
+
+        answers = [read_until_closed(connection, opened + READ_TIMEOUT + MARGIN) for connection in idle]
+        still_open = [n for n, answer in enumerate(answers) if answer is None]
+        assert still_open == [], f"still open {READ_TIMEOUT + MARGIN} s after connecting: {still_open}"
+        refused = [answer for answer in answers if answer]
+        assert len(refused) == len(idle) - MAX_CONNECTIONS
+        assert all(answer_body(answer) == (b"HTTP/1.0 503 Service Unavailable", TOO_MANY) for answer in refused)
+    finally:
+        for connection in idle:
+            connection.close()
+    status, role = host.json("POST", "/api/v4/member_roles", {"name": "after", "base_access_level": 10},
+                             token=host.token)
+    assert status == 201, role
+    assert threads(pid) <= baseline + 1
+
+
+@pytest.mark.parametrize("head, trickle", [
+    (b"GET /api/v4/version HTTP/1.1\r\nHost: x\r\nX-Slow: ", b"a"),
+    (UNSENT_BODY, b" "),
+], ids=["head", "body"])
+def test_trickling_client_is_cut_off_at_the_deadline(host, head, trickle):
+    """One byte a second keeps every single read short: only a deadline for the whole request stops it."""
+    with socket.create_connection((host.host, host.port), timeout=5) as connection:
+        started = time.monotonic()
+        connection.sendall(head)
+        while time.monotonic() - started < READ_TIMEOUT + MARGIN:
+            try:
+                connection.sendall(trickle)
+                if select.select([connection], [], [], 1.0)[0] and not connection.recv(65536):
+                    break
+            except ConnectionError:
+                break
+        else:
+            pytest.fail(f"a trickling client is still connected after {READ_TIMEOUT + MARGIN} s")
+        elapsed = time.monotonic() - started
+    assert elapsed >= READ_TIMEOUT - 0.2, f"cut off after {elapsed:.1f} s, before the deadline"
+    assert host.json("GET", "/api/v4/version")[0] == 200
+
+
+@pytest.mark.parametrize("flag, value", [("--read-timeout", "0"), ("--read-timeout", "nan"), ("--read-timeout", "soon"),
+                                         ("--max-connections", "0"), ("--max-connections", "2.5")])
+def test_bad_limit_is_a_usage_error(tmp_path, flag, value):
+    result = subprocess.run([sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
+                             "--data-dir", str(tmp_path / "data"), flag, value],
+                            capture_output=True, text=True, env=_env(), timeout=60)
+    assert result.returncode == 2
+    assert flag in result.stderr
+    assert not (tmp_path / "data").exists()
+
