@@ -2,7 +2,9 @@
 Content-Length whose body never comes), trickling ones, and more of them than the host takes.
 It runs with a read timeout of 2 s and a cap of 8 connections: its threads stay bounded, every
 such client is cut off within the timeout plus a margin, those over the cap get a 503 at once,
-and normal requests are served throughout; a limit that is not above 0 is a usage error.
+and normal requests are served throughout; a limit that is not above 0 is a usage error. And a
+token header spelled with `_` is no token: a proxy that filters `Private-Token` must not be
+bypassed by `PRIVATE_TOKEN`.
 """
 
 import json
@@ -135,3 +137,15 @@ def test_bad_limit_is_a_usage_error(tmp_path, flag, value):
     assert flag in result.stderr
     assert not (tmp_path / "data").exists()
 
+
+@pytest.mark.parametrize("name", ["PRIVATE_TOKEN", "Private_Token", "private_token"])
+def test_private_token_with_underscore_is_no_token(host, name):
+    assert host.request("GET", "/api/v4/member_roles", {name: host.token})[0] == 401
+    assert host.request("GET", "/api/v4/member_roles", {"Private-Token": host.token})[0] == 200
+
+
+def test_job_token_with_underscore_is_not_read(host):
+    # A bad job token is a 401, never anonymous: so a 200 shows the header was not read at all.
+    bogus = "glcbt-" + "x" * 20
+    assert host.request("GET", "/api/v4/version", {"Job-Token": bogus})[0] == 401
+    assert host.request("GET", "/api/v4/version", {"JOB_TOKEN": bogus})[0] == 200

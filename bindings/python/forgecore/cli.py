@@ -11,7 +11,9 @@ Clients that hold a connection without finishing their request must not hold the
 counted from the connection's start (every read waits only for the time left, so a client
 trickling a byte at a time is cut off too), and `--max-connections N` (default 256) caps the
 connections served at once; one over the cap is answered 503 by the accepting thread and
-closed, without a thread of its own.
+closed, without a thread of its own. Request headers whose names contain `_` are dropped, as
+nginx and gunicorn do: WSGI spells `Private_Token` and `Private-Token` alike, and a proxy that
+filters one must not be bypassed by the other.
 """
 
 import argparse
@@ -108,6 +110,10 @@ class RequestHandler(WSGIRequestHandler):
         self.rfile = io.BufferedReader(self.reader)
 
     def get_environ(self):
+        # WSGI names `Private_Token` and `Private-Token` both HTTP_PRIVATE_TOKEN: names with `_`
+        # are dropped so that a proxy filtering `Private-Token` cannot be bypassed.
+        for name in {name for name in self.headers if "_" in name}:
+            del self.headers[name]
         environ = super().get_environ()
         environ["REQUEST_URI"] = self.path
         if self.headers.get("Content-Type") is None:
