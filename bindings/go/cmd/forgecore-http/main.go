@@ -1,6 +1,7 @@
 // Command forgecore-http serves forgecore's /api/v4 over net/http, as the Python host does:
 //
 //	forgecore-http -data-dir DIR [-listen HOST:PORT] [-repos DIR] [-external-url URL] [-config FILE] [-print-admin-token]
+//	               [-read-timeout DURATION] [-max-connections N]
 //
 // -config names a JSON object merged over the configuration the host builds ({"data_dir",
 // "external_url"}): its top-level keys replace those (so it may name data_dir itself, and
@@ -13,6 +14,11 @@
 // a public project, prints the URL last ("listening on URL" tells a supervisor the host is
 // ready), and on SIGINT or SIGTERM stops accepting, lets requests in flight finish and closes
 // the core.
+//
+// Clients that hold a connection without finishing their request must not hold the host: the
+// whole request, head and body, must arrive within -read-timeout (default 30s), and at most
+// -max-connections (default 256) are served at once; one more is answered 503 and closed at
+// once (see cappedListener).
 package main
 
 import (
@@ -34,8 +40,13 @@ import (
 	"forgecore.dev/forgecore"
 )
 
-// shutdownTimeout bounds how long requests in flight may take once a signal arrived.
-const shutdownTimeout = 15 * time.Second
+const (
+	// shutdownTimeout bounds how long requests in flight may take once a signal arrived.
+	shutdownTimeout = 15 * time.Second
+	// Defaults of -read-timeout and -max-connections.
+	defaultReadTimeout    = 30 * time.Second
+	defaultMaxConnections = 256
+)
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -48,6 +59,8 @@ type options struct {
 	externalURL     string
 	printAdminToken bool
 	config          map[string]json.RawMessage // the -config file's object, nil without one
+	readTimeout     time.Duration
+	maxConnections  int
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -60,11 +73,21 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	flags.StringVar(&o.externalURL, "external-url", "", "public base `URL` (default http://HOST:PORT)")
 	configFile := flags.String("config", "", "a JSON `file` merged over the configuration given to the core (rate_limits, limits, features, ...)")
 	flags.BoolVar(&o.printAdminToken, "print-admin-token", false, "issue and print a token for the administrator")
+	flags.DurationVar(&o.readTimeout, "read-timeout", defaultReadTimeout,
+		"the whole request, head and body, must arrive within this `duration`, or the connection is closed")
+	flags.IntVar(&o.maxConnections, "max-connections", defaultMaxConnections,
+		"connections served at once; one more is answered 503 and closed")
 	if err := flags.Parse(args); err != nil {
 		return o, err
 	}
 	if flags.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %q", flags.Args())
+	}
+	if o.readTimeout <= 0 {
+		return o, fmt.Errorf("-read-timeout must be above 0, got %v", o.readTimeout)
+	}
+	if o.maxConnections < 1 {
+		return o, fmt.Errorf("-max-connections must be above 0, got %d", o.maxConnections)
 	}
 	if *configFile != "" {
 		text, err := os.ReadFile(*configFile)
@@ -195,15 +218,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	server := &http.Server{
-		Handler:           forgecore.NewHandler(core),
-		ReadHeaderTimeout: 30 * time.Second,
+		Handler: forgecore.NewHandler(core),
+		// ReadTimeout bounds head and body together, from the request's start; net/http holds
+		// the head to ReadHeaderTimeout instead when one is set, so it is the same. No
+		// WriteTimeout: archives stream for a long time, and it would cut them off.
+		ReadHeaderTimeout: o.readTimeout,
+		ReadTimeout:       o.readTimeout,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}
 	signals, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	served := make(chan error, 1)
-	go func() { served <- server.Serve(listener) }()
+	go func() { served <- server.Serve(capConnections(listener.(*net.TCPListener), o.maxConnections)) }()
 	fmt.Fprintf(stdout, "listening on %s\n", url) // last: tells a supervisor the host is ready
 	if f, ok := stdout.(*os.File); ok {
 		_ = f.Sync()

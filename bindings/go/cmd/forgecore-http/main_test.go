@@ -245,6 +245,9 @@ func TestBadArguments(t *testing.T) {
 		{"-data-dir", t.TempDir(), "-listen", "nope"},
 		{"-data-dir", t.TempDir(), "-listen", "127.0.0.1:99999"},
 		{"-data-dir", t.TempDir(), "extra"},
+		{"-data-dir", t.TempDir(), "-read-timeout", "0s"},
+		{"-data-dir", t.TempDir(), "-read-timeout", "30"}, // a duration needs its unit
+		{"-data-dir", t.TempDir(), "-max-connections", "0"},
 		{"-no-such-flag"},
 	} {
 		var stdout, stderr bytes.Buffer
@@ -354,5 +357,148 @@ func TestBadConfigFile(t *testing.T) {
 	if code := run([]string{"-listen", "127.0.0.1:0", "-data-dir", t.TempDir(), "-config", path}, &stdout, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), "api_request") {
 		t.Fatalf("unknown key: exit %d, %q", code, stderr.String())
+	}
+}
+
+// openFiles counts the descriptors the process pid holds.
+func openFiles(t *testing.T, pid int) int {
+	t.Helper()
+	entries, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
+}
+
+// Clients that hold a connection without finishing their request (half a request line, or a
+// Content-Length whose body never comes), five times more of them than -max-connections: the
+// host keeps a descriptor for 8 of them only, answers the others 503 at once, closes every one
+// within -read-timeout plus a margin, and serves on, even while its slots are full.
+func TestSlowClientsAreCutOffAndCapped(t *testing.T) {
+	const readTimeout, margin, maxConnections = 2 * time.Second, 2 * time.Second, 8
+	const tooMany = `{"message":"503 Service Unavailable - too many connections"}`
+	host := startHost(t, "-listen", "127.0.0.1:0", "-data-dir", filepath.Join(t.TempDir(), "data"),
+		"-read-timeout", readTimeout.String(), "-max-connections", fmt.Sprint(maxConnections))
+	address := strings.TrimPrefix(host.url, "http://")
+	baseline := openFiles(t, host.cmd.Process.Pid)
+
+	opened := time.Now()
+	var idle []net.Conn
+	for i := 0; i < 5*maxConnections; i++ {
+		conn, err := net.DialTimeout("tcp", address, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		idle = append(idle, conn)
+		partial := "GET /api/v4/vers"
+		if i%2 == 0 {
+			partial = "POST /api/v4/member_roles HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+		}
+		if _, err := io.WriteString(conn, partial); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	if files := openFiles(t, host.cmd.Process.Pid); files > baseline+maxConnections {
+		t.Fatalf("%d descriptors with %d idle clients, %d before", files, len(idle), baseline)
+	}
+	// With every slot taken, a request is refused at once rather than queued. (Over a raw
+	// connection: the answer can come before the request is written, which Go's Transport
+	// takes for an unsolicited response on an idle connection, that is, a closed one.)
+	started := time.Now()
+	conn, err := net.DialTimeout("tcp", address, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.WriteString(conn, "GET /api/v4/version HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	response, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(response.Body)
+	if response.StatusCode != 503 || string(body) != tooMany || response.Header.Get("Content-Type") != "application/json" ||
+		time.Since(started) > time.Second {
+		t.Fatalf("with the cap full: %d %q after %v", response.StatusCode, body, time.Since(started))
+	}
+
+	refused := 0
+	for i, conn := range idle {
+		_ = conn.SetReadDeadline(opened.Add(readTimeout + margin))
+		answer, err := io.ReadAll(conn)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("client %d still connected %v after it began", i, readTimeout+margin)
+		}
+		// Cut off, a half request line is a 400 (net/http reads it as a whole line) or nothing.
+		if bytes.HasPrefix(answer, []byte("HTTP/1.1 503 ")) {
+			refused++
+			if !bytes.HasSuffix(answer, []byte(tooMany)) {
+				t.Fatalf("client %d: %q", i, answer)
+			}
+		}
+	}
+	if refused != len(idle)-maxConnections {
+		t.Fatalf("%d of %d clients refused, with %d slots", refused, len(idle), maxConnections)
+	}
+	response, err = http.Get(host.url + "/api/v4/version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	response.Body.Close()
+	if response.StatusCode != 200 {
+		t.Fatalf("after the idle clients: %d", response.StatusCode)
+	}
+	if code := host.stop(t, syscall.SIGTERM); code != 0 || host.stderr.Len() > 0 {
+		t.Fatalf("exit %d: %s", code, host.stderr.String())
+	}
+}
+
+// One byte a second keeps every single read short; only a deadline for the whole request, head
+// or body, cuts such a client off.
+func TestTricklingClientIsCutOffAtTheDeadline(t *testing.T) {
+	const readTimeout, margin = 2 * time.Second, 2 * time.Second
+	host := startHost(t, "-listen", "127.0.0.1:0", "-data-dir", filepath.Join(t.TempDir(), "data"),
+		"-read-timeout", readTimeout.String())
+	address := strings.TrimPrefix(host.url, "http://")
+	for _, trickle := range []struct{ name, head, byte string }{
+		{"head", "GET /api/v4/version HTTP/1.1\r\nHost: x\r\nX-Slow: ", "a"},
+		{"body", "POST /api/v4/member_roles HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n", " "},
+	} {
+		t.Run(trickle.name, func(t *testing.T) {
+			conn, err := net.DialTimeout("tcp", address, 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			started := time.Now()
+			if _, err := io.WriteString(conn, trickle.head); err != nil {
+				t.Fatal(err)
+			}
+			closed := make(chan time.Duration, 1)
+			go func() {
+				_, _ = io.Copy(io.Discard, conn) // until the host closes it
+				closed <- time.Since(started)
+			}()
+			ticker := time.NewTicker(time.Second)
+			defer ticker.Stop()
+			for {
+				_, _ = io.WriteString(conn, trickle.byte) // fails once the host has closed it
+				select {
+				case elapsed := <-closed:
+					if elapsed < readTimeout-200*time.Millisecond {
+						t.Fatalf("cut off after %v, before the deadline", elapsed)
+					}
+					return
+				case <-ticker.C:
+					if time.Since(started) > readTimeout+margin {
+						t.Fatalf("still connected after %v", time.Since(started))
+					}
+				}
+			}
+		})
 	}
 }
