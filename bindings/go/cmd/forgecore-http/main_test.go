@@ -502,3 +502,37 @@ func TestTricklingClientIsCutOffAtTheDeadline(t *testing.T) {
 		})
 	}
 }
+
+// net/http keeps `_` in header names and the core reads `private-token` and `job-token` only:
+// a token header spelled with `_` is no token, so a proxy filtering `Private-Token` is not
+// bypassed. A bad job token is a 401, never anonymous: the 200 shows `JOB_TOKEN` was not read.
+func TestTokenHeadersWithUnderscoreAreNoTokens(t *testing.T) {
+	host := startHost(t, "-listen", "127.0.0.1:0", "-data-dir", filepath.Join(t.TempDir(), "data"))
+	token := host.line("admin token: ")
+	status := func(target, name, value string) int {
+		t.Helper()
+		request, err := http.NewRequest("GET", host.url+target, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		request.Header[name] = []string{value} // as spelled: Header.Set would canonicalize it
+		response, err := http.DefaultClient.Do(request)
+		if err != nil {
+			t.Fatal(err)
+		}
+		response.Body.Close()
+		return response.StatusCode
+	}
+	for _, name := range []string{"PRIVATE_TOKEN", "Private_Token", "private_token"} {
+		if got := status("/api/v4/member_roles", name, token); got != 401 {
+			t.Fatalf("%s: %d", name, got)
+		}
+	}
+	if got := status("/api/v4/member_roles", "Private-Token", token); got != 200 {
+		t.Fatalf("Private-Token: %d", got)
+	}
+	bogus := "glcbt-" + strings.Repeat("x", 20)
+	if job, underscore := status("/api/v4/version", "Job-Token", bogus), status("/api/v4/version", "JOB_TOKEN", bogus); job != 401 || underscore != 200 {
+		t.Fatalf("a bad job token: Job-Token %d, JOB_TOKEN %d", job, underscore)
+	}
+}
