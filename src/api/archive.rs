@@ -22,7 +22,7 @@
 //! - Rate limit `rate_limits.archive` (5 per minute by default) per project and user, counted
 //!   after authorization and before any repository work, as GitLab counts; anonymous callers
 //!   share one bucket per project with GitLab's threshold of 100 (when the limit is on).
-//! - The body is produced on a thread while it is read (`crate::git::archive::stream`):
+//! - The body is produced on a thread while it is read (`crate::response::stream`):
 //!   memory stays bounded and a reader that goes away stops the work. What goes into the
 //!   archive, and how it matches `git archive`, is in [`crate::git::archive`].
 //!
@@ -172,7 +172,7 @@ pub fn get(call: &Call, project: &str, format: Option<&str>, params: &Params) ->
     let filename = format!("{prefix}.{}", format.extension());
     let spec = Spec { format, commit, prefix, include, excludes, include_lfs: request.include_lfs };
     let git_dir = std::path::PathBuf::from(&project.repo_dir);
-    let reader = archive::stream::spawn(move |out| archive::write(&git_dir, &spec, out))
+    let reader = crate::response::stream::spawn("fc-archive", move |out| archive::write(&git_dir, &spec, out))
         .map_err(|e| ApiError::Internal(format!("cannot start the archive: {e}")))?;
 
     Ok(Response {

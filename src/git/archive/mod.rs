@@ -31,7 +31,6 @@ mod compress;
 mod lfs;
 mod objects;
 mod paths;
-pub mod stream;
 mod tar;
 mod walk;
 mod zip;

@@ -1,5 +1,8 @@
 //! `Response`: what every operation answers, whichever door it came through.
-//! A body is either bytes in memory or a stream that is produced while the caller reads it.
+//! A body is either bytes in memory or a stream that is produced while the caller reads it
+//! ([`stream`]).
+
+pub mod stream;
 
 use serde::Serialize;
 use std::io::Read;

@@ -1,11 +1,11 @@
-//! An archive produced while it is read: a producer thread writes into a bounded channel of
-//! 64 KiB chunks, and the [`Reader`] the response carries takes them out. At most
+//! A body produced while it is read (archives, long compares): a producer thread writes into a
+//! bounded channel of 64 KiB chunks, and the [`Reader`] the response carries takes them out. At most
 //! [`CHANNEL_CHUNKS`] chunks wait, so memory stays bounded however slowly the client reads.
 //!
 //! Dropping the reader (the client went away, the response was freed) closes the channel;
 //! the producer's next write fails and it stops, taking its compression workers with it.
 //! A producer that fails or panics sends an error, so a reader never mistakes a truncated
-//! archive for a complete one: only an explicit end marker ends the stream cleanly.
+//! body for a complete one: only an explicit end marker ends the stream cleanly.
 
 use std::io::{self, Read, Write};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
@@ -26,7 +26,7 @@ struct ChannelWriter {
 }
 
 fn gone() -> io::Error {
-    io::Error::new(io::ErrorKind::BrokenPipe, "the archive reader went away")
+    io::Error::new(io::ErrorKind::BrokenPipe, "the body's reader went away")
 }
 
 impl ChannelWriter {
@@ -79,7 +79,7 @@ impl Read for Reader {
                     return Ok(0);
                 }
                 Ok(Message::Failed(e)) => return Err(e),
-                Err(_) => return Err(io::Error::other("the archive producer stopped early")),
+                Err(_) => return Err(io::Error::other("the body's producer stopped early")),
             }
         }
         let n = out.len().min(self.current.len() - self.pos);
@@ -89,13 +89,13 @@ impl Read for Reader {
     }
 }
 
-/// Starts `produce` on its own thread, writing into the returned reader.
-pub fn spawn<F>(produce: F) -> io::Result<Reader>
+/// Starts `produce` on a thread named `name`, writing into the returned reader.
+pub fn spawn<F>(name: &str, produce: F) -> io::Result<Reader>
 where
     F: FnOnce(&mut dyn Write) -> io::Result<()> + Send + 'static,
 {
     let (tx, rx) = sync_channel(CHANNEL_CHUNKS);
-    std::thread::Builder::new().name("fc-archive".into()).spawn(move || {
+    std::thread::Builder::new().name(name.into()).spawn(move || {
         let mut writer = ChannelWriter { tx: tx.clone(), buf: Vec::with_capacity(CHUNK) };
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             produce(&mut writer)?;
@@ -105,7 +105,7 @@ where
             Ok(Ok(())) => Message::End,
             Ok(Err(e)) if e.kind() == io::ErrorKind::BrokenPipe => return,
             Ok(Err(e)) => Message::Failed(e),
-            Err(_) => Message::Failed(io::Error::other("the archive producer panicked")),
+            Err(_) => Message::Failed(io::Error::other("the body's producer panicked")),
         };
         let _ = tx.send(last);
     })?;
@@ -118,7 +118,7 @@ mod tests {
 
     #[test]
     fn the_reader_sees_everything_then_the_end() {
-        let mut reader = spawn(|out| {
+        let mut reader = spawn("test", |out| {
             for i in 0..1000u32 {
                 out.write_all(&i.to_le_bytes().repeat(100))?;
             }
@@ -133,21 +133,21 @@ mod tests {
 
     #[test]
     fn failures_and_panics_are_errors_not_ends() {
-        let mut failing = spawn(|out| {
+        let mut failing = spawn("test", |out| {
             out.write_all(b"partial")?;
             Err(io::Error::other("boom"))
         })
         .expect("spawn");
         let mut sink = Vec::new();
         assert!(failing.read_to_end(&mut sink).is_err());
-        let mut panicking = spawn(|_| panic!("producer bug")).expect("spawn");
+        let mut panicking = spawn("test", |_| panic!("producer bug")).expect("spawn");
         assert!(panicking.read_to_end(&mut sink).is_err());
     }
 
     #[test]
     fn dropping_the_reader_stops_the_producer() {
         let (done_tx, done_rx) = std::sync::mpsc::channel();
-        let reader = spawn(move |out| {
+        let reader = spawn("test", move |out| {
             let result = (|| loop {
                 out.write_all(&[7u8; 4096])?;
             })();
