@@ -25,6 +25,9 @@ use std::sync::Mutex;
 const CACHE_CAPACITY: usize = 64;
 /// Decoded-object cache of one thread-local handle.
 const OBJECT_CACHE_BYTES: usize = 8 << 20;
+/// Delta-base cache of one thread-local handle (gix's default is 96 MiB, and every request
+/// thread has a handle of its own).
+const PACK_CACHE_BYTES: usize = 8 << 20;
 
 /// Why a git operation failed, in the terms the API answers with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +97,7 @@ pub fn open(git_dir: &str) -> GitResult<gix::Repository> {
     };
     let mut repo = shared.to_thread_local();
     repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
+    repo.objects.set_pack_cache(|| Box::new(gix::odb::pack::cache::lru::StaticLinkedList::<64>::new(PACK_CACHE_BYTES)));
     Ok(repo)
 }
 
