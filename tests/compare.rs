@@ -537,3 +537,92 @@ fn typed_export_answers_what_the_route_answers() {
         (400, json!({"error": "from is missing"}))
     );
 }
+
+/// An instance with `config` serving `long.git` as the public project `fx/long`; its admin token.
+fn long_world(config: Value) -> (TestInstance, String) {
+    let instance = common::open_instance(config);
+    instance.admin_ok(json!({"command": "group_add", "path": "fx", "visibility": "public"}));
+    let repo = fixture_dir().join("long.git");
+    instance.admin_ok(json!({"command": "project_add", "path": "fx/long", "repo": repo, "visibility": "public"}));
+    let admin = instance.user_with_token("root", true);
+    (instance, admin)
+}
+
+fn long_compare(instance: &TestInstance, token: Option<&str>, query: &str) -> (u16, Value) {
+    let headers: Vec<(&str, &str)> = token.map(|t| ("PRIVATE-TOKEN", t)).into_iter().collect();
+    instance.request_json("GET", &format!("/api/v4/projects/fx%2Flong/repository/compare?{query}"), &headers, b"")
+}
+
+fn commit_ids(body: &Value) -> Vec<String> {
+    body["commits"].as_array().expect("commits").iter().map(|c| c["id"].as_str().unwrap().to_string()).collect()
+}
+
+/// The commit list holds the newest commits of the range up to the caller's cap (anonymous
+/// callers: 100, GitLab's COMMITS_SAFE_SIZE), oldest first, as `git rev-list --max-count`.
+#[test]
+fn long_ranges_list_the_newest_commits_up_to_the_callers_cap() {
+    let repo = fixture_dir().join("long.git");
+    let root = git_text(&repo, &["rev-list", "--max-parents=0", "main"]);
+    let tip = sha(&repo, "main");
+    let newest = |n: usize| -> Vec<String> {
+        let text =
+            git_text(&repo, &["rev-list", "--reverse", &format!("--max-count={n}"), "main", &format!("^{root}")]);
+        text.lines().map(str::to_string).collect()
+    };
+    let query = format!("from={root}&to=main");
+
+    let (instance, admin) = long_world(json!({"limits": {"compare_max_commits": 250}}));
+    let (status, anonymous) = long_compare(&instance, None, &query);
+    assert_eq!(status, 200, "{anonymous}");
+    assert_eq!(commit_ids(&anonymous), newest(100));
+    assert_eq!(anonymous["commit"]["id"], json!(tip), "commit stays the newest");
+    let (status, signed_in) = long_compare(&instance, Some(&admin), &query);
+    assert_eq!(status, 200);
+    assert_eq!(commit_ids(&signed_in), newest(250));
+    assert_eq!(signed_in["diffs"], anonymous["diffs"], "the cap leaves the diffs alone");
+    // 1199 added files: past the 1000-file limit the list ends and says so.
+    assert_eq!(signed_in["diffs"].as_array().unwrap().len(), 1000);
+    assert_eq!(signed_in["compare_timeout"], json!(true));
+
+    // The default cap (10,000) lists the whole range, exactly as git does.
+    let (instance, admin) = long_world(json!({}));
+    let (status, all) = long_compare(&instance, Some(&admin), &query);
+    assert_eq!(status, 200);
+    assert_eq!(commit_ids(&all), newest(10_000));
+    assert_eq!(commit_ids(&all).len(), 1199);
+    // A configured anonymous cap above the signed-in one is held to it.
+    let (instance, _) =
+        long_world(json!({"limits": {"compare_max_commits": 30, "compare_max_commits_anonymous": 500}}));
+    assert_eq!(commit_ids(&long_compare(&instance, None, &query).1), newest(30));
+}
+
+/// Past `compare_timeout_millis` a compare stops: a 503 in GitLab's shape while the walk runs,
+/// the diffs cut short with `compare_timeout` true after it; never a 500, never a long wait.
+#[test]
+fn a_compare_past_its_time_budget_stops_early() {
+    let repo = fixture_dir().join("long.git");
+    let root = git_text(&repo, &["rev-list", "--max-parents=0", "main"]);
+    let (instance, admin) = long_world(json!({"limits": {"compare_timeout_millis": 1}}));
+    let started = std::time::Instant::now();
+    let (status, body) = long_compare(&instance, Some(&admin), &format!("from={root}&to=main"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+    match status {
+        503 => assert_eq!(
+            body,
+            json!({"message": "503 Service Unavailable - the comparison took longer than its time budget"})
+        ),
+        200 => {
+            assert_eq!(body["compare_timeout"], json!(true));
+            assert!(body["diffs"].as_array().unwrap().len() < 1000, "the diffs were cut short");
+        }
+        other => panic!("{other}: {body}"),
+    }
+    // The walk itself stops at its deadline.
+    let opened = forgecore::git::open(repo.to_str().unwrap()).unwrap();
+    let (from, to) = (root.parse().unwrap(), sha(&repo, "main").parse().unwrap());
+    let now = std::time::Instant::now();
+    let past = now - std::time::Duration::from_millis(1);
+    assert_eq!(forgecore::git::compare::range(&opened, from, to, 10, past), Ok(None));
+    let later = now + std::time::Duration::from_secs(60);
+    assert_eq!(forgecore::git::compare::range(&opened, from, to, 10, later).unwrap().map(|ids| ids.len()), Some(10));
+}

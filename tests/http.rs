@@ -128,6 +128,8 @@ fn bad_configurations_are_refused_with_a_reason() {
         (json!({"data_dir": "/tmp/x", "colour": "blue"}), "colour"),
         (json!({"data_dir": "/tmp/x", "external_url": "ftp://x"}), "external_url"),
         (json!({"data_dir": "/tmp/x", "limits": {"per_page_default": 0}}), "per_page_default"),
+        (json!({"data_dir": "/tmp/x", "limits": {"compare_timeout_millis": 0}}), "compare_timeout_millis"),
+        (json!({"data_dir": "/tmp/x", "limits": {"compare_max_commits": 0}}), "compare_max_commits"),
         (json!({"data_dir": "/tmp/x", "rate_limits": {"archive": {"limit": -1, "period_seconds": 60}}}), "invalid"),
     ] {
         let error = forgecore::Context::from_json(&config.to_string()).err().expect("refused");

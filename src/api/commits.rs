@@ -18,6 +18,11 @@ impl Call<'_> {
 }
 
 pub fn entity(call: &Call, project: &Project, commit: &CommitInfo) -> Value {
+    entity_of(&call.web_url(&project.full_path), commit)
+}
+
+/// The entity of a commit of the project whose web URL is `project_url`.
+pub fn entity_of(project_url: &str, commit: &CommitInfo) -> Value {
     let id = commit.id.to_string();
     let committed = rfc3339(commit.committer.seconds, commit.committer.offset);
     json!({
@@ -39,6 +44,6 @@ pub fn entity(call: &Call, project: &Project, commit: &CommitInfo) -> Value {
         // arrays, so an empty object is also the only value every client reads.
         "trailers": {},
         "extended_trailers": {},
-        "web_url": call.web_url(&format!("{}/-/commit/{id}", project.full_path)),
+        "web_url": format!("{project_url}/-/commit/{id}"),
     })
 }

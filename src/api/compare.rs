@@ -25,10 +25,18 @@
 //!   Modes are octal text, `"0"` for a missing side, as Gitaly reports them. `generated_file`
 //!   is false (GitLab's compare detects none and answers null; a boolean suits typed clients).
 //! - Renames are git's defaults (`-M`, 50 %); GitLab's Gitaly asks for 30 %.
-//! - Commits are not limited (GitLab lists them all); the answer is built in one buffer.
+//! - Commits: the newest `limits.compare_max_commits` (10,000) of the range, oldest first;
+//!   anonymous callers get at most the newest `compare_max_commits_anonymous` (100, GitLab's
+//!   `COMMITS_SAFE_SIZE`, as GitLab caps them for anonymous callers). `commit` stays the newest.
+//! - Time: the whole compare has `limits.compare_timeout_millis` (10 s). A walk still running
+//!   then is a 503; diffs still being computed end there with `compare_timeout` true (none at
+//!   all when the changed files were not even paired up yet: rename detection on large trees).
+//! - The body is streamed: commit entities are read while it is written, one at a time, so a
+//!   compare's memory is its diffs (bounded by the limits) whatever the range.
 
 use super::{commits, Call};
 use crate::auth::permissions::{self, ProjectAbility};
+use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::git::diff::{self as gitdiff, FileChange};
 use crate::git::{self, GitError};
@@ -37,6 +45,8 @@ use crate::response::{Body, Response};
 use crate::store::{self, projects::Project};
 use serde::Serialize;
 use serde_json::{json, Value};
+use std::io::Write;
+use std::time::{Duration, Instant};
 
 /// How far `forked_from_id` links are followed to find a fork network's root.
 const MAX_FORK_DEPTH: usize = 1000;
@@ -204,73 +214,101 @@ pub fn get(call: &Call, id_text: &str, params: &Params) -> ApiResult<Response> {
         let repo = git::open(&view.to_string_lossy()).map_err(broken)?;
         (repo, from)
     };
-    let limits = DiffLimits::from_config(&call.ctx.config.limits);
-    let body = compare(call, &project, &repo, from, to, request.straight, request.unidiff, &limits)?;
+    let config = &call.ctx.config.limits;
+    let max_commits = match call.caller {
+        Caller::Anonymous => config.compare_max_commits_anonymous.min(config.compare_max_commits),
+        _ => config.compare_max_commits,
+    };
+    let deadline = Instant::now() + Duration::from_millis(config.compare_timeout_millis);
+    let limits = DiffLimits::from_config(config);
+    let comparison = compare(&repo, from, to, &request, max_commits as usize, deadline, &limits)?;
+    let project_url = call.web_url(&project.full_path);
+    let web_url = format!("{project_url}/-/compare/{}...{to}", comparison.base.unwrap_or(from));
+    let repo = repo.into_sync();
+    let reader = crate::response::stream::spawn("fc-compare", move |out| {
+        write_body(out, &repo.to_thread_local(), &project_url, &comparison, &web_url)
+    })
+    .map_err(|e| ApiError::Internal(format!("cannot start the compare body: {e}")))?;
     Ok(Response {
         status: 200,
         headers: vec![("Content-Type".into(), "application/json".into())],
-        body: Body::Bytes(body),
+        body: Body::Stream(Box::new(reader)),
     })
 }
 
-/// The whole answer, written as it is computed (commit entities are never all held at once).
-#[allow(clippy::too_many_arguments)]
+/// Everything of a compare but the commit entities, which are read while the body is written.
+struct Comparison {
+    /// The commits, newest first, at most the caller's cap.
+    ids: Vec<gix::ObjectId>,
+    diffs: Vec<DiffEntity>,
+    overflow: bool,
+    same: bool,
+    base: Option<gix::ObjectId>,
+}
+
+/// The merge base (unless `straight`), the newest commits of the range and the diffs within
+/// `limits` and before `deadline`. A walk still running at the deadline is a 503.
 fn compare(
-    call: &Call,
-    project: &Project,
     repo: &gix::Repository,
     from: gix::ObjectId,
     to: gix::ObjectId,
-    straight: bool,
-    unidiff: bool,
+    request: &Request,
+    max_commits: usize,
+    deadline: Instant,
     limits: &DiffLimits,
-) -> ApiResult<Vec<u8>> {
+) -> ApiResult<Comparison> {
     let same = from == to;
-    let base = if straight || same { Some(from) } else { git::merge_base::best(repo, from, &[to]).map_err(broken)? };
-    let web_url = call.web_url(&format!("{}/-/compare/{}...{to}", project.full_path, base.unwrap_or(from)));
-    let (ids, diffs, overflow) = if same {
-        (Vec::new(), Vec::new(), false)
-    } else {
-        let ids = git::compare::range(repo, from, to).map_err(broken)?;
-        let old_tree = base.map(|commit| git::tree::commit_tree(repo, commit)).transpose().map_err(broken)?;
-        let new_tree = git::tree::commit_tree(repo, to).map_err(broken)?;
-        let changes = gitdiff::changes(repo, old_tree, Some(new_tree)).map_err(broken)?;
-        let (diffs, overflow) = diff_entities(repo, &changes, limits, unidiff).map_err(broken)?;
-        (ids, diffs, overflow)
-    };
-
-    let entity = |id: gix::ObjectId| -> ApiResult<Value> {
-        let info = git::commit::read(repo, id).map_err(broken)?;
-        Ok(commits::entity(call, project, &info))
-    };
-    let mut out = Vec::with_capacity(4096 + ids.len() * 1024);
-    out.extend_from_slice(b"{\"commit\":");
-    match ids.first() {
-        Some(&newest) => write(&mut out, &entity(newest)?)?,
-        None => out.extend_from_slice(b"null"),
+    let base =
+        if request.straight || same { Some(from) } else { git::merge_base::best(repo, from, &[to]).map_err(broken)? };
+    if same {
+        return Ok(Comparison { ids: Vec::new(), diffs: Vec::new(), overflow: false, same, base });
     }
-    out.extend_from_slice(b",\"commits\":[");
-    for (i, &id) in ids.iter().rev().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write(&mut out, &entity(id)?)?;
-    }
-    out.extend_from_slice(b"],\"diffs\":");
-    write(&mut out, &diffs)?;
-    out.extend_from_slice(b",\"compare_timeout\":");
-    write(&mut out, &overflow)?;
-    out.extend_from_slice(b",\"compare_same_ref\":");
-    write(&mut out, &same)?;
-    out.extend_from_slice(b",\"web_url\":");
-    write(&mut out, &web_url)?;
-    out.push(b'}');
-    Ok(out)
+    let ids = git::compare::range(repo, from, to, max_commits, deadline)
+        .map_err(broken)?
+        .ok_or(ApiError::Unavailable("the comparison took longer than its time budget"))?;
+    let old_tree = base.map(|commit| git::tree::commit_tree(repo, commit)).transpose().map_err(broken)?;
+    let new_tree = git::tree::commit_tree(repo, to).map_err(broken)?;
+    let (diffs, overflow) = match gitdiff::changes(repo, old_tree, Some(new_tree), deadline).map_err(broken)? {
+        Some(changes) => diff_entities(repo, &changes, limits, request.unidiff, deadline).map_err(broken)?,
+        None => (Vec::new(), true),
+    };
+    Ok(Comparison { ids, diffs, overflow, same, base })
 }
 
-/// Appends `value` as JSON.
-fn write<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> ApiResult<()> {
-    serde_json::to_writer(out, value).map_err(|e| ApiError::Internal(format!("json: {e}")))
+/// The whole answer in GitLab's field order; each commit is read and written in turn, so no
+/// more than one commit entity is held at a time.
+fn write_body(
+    out: &mut dyn Write,
+    repo: &gix::Repository,
+    project_url: &str,
+    comparison: &Comparison,
+    web_url: &str,
+) -> std::io::Result<()> {
+    let entity = |id: gix::ObjectId| -> std::io::Result<Value> {
+        let info = git::commit::read(repo, id).map_err(|e| std::io::Error::other(format!("commit {id}: {e:?}")))?;
+        Ok(commits::entity_of(project_url, &info))
+    };
+    out.write_all(b"{\"commit\":")?;
+    match comparison.ids.first() {
+        Some(&newest) => serde_json::to_writer(&mut *out, &entity(newest)?)?,
+        None => out.write_all(b"null")?,
+    }
+    out.write_all(b",\"commits\":[")?;
+    for (i, &id) in comparison.ids.iter().rev().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut *out, &entity(id)?)?;
+    }
+    out.write_all(b"],\"diffs\":")?;
+    serde_json::to_writer(&mut *out, &comparison.diffs)?;
+    out.write_all(b",\"compare_timeout\":")?;
+    serde_json::to_writer(&mut *out, &comparison.overflow)?;
+    out.write_all(b",\"compare_same_ref\":")?;
+    serde_json::to_writer(&mut *out, &comparison.same)?;
+    out.write_all(b",\"web_url\":")?;
+    serde_json::to_writer(&mut *out, web_url)?;
+    out.write_all(b"}")
 }
 
 /// The diffs of `changes` within `limits`, as GitLab presents them, and whether a hard limit
@@ -282,11 +320,15 @@ fn diff_entities(
     changes: &[FileChange],
     limits: &DiffLimits,
     unidiff: bool,
+    deadline: Instant,
 ) -> git::GitResult<(Vec<DiffEntity>, bool)> {
     let expanded = changes.len() == 1;
     let (mut files, mut lines, mut bytes) = (0u64, 0i64, 0i64);
     let mut out = Vec::new();
     for change in changes {
+        if Instant::now() > deadline {
+            return Ok((out, true));
+        }
         files += 1;
         let (mut text, mut collapsed, mut too_large, mut binary) = (Vec::new(), false, false, false);
         if files > limits.safe_files {

@@ -12,10 +12,18 @@
 use super::{GitError, GitResult};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
-/// The commits reachable from `to` and not from `from`, newest first, in the order
-/// `git rev-list to ^from` prints them (by commit date, as git's default walk).
-pub fn range(repo: &gix::Repository, from: gix::ObjectId, to: gix::ObjectId) -> GitResult<Vec<gix::ObjectId>> {
+/// The newest commits reachable from `to` and not from `from`, at most `limit`, newest first,
+/// in the order `git rev-list --max-count=<limit> to ^from` prints them (by commit date, as
+/// git's default walk). `None` when the clock passed `deadline` first.
+pub fn range(
+    repo: &gix::Repository,
+    from: gix::ObjectId,
+    to: gix::ObjectId,
+    limit: usize,
+    deadline: Instant,
+) -> GitResult<Option<Vec<gix::ObjectId>>> {
     use gix::revision::walk::Sorting;
     use gix::traverse::commit::simple::CommitTimeOrder;
     let walk = repo
@@ -25,10 +33,13 @@ pub fn range(repo: &gix::Repository, from: gix::ObjectId, to: gix::ObjectId) -> 
         .all()
         .map_err(|e| GitError::Broken(format!("{e:?}")))?;
     let mut ids = Vec::new();
-    for info in walk {
+    for info in walk.take(limit) {
+        if Instant::now() > deadline {
+            return Ok(None);
+        }
         ids.push(info.map_err(|e| GitError::Broken(format!("{e:?}")))?.id);
     }
-    Ok(ids)
+    Ok(Some(ids))
 }
 
 /// The object directory of an opened repository, absolute.

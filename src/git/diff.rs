@@ -18,9 +18,12 @@ use gix::diff::blob::{diff_with_slider_heuristics, sources::byte_lines, Algorith
 use gix::objs::tree::EntryKind;
 use gix::ObjectId;
 use std::io::Write;
+use std::time::Instant;
 
 /// `core.bigFileThreshold`'s default: larger blobs are binary to `git diff`.
 const BIG_FILE_THRESHOLD: u64 = 512 << 20;
+/// Past this many bytes of deleted and added blobs, renames are paired by identical content only.
+const RENAME_CANDIDATE_BYTES: u64 = 32 << 20;
 /// git's `FIRST_FEW_BYTES`: a NUL among them makes a blob binary.
 const FIRST_FEW_BYTES: usize = 8000;
 /// Lines of context around each change (`-U3`).
@@ -126,8 +129,49 @@ fn resource_cache(repo: &gix::Repository) -> GitResult<gix::diff::blob::Platform
     .map_err(|e| GitError::Broken(format!("{e:?}")))
 }
 
-/// The changes turning tree `old` into tree `new` (`None`: the empty tree), in git's order.
-pub fn changes(repo: &gix::Repository, old: Option<ObjectId>, new: Option<ObjectId>) -> GitResult<Vec<FileChange>> {
+/// The object store, refusing every lookup once `deadline` has passed: the rename search,
+/// which gix offers no way to stop, then ends at the deadline.
+struct UntilDeadline<'a> {
+    objects: &'a gix::OdbHandle,
+    deadline: Instant,
+}
+
+impl UntilDeadline<'_> {
+    fn check(&self) -> gix::error::Result<()> {
+        if Instant::now() > self.deadline {
+            let late = std::io::Error::new(std::io::ErrorKind::TimedOut, "the diff ran past its deadline");
+            return Err(gix::Error::from_error(late));
+        }
+        Ok(())
+    }
+}
+
+impl gix::objs::Find for UntilDeadline<'_> {
+    fn try_find<'a>(
+        &self,
+        id: &gix::oid,
+        buffer: &'a mut Vec<u8>,
+    ) -> gix::error::Result<Option<gix::objs::Data<'a>>> {
+        self.check()?;
+        self.objects.try_find(id, buffer)
+    }
+}
+
+impl gix::objs::FindHeader for UntilDeadline<'_> {
+    fn try_header(&self, id: &gix::oid) -> gix::error::Result<Option<gix::objs::Header>> {
+        self.check()?;
+        self.objects.try_header(id)
+    }
+}
+
+/// The changes turning tree `old` into tree `new` (`None`: the empty tree), in git's order;
+/// `None` when `deadline` passed first (rename detection can take long on large trees).
+pub fn changes(
+    repo: &gix::Repository,
+    old: Option<ObjectId>,
+    new: Option<ObjectId>,
+    deadline: Instant,
+) -> GitResult<Option<Vec<FileChange>>> {
     let empty = repo.empty_tree();
     let load = |id: Option<ObjectId>| -> GitResult<gix::Tree<'_>> {
         match id {
@@ -139,24 +183,69 @@ pub fn changes(repo: &gix::Repository, old: Option<ObjectId>, new: Option<Object
     let mut cache = resource_cache(repo)?;
     let options = gix::diff::tree_with_rewrites::Options {
         location: Some(gix::diff::tree::recorder::Location::Path),
-        rewrites: Some(gix::diff::Rewrites { track_empty: true, ..Default::default() }),
+        rewrites: rename_search(repo, &old_tree, &new_tree)?,
     };
     let mut out = Vec::new();
-    gix::diff::tree_with_rewrites(
+    let diffed = gix::diff::tree_with_rewrites(
         gix::objs::TreeRefIter::from_bytes(&old_tree.data, repo.object_hash()),
         gix::objs::TreeRefIter::from_bytes(&new_tree.data, repo.object_hash()),
         &mut cache,
         &mut Default::default(),
-        &repo.objects,
+        &UntilDeadline { objects: &repo.objects, deadline },
         |change| {
             collect(change, &mut out);
             Ok(std::ops::ControlFlow::Continue(()))
         },
         options,
+    );
+    match diffed {
+        Err(_) if Instant::now() > deadline => Ok(None),
+        Err(e) => Err(GitError::Broken(format!("{e:?}"))),
+        Ok(_) => {
+            out.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
+            Ok(Some(out))
+        }
+    }
+}
+
+/// How renames are searched between `old` and `new`: as `git diff` does (50 % similarity,
+/// 1000-file limit, empty files paired too), not at all when nothing is both deleted and added,
+/// and by identical content only when the candidates' blobs add up to more than
+/// [`RENAME_CANDIDATE_BYTES`], because gix's similarity search keeps every blob it reads in
+/// memory (a compare from a large repository's first commit would hold its whole tree).
+fn rename_search(
+    repo: &gix::Repository,
+    old: &gix::Tree<'_>,
+    new: &gix::Tree<'_>,
+) -> GitResult<Option<gix::diff::Rewrites>> {
+    use gix::diff::tree::recorder::Change;
+    let mut recorder = gix::diff::tree::Recorder::default().track_location(None);
+    gix::diff::tree(
+        gix::objs::TreeRefIter::from_bytes(&old.data, repo.object_hash()),
+        gix::objs::TreeRefIter::from_bytes(&new.data, repo.object_hash()),
+        &mut Default::default(),
+        &repo.objects,
+        &mut recorder,
     )
     .map_err(|e| GitError::Broken(format!("{e:?}")))?;
-    out.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
-    Ok(out)
+    let candidates = |deleted: bool| {
+        recorder.records.iter().filter_map(move |change| match change {
+            Change::Deletion { entry_mode, oid, .. } if deleted && entry_mode.is_blob() => Some(*oid),
+            Change::Addition { entry_mode, oid, .. } if !deleted && entry_mode.is_blob() => Some(*oid),
+            _ => None,
+        })
+    };
+    if candidates(true).next().is_none() || candidates(false).next().is_none() {
+        return Ok(None);
+    }
+    let mut bytes = 0u64;
+    for id in candidates(true).chain(candidates(false)) {
+        bytes += repo.find_header(id).map_err(GitError::broken)?.size();
+        if bytes > RENAME_CANDIDATE_BYTES {
+            return Ok(Some(gix::diff::Rewrites { percentage: None, track_empty: true, ..Default::default() }));
+        }
+    }
+    Ok(Some(gix::diff::Rewrites { track_empty: true, ..Default::default() }))
 }
 
 fn collect(change: gix::diff::tree_with_rewrites::ChangeRef<'_>, out: &mut Vec<FileChange>) {
