@@ -121,6 +121,22 @@ fn the_rate_limiter_answers_429_with_integer_retry_after_shared_across_contexts(
     assert!(!headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("RateLimit-Limit")));
 }
 
+/// The API rate limit counts every call by either door: typed exports and HTTP requests of one
+/// caller share a bucket.
+#[test]
+fn the_rate_limiter_counts_calls_through_both_doors() {
+    let instance = common::open_instance(json!({"rate_limits": {"api_requests": {"limit": 3, "period_seconds": 60}}}));
+    let token = instance.user_with_token("root", true);
+    let auth = common::TestInstance::auth(&token);
+    let typed = || instance.typed(forgecore::ffi::fc_member_roles_list, auth.clone(), json!({})).0;
+    let http = || instance.request("GET", "/api/v4/member_roles", &[("PRIVATE-TOKEN", &token)], b"").0;
+    assert_eq!([typed(), http(), typed()], [200, 200, 200]);
+    assert_eq!(typed(), 429);
+    assert_eq!(http(), 429);
+    // Another caller has a bucket of its own.
+    assert_eq!(instance.request("GET", "/api/v4/version", &[], b"").0, 200);
+}
+
 #[test]
 fn bad_configurations_are_refused_with_a_reason() {
     for (config, fragment) in [

@@ -41,15 +41,8 @@ pub fn shared() -> &'static Shared {
         let config = serde_json::json!({"data_dir": dir.join("data")}).to_string();
         let ctx = forgecore::Context::from_json(&config).expect("context");
         let admin = |command: serde_json::Value| {
-            let call = forgecore::api::Call {
-                ctx: &ctx,
-                caller: forgecore::auth::Caller::Anonymous,
-                base_url: "http://localhost".into(),
-                path: String::new(),
-                query: Vec::new(),
-            };
             let params = forgecore::params::Params::from_json_object(command).expect("object");
-            let response = forgecore::api::admin::run(&call, &params).expect("admin command");
+            let response = forgecore::api::admin::run(&ctx, &params).expect("admin command");
             serde_json::from_slice::<serde_json::Value>(&response.into_bytes().expect("body")).expect("json")
         };
         admin(serde_json::json!({"command": "user_add", "username": "root", "admin": true}));

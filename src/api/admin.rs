@@ -4,9 +4,9 @@
 //! program), so they take no caller. One JSON command in, one JSON object out:
 //! `{"command": "user_add", "username": "alice", "admin": false}` and so on; see [`run`].
 
-use super::Call;
 use crate::auth::roles::ACCESS_LEVELS;
 use crate::auth::tokens;
+use crate::context::Context;
 use crate::error::{ApiError, ApiResult};
 use crate::git;
 use crate::params::Params;
@@ -17,18 +17,18 @@ use serde_json::{json, Value};
 use std::path::Path;
 
 /// Runs one administrative command.
-pub fn run(call: &Call, params: &Params) -> ApiResult<Response> {
+pub fn run(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let command = params.required_string("command")?;
     match command.as_str() {
-        "user_add" => user_add(call, params),
-        "token_add" => token_add(call, params),
-        "token_revoke" => token_revoke(call, params),
-        "group_add" => group_add(call, params),
-        "project_add" => project_add(call, params),
-        "member_add" => member_add(call, params),
-        "job_token_add" => job_token_add(call, params),
-        "bootstrap" => bootstrap(call, params),
-        "register_repos" => register_repos(call, params),
+        "user_add" => user_add(ctx, params),
+        "token_add" => token_add(ctx, params),
+        "token_revoke" => token_revoke(ctx, params),
+        "group_add" => group_add(ctx, params),
+        "project_add" => project_add(ctx, params),
+        "member_add" => member_add(ctx, params),
+        "job_token_add" => job_token_add(ctx, params),
+        "bootstrap" => bootstrap(ctx, params),
+        "register_repos" => register_repos(ctx, params),
         _ => Err(ApiError::InvalidValue("command".into())),
     }
 }
@@ -77,7 +77,7 @@ fn new_token(prefix: &str) -> ApiResult<String> {
     tokens::generate(prefix).map_err(|e| ApiError::Internal(format!("random source: {e}")))
 }
 
-fn user_add(call: &Call, params: &Params) -> ApiResult<Response> {
+fn user_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let username = params.required_string("username")?;
     check_path("username", &username)?;
     if username.contains('/') {
@@ -86,7 +86,7 @@ fn user_add(call: &Call, params: &Params) -> ApiResult<Response> {
     let admin = params.bool("admin")?.unwrap_or(false);
     let name = params.string("name")?.unwrap_or_else(|| username.clone());
     let email = params.string("email")?;
-    let user = call.ctx.store.write(|tx| {
+    let user = ctx.store.write(|tx| {
         if store::users::find_by_username(tx, &username)?.is_some() {
             return Err(ApiError::validation("Username has already been taken"));
         }
@@ -95,22 +95,21 @@ fn user_add(call: &Call, params: &Params) -> ApiResult<Response> {
     Ok(Response::json(201, &user_entity(&user)))
 }
 
-fn token_add(call: &Call, params: &Params) -> ApiResult<Response> {
+fn token_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let username = params.required_string("username")?;
     let name = params.string("name")?.unwrap_or_else(|| "forgecore".into());
     let token = new_token(tokens::PERSONAL_PREFIX)?;
-    call.ctx.store.write(|tx| {
+    ctx.store.write(|tx| {
         let user = user_named(tx, &username)?;
         store::tokens::insert_personal(tx, user.id, &name, &tokens::digest(&token))
     })?;
     Ok(Response::json(201, &json!({ "token": token })))
 }
 
-fn token_revoke(call: &Call, params: &Params) -> ApiResult<Response> {
+fn token_revoke(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let token = params.required_string("token")?;
     let digest = tokens::digest(&token);
-    let revoked = call
-        .ctx
+    let revoked = ctx
         .store
         .write(|tx| Ok(store::tokens::revoke_personal(tx, &digest)? || store::tokens::revoke_job(tx, &digest)?))?;
     if revoked {
@@ -137,11 +136,11 @@ fn insert_group(conn: &Connection, full_path: &str, visibility: Visibility) -> A
     store::groups::insert(conn, parent.as_ref(), path, visibility)
 }
 
-fn group_add(call: &Call, params: &Params) -> ApiResult<Response> {
+fn group_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let full_path = params.required_string("path")?;
     check_path("path", &full_path)?;
     let visibility = visibility(params, Visibility::Private)?;
-    let group = call.ctx.store.write(|tx| insert_group(tx, &full_path, visibility))?;
+    let group = ctx.store.write(|tx| insert_group(tx, &full_path, visibility))?;
     Ok(Response::json(201, &group_entity(&group)))
 }
 
@@ -177,18 +176,17 @@ fn resolve_repo(repo: &str) -> ApiResult<std::path::PathBuf> {
     git::git_dir_of(&absolute).ok_or_else(|| ApiError::validation(format!("repo {repo} is not a git repository")))
 }
 
-fn project_add(call: &Call, params: &Params) -> ApiResult<Response> {
+fn project_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let full_path = params.required_string("path")?;
     check_path("path", &full_path)?;
     let git_dir = resolve_repo(&params.required_string("repo")?)?;
     let visibility = visibility(params, Visibility::Private)?;
     let forked_from = params.string("forked_from")?;
-    let project =
-        call.ctx.store.write(|tx| insert_project(tx, &full_path, &git_dir, visibility, forked_from.as_deref()))?;
-    Ok(Response::json(201, &super::projects::entity(call, &project)))
+    let project = ctx.store.write(|tx| insert_project(tx, &full_path, &git_dir, visibility, forked_from.as_deref()))?;
+    Ok(Response::json(201, &super::projects::entity(&super::base_url(ctx, None), &project)))
 }
 
-fn member_add(call: &Call, params: &Params) -> ApiResult<Response> {
+fn member_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let username = params.required_string("username")?;
     let access_level = params.int("access_level")?.ok_or(ApiError::MissingParam("access_level".into()))?;
     if !ACCESS_LEVELS.contains(&access_level) {
@@ -196,7 +194,7 @@ fn member_add(call: &Call, params: &Params) -> ApiResult<Response> {
     }
     let member_role_id = params.int("member_role_id")?;
     let (group, project) = (params.string("group")?, params.string("project")?);
-    let id = call.ctx.store.write(|tx| {
+    let id = ctx.store.write(|tx| {
         let user = user_named(tx, &username)?;
         let (source, root_group) = match (&group, &project) {
             (Some(path), None) => {
@@ -232,10 +230,10 @@ fn member_add(call: &Call, params: &Params) -> ApiResult<Response> {
     ))
 }
 
-fn job_token_add(call: &Call, params: &Params) -> ApiResult<Response> {
+fn job_token_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let project = params.required_string("project")?;
     let token = new_token(tokens::JOB_PREFIX)?;
-    call.ctx.store.write(|tx| {
+    ctx.store.write(|tx| {
         let project = store::projects::find_by_full_path(tx, &project)?.ok_or(ApiError::NotFound("Project"))?;
         store::tokens::insert_job(tx, project.id, &tokens::digest(&token))
     })?;
@@ -244,10 +242,10 @@ fn job_token_add(call: &Call, params: &Params) -> ApiResult<Response> {
 
 /// On an instance with no users, creates the administrator `root` and a token for it. With
 /// `issue_token`, an instance that has one gets a fresh token for its first administrator.
-fn bootstrap(call: &Call, params: &Params) -> ApiResult<Response> {
+fn bootstrap(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let issue_token = params.bool("issue_token")?.unwrap_or(false);
     let token = new_token(tokens::PERSONAL_PREFIX)?;
-    let outcome = call.ctx.store.write(|tx| {
+    let outcome = ctx.store.write(|tx| {
         let (user, created) = if store::users::count(tx)? == 0 {
             (store::users::insert(tx, "root", "Administrator", None, true)?, true)
         } else {
@@ -287,7 +285,7 @@ fn find_repositories(dir: &Path, depth: usize, found: &mut Vec<(std::path::PathB
 /// Registers every git repository under `dir` as a public project named by its path relative
 /// to `dir` (a `.git` suffix dropped), creating public groups as needed. Already registered
 /// paths are left as they are.
-fn register_repos(call: &Call, params: &Params) -> ApiResult<Response> {
+fn register_repos(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let dir = std::fs::canonicalize(params.required_string("dir")?)
         .map_err(|_| ApiError::validation("dir does not exist"))?;
     let mut repos = Vec::new();
@@ -300,7 +298,7 @@ fn register_repos(call: &Call, params: &Params) -> ApiResult<Response> {
             continue;
         }
         let git_dir = std::fs::canonicalize(&git_dir).unwrap_or(git_dir);
-        let created = call.ctx.store.write(|tx| {
+        let created = ctx.store.write(|tx| {
             if store::projects::find_by_full_path(tx, &full_path)?.is_some() {
                 return Ok(false);
             }

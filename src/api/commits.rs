@@ -1,21 +1,12 @@
-//! GitLab's commit entity (`Entities::Commit`), shared by merge base, compare and changelog,
-//! and the mapping of a project to its opened repository.
+//! GitLab's commit entity (`Entities::Commit`), shared by merge base, compare and changelog.
 
 use super::Call;
-use crate::error::{ApiError, ApiResult};
-use crate::git::{self, commit::CommitInfo, time::rfc3339};
+use crate::git::{commit::CommitInfo, time::rfc3339};
 use crate::store::projects::Project;
 use serde_json::{json, Value};
 
 /// GitLab's short ids are 8 hex digits.
 pub const SHORT_ID_LEN: usize = 8;
-
-impl Call<'_> {
-    /// The project's repository; a repository that cannot be opened is GitLab's `not_found`.
-    pub fn repository(&self, project: &Project, not_found: &'static str) -> ApiResult<gix::Repository> {
-        git::open(&project.repo_dir).map_err(|_| ApiError::NotFound(not_found))
-    }
-}
 
 pub fn entity(call: &Call, project: &Project, commit: &CommitInfo) -> Value {
     entity_of(&call.web_url(&project.full_path), commit)

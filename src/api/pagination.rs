@@ -45,7 +45,7 @@ pub fn page(call: &Call, params: &Params) -> ApiResult<Page> {
 /// of those names) and every other parameter repeated.
 pub fn link_url(call: &Call, overrides: &[(&str, String)]) -> String {
     let mut pairs: Vec<(String, String)> =
-        call.query.iter().filter(|(name, _)| !overrides.iter().any(|(o, _)| o == name)).cloned().collect();
+        call.origin.query.iter().filter(|(name, _)| !overrides.iter().any(|(o, _)| o == name)).cloned().collect();
     pairs.extend(overrides.iter().map(|(name, value)| (name.to_string(), value.clone())));
     let query: Vec<String> = pairs
         .iter()
@@ -53,7 +53,7 @@ pub fn link_url(call: &Call, overrides: &[(&str, String)]) -> String {
             format!("{}={}", utf8_percent_encode(name, QUERY_VALUE), utf8_percent_encode(value, QUERY_VALUE))
         })
         .collect();
-    format!("{}/api/v4{}?{}", call.base_url, call.path, query.join("&"))
+    format!("{}/api/v4{}?{}", call.base_url, call.origin.path, query.join("&"))
 }
 
 /// The offset headers for `page` of a list of `total` items. `defaults` are parameters the
@@ -64,7 +64,7 @@ pub fn offset_headers(call: &Call, page: Page, total: usize, defaults: &[(&str, 
     let prev = (page.page > 1).then(|| (page.page - 1).min(total_pages));
     let link = |target: usize, rel: &str| {
         let mut overrides: Vec<(&str, String)> =
-            defaults.iter().filter(|(name, _)| !call.query.iter().any(|(q, _)| q == name)).cloned().collect();
+            defaults.iter().filter(|(name, _)| !call.origin.query.iter().any(|(q, _)| q == name)).cloned().collect();
         overrides.push(("page", target.to_string()));
         overrides.push(("per_page", page.per_page.to_string()));
         format!("<{}>; rel=\"{rel}\"", link_url(call, &overrides))

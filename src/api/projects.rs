@@ -9,7 +9,8 @@ use crate::response::Response;
 use crate::store::projects::Project;
 use serde_json::{json, Value};
 
-pub fn entity(call: &Call, project: &Project) -> Value {
+/// The entity of `project`, its `web_url` under `base_url`.
+pub fn entity(base_url: &str, project: &Project) -> Value {
     let namespace = project.full_path.rsplit_once('/').map(|(ns, _)| ns).unwrap_or("");
     json!({
         "id": project.id,
@@ -21,11 +22,11 @@ pub fn entity(call: &Call, project: &Project) -> Value {
         "default_branch": git::default_branch(&project.repo_dir),
         "visibility": project.visibility.as_str(),
         "forked_from_project": project.forked_from_id.map(|id| json!({"id": id})),
-        "web_url": call.web_url(&project.full_path),
+        "web_url": format!("{base_url}/{}", project.full_path),
     })
 }
 
 pub fn get(call: &Call, id: &str) -> ApiResult<Response> {
     let project = call.project(id, ProjectAbility::Read)?;
-    Ok(Response::json(200, &entity(call, &project)))
+    Ok(Response::json(200, &entity(&call.base_url, &project)))
 }

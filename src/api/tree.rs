@@ -124,7 +124,7 @@ pub fn list(call: &Call, project: &str, params: &Params) -> ApiResult<Response> 
                 if let Some(last) = entries.get(per_page - 1) {
                     let mut overrides: Vec<(&str, String)> = LINK_DEFAULTS
                         .iter()
-                        .filter(|(name, _)| !call.query.iter().any(|(q, _)| q == name))
+                        .filter(|(name, _)| !call.origin.query.iter().any(|(q, _)| q == name))
                         .map(|(n, v)| (*n, v.to_string()))
                         .collect();
                     overrides.push(("per_page", per_page.to_string()));

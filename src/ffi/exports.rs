@@ -3,8 +3,8 @@
 
 use super::{bad_argument, c_bytes, c_str, context, fc_ctx, fc_response, guard};
 use crate::api::member_roles::{self, Scope};
-use crate::api::{admin, Call};
-use crate::auth::{self, Credentials};
+use crate::api::{self, admin, Call, Origin};
+use crate::auth::Credentials;
 use crate::params::Params;
 use crate::response::Response;
 use crate::{http, Context};
@@ -120,9 +120,9 @@ pub extern "C" fn fc_request(
     })
 }
 
-/// The typed doors' arguments: credentials from `auth_json`
-/// (`{"private_token": "..."}`, `{"job_token": "..."}` or `{}`) and the parameters object.
-fn typed_call<'a>(ctx: &'a Context, auth_json: &str, params_json: &str) -> Result<(Call<'a>, Params), Response> {
+/// The typed doors' arguments: credentials from `auth_json` (`{"private_token": "..."}`,
+/// `{"job_token": "..."}` or `{}`) and the parameters object.
+fn typed_arguments(auth_json: &str, params_json: &str) -> Result<(Credentials, Params), Response> {
     let invalid_auth =
         || bad_argument("auth_json must be {}, {\"private_token\": \"...\"} or {\"job_token\": \"...\"}".into());
     let Ok(Value::Object(auth)) = serde_json::from_str::<Value>(auth_json) else { return Err(invalid_auth()) };
@@ -142,9 +142,7 @@ fn typed_call<'a>(ctx: &'a Context, auth_json: &str, params_json: &str) -> Resul
     let params: Value =
         serde_json::from_str(params_json).map_err(|_| bad_argument("params_json is not valid JSON".into()))?;
     let params = Params::from_json_object(params).map_err(|e| e.into_response())?;
-    let caller = auth::identify(ctx, &credentials).map_err(|e| e.into_response())?;
-    let base_url = ctx.config.external_base().unwrap_or("http://localhost").to_string();
-    Ok((Call { ctx, caller, base_url, path: String::new(), query: Vec::new() }, params))
+    Ok((credentials, params))
 }
 
 /// Runs a member-role operation with its scope (`"group"`: id or full path; absent: the
@@ -159,7 +157,9 @@ fn member_role_export(
         // SAFETY: each pointer is NULL or valid for the call by the caller's contract.
         let (ctx, auth_json, params_json) =
             unsafe { (context(ctx)?, c_str(auth_json, "auth_json")?, c_str(params_json, "params_json")?) };
-        let (call, params) = typed_call(ctx, auth_json, params_json)?;
+        let (credentials, params) = typed_arguments(auth_json, params_json)?;
+        let call =
+            Call::new(ctx, &credentials, api::base_url(ctx, None), Origin::default()).map_err(|e| e.into_response())?;
         let text = |key: &str| params.string(key).map_err(|e| e.into_response());
         let group = text("group")?;
         let role_id = text("member_role_id")?;
@@ -226,12 +226,12 @@ pub extern "C" fn fc_admin(ctx: *const fc_ctx, command_json: *const c_char) -> *
     guard(|| {
         // SAFETY: each pointer is NULL or valid for the call by the caller's contract.
         let (ctx, command) = unsafe { (context(ctx)?, c_str(command_json, "command_json")?) };
-        let (call, params) = typed_call(ctx, "{}", command)?;
-        Ok(admin::run(&call, &params).unwrap_or_else(|e| e.into_response()))
+        let (_, params) = typed_arguments("{}", command)?;
+        Ok(admin::run(ctx, &params).unwrap_or_else(|e| e.into_response()))
     })
 }
 
-/// Runs a repository read on `"project"` (an id or full path) from the parameters. The
+/// Runs a repository operation on `"project"` (an id or full path) from the parameters. The
 /// pagination links of the answer point at the equivalent HTTP route, `repository/<route>`.
 fn repository_export(
     ctx: *const fc_ctx,
@@ -254,24 +254,17 @@ pub(super) fn repository_response(
     // SAFETY: each pointer is NULL or valid for the call by the caller's contract.
     let (ctx, auth_json, params_json) =
         unsafe { (context(ctx)?, c_str(auth_json, "auth_json")?, c_str(params_json, "params_json")?) };
-    let (mut call, mut params) = typed_call(ctx, auth_json, params_json)?;
+    let (credentials, mut params) = typed_arguments(auth_json, params_json)?;
     let project = match params.string("project") {
         Ok(Some(project)) => project,
         Ok(None) => return Ok(crate::ApiError::MissingParam("project".into()).into_response()),
         Err(e) => return Ok(e.into_response()),
     };
     params.remove("project");
-    let encoded = percent_encoding::utf8_percent_encode(&project, percent_encoding::NON_ALPHANUMERIC);
-    call.path = format!("/projects/{encoded}/repository/{route}");
-    call.query = params
-        .iter()
-        .filter_map(|(name, value)| match value {
-            Value::String(s) => Some((name.clone(), s.clone())),
-            Value::Number(_) | Value::Bool(_) => Some((name.clone(), value.to_string())),
-            _ => None,
-        })
-        .collect();
-    operation(&call, &project, &params).or_else(|e| Ok(e.into_response()))
+    let origin = Origin::repository_route(&project, route, &params);
+    let answer = Call::new(ctx, &credentials, api::base_url(ctx, None), origin)
+        .and_then(|call| operation(&call, &project, &params));
+    Ok(answer.unwrap_or_else(|e| e.into_response()))
 }
 
 /// B1 tree: `project`, optional `ref`, `path`, `recursive`, `page`, `per_page`, `pagination`,

@@ -7,8 +7,8 @@
 pub mod request;
 pub mod router;
 
-use crate::api::Call;
-use crate::auth::{self, Credentials};
+use crate::api::{self, Call, Origin};
+use crate::auth::Credentials;
 use crate::context::Context;
 use crate::error::ApiResult;
 use crate::response::{Body, Response};
@@ -33,18 +33,7 @@ fn serve(
 ) -> ApiResult<Response> {
     let request = Request::parse(ctx, method, target, headers, body)?;
     let credentials = Credentials::collect(request.headers(), &request.query);
-    let caller = auth::identify(ctx, &credentials)?;
-    ctx.throttle(
-        ctx.config.rate_limits.api_requests,
-        &format!("api:{}", caller.rate_key()),
-        "This endpoint has been requested too many times. Try again later.",
-    )?;
-    let call = Call {
-        ctx,
-        caller,
-        base_url: request.base_url(ctx),
-        path: request.raw_path.clone(),
-        query: request.query_pairs.clone(),
-    };
+    let base_url = api::base_url(ctx, request.header("host"));
+    let call = Call::new(ctx, &credentials, base_url, Origin::request(&request.raw_path, &request.query_pairs))?;
     router::dispatch(&call, &request)
 }

@@ -93,22 +93,6 @@ impl Request {
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers().find(|(n, _)| *n == name).map(|(_, v)| v)
     }
-
-    /// `scheme://host[:port]` for absolute links: the configured `external_url`, else the
-    /// request's `Host` when it is a plain host name, else `http://localhost`.
-    pub fn base_url(&self, ctx: &Context) -> String {
-        if let Some(base) = ctx.config.external_base() {
-            return base.to_string();
-        }
-        match self.header("host") {
-            Some(host)
-                if !host.is_empty() && host.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.:[]_".contains(&b)) =>
-            {
-                format!("http://{host}")
-            }
-            _ => "http://localhost".into(),
-        }
-    }
 }
 
 /// Reads a JSON object or a form body, by `Content-Type` (JSON when absent).

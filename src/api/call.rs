@@ -1,0 +1,148 @@
+//! `Call`: one call into an operation, made the same way by both doors (`src/http` for the
+//! hosts, the typed exports of `src/ffi` for embedders). [`Call::new`] is the seam: it
+//! identifies the caller, counts the call against `rate_limits.api_requests` (every call, by
+//! either door), and takes the two things links need, explicitly: the public base URL that
+//! absolute links and `web_url`s start with, and the [`Origin`] that pagination `Link`s repeat.
+//! Operations then find their subject through the call: [`Call::project`], [`Call::group`],
+//! [`Call::repository`].
+
+use crate::auth::permissions::{self, ProjectAbility};
+use crate::auth::{self, Caller, Credentials};
+use crate::context::Context;
+use crate::error::{ApiError, ApiResult};
+use crate::git;
+use crate::params::{parse_int_text, Params};
+use crate::store::{self, groups::Group, projects::Project};
+use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
+use rusqlite::Connection;
+use serde_json::Value;
+
+pub struct Call<'a> {
+    pub ctx: &'a Context,
+    pub caller: Caller,
+    /// `scheme://host[:port]` without a trailing slash and without `/api/v4`.
+    pub base_url: String,
+    pub origin: Origin,
+}
+
+/// The route a paginated answer links back to: its raw path after `/api/v4` and its
+/// parameters in order, which `Link` URLs repeat with the page changed.
+#[derive(Debug, Clone, Default)]
+pub struct Origin {
+    pub path: String,
+    pub query: Vec<(String, String)>,
+}
+
+impl Origin {
+    /// A request as it came over HTTP.
+    pub fn request(raw_path: &str, query: &[(String, String)]) -> Origin {
+        Origin { path: raw_path.to_string(), query: query.to_vec() }
+    }
+
+    /// The HTTP route `GET /projects/:id/repository/<route>` equivalent to a typed call on
+    /// `project` with `params` (scalars only; `project` itself is in the path).
+    pub fn repository_route(project: &str, route: &str, params: &Params) -> Origin {
+        let query = params
+            .iter()
+            .filter_map(|(name, value)| match value {
+                Value::String(s) => Some((name.clone(), s.clone())),
+                Value::Number(_) | Value::Bool(_) => Some((name.clone(), value.to_string())),
+                _ => None,
+            })
+            .collect();
+        let project = utf8_percent_encode(project, NON_ALPHANUMERIC);
+        Origin { path: format!("/projects/{project}/repository/{route}"), query }
+    }
+}
+
+/// The public base URL of a call: the configured `external_url`, else the request's `Host`
+/// when it is a plain host name, else `http://localhost`.
+pub fn base_url(ctx: &Context, host: Option<&str>) -> String {
+    if let Some(base) = ctx.config.external_base() {
+        return base.to_string();
+    }
+    match host {
+        Some(host) if !host.is_empty() && host.bytes().all(|b| b.is_ascii_alphanumeric() || b"-.:[]_".contains(&b)) => {
+            format!("http://{host}")
+        }
+        _ => "http://localhost".into(),
+    }
+}
+
+/// An `:id` of the API: an integer id, or a full path (`top/sub`) for anything else.
+enum IdOrPath<'t> {
+    Id(i64),
+    Path(&'t str),
+}
+
+impl<'t> IdOrPath<'t> {
+    fn parse(text: &'t str) -> IdOrPath<'t> {
+        match parse_int_text(text) {
+            Some(id) if !text.starts_with(['+', '-']) => IdOrPath::Id(id),
+            _ => IdOrPath::Path(text),
+        }
+    }
+
+    /// The record it names, by one of the two lookups of a table.
+    fn find<T>(
+        &self,
+        conn: &Connection,
+        by_id: fn(&Connection, i64) -> ApiResult<Option<T>>,
+        by_path: fn(&Connection, &str) -> ApiResult<Option<T>>,
+    ) -> ApiResult<Option<T>> {
+        match *self {
+            IdOrPath::Id(id) => by_id(conn, id),
+            IdOrPath::Path(path) => by_path(conn, path),
+        }
+    }
+}
+
+impl<'a> Call<'a> {
+    /// A call by whoever `credentials` name (401 for a bad token), counted against the API
+    /// rate limit (429 past it).
+    pub fn new(ctx: &'a Context, credentials: &Credentials, base_url: String, origin: Origin) -> ApiResult<Call<'a>> {
+        let caller = auth::identify(ctx, credentials)?;
+        ctx.throttle(
+            ctx.config.rate_limits.api_requests,
+            &format!("api:{}", caller.rate_key()),
+            "This endpoint has been requested too many times. Try again later.",
+        )?;
+        Ok(Call { ctx, caller, base_url, origin })
+    }
+
+    /// The project named by `id` (an integer id or a full path), checked for `ability`.
+    /// Missing and invisible projects are the same 404.
+    pub fn project(&self, id: &str, ability: ProjectAbility) -> ApiResult<Project> {
+        self.ctx.store.read(|conn| {
+            let project = IdOrPath::parse(id)
+                .find(conn, store::projects::find_by_id, store::projects::find_by_full_path)?
+                .ok_or(ApiError::NotFound("Project"))?;
+            permissions::authorize_project(conn, &self.caller, &project, ability)?;
+            Ok(project)
+        })
+    }
+
+    /// The group named by `id` (an integer id or a full path) that the caller may see.
+    pub fn group(&self, id: &str) -> ApiResult<Group> {
+        self.ctx.store.read(|conn| {
+            let group = IdOrPath::parse(id)
+                .find(conn, store::groups::find_by_id, store::groups::find_by_full_path)?
+                .ok_or(ApiError::NotFound("Group"))?;
+            if permissions::can_see_group(conn, &self.caller, &group)? {
+                Ok(group)
+            } else {
+                Err(ApiError::NotFound("Group"))
+            }
+        })
+    }
+
+    /// The project's repository; one that cannot be opened is GitLab's `not_found` (`"Tree"`,
+    /// `"Ref"`, ...: what the endpoint says is missing).
+    pub fn repository(&self, project: &Project, not_found: &'static str) -> ApiResult<gix::Repository> {
+        git::open(&project.repo_dir).map_err(|_| ApiError::NotFound(not_found))
+    }
+
+    pub fn web_url(&self, full_path: &str) -> String {
+        format!("{}/{}", self.base_url, full_path)
+    }
+}
