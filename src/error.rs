@@ -1,10 +1,63 @@
-//! `ApiError`: every way an operation can fail, and the GitLab status and body each one becomes.
+//! `ApiError`: every way an operation can fail, and the GitLab status and body each one becomes;
+//! the one mapping of git's errors ([`ApiError::from_git`]) and of the store's.
 //!
 //! GitLab has two error body shapes: `{"message": ...}` from its helpers (not_found!, forbidden!,
 //! model validation) and `{"error": ...}` from parameter validation. The variants keep that split.
 
+use crate::git::{Classify, Missing};
 use crate::response::Response;
 use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// Why a request failed inside (a 500): the error itself with its chain of causes, kept for
+/// whoever debugs it and never sent. Equal when their messages are.
+#[derive(Clone)]
+pub struct Cause(Arc<dyn std::error::Error + Send + Sync + 'static>);
+
+impl Cause {
+    pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> Cause {
+        Cause(Arc::new(error))
+    }
+
+    /// A cause that is only a message (a broken invariant, a failed system call described).
+    pub fn message(text: impl Into<String>) -> Cause {
+        Cause(Arc::new(Message(text.into())))
+    }
+
+    pub fn error(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.0
+    }
+}
+
+#[derive(Debug)]
+struct Message(String);
+
+impl std::fmt::Display for Message {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Message {}
+
+/// The message and every cause, `: `-separated.
+impl std::fmt::Debug for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut source = self.0.source();
+        while let Some(cause) = source {
+            write!(f, ": {cause}")?;
+            source = cause.source();
+        }
+        Ok(())
+    }
+}
+
+impl PartialEq for Cause {
+    fn eq(&self, other: &Cause) -> bool {
+        self.0.to_string() == other.0.to_string()
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ApiError {
@@ -39,13 +92,27 @@ pub enum ApiError {
     /// 503: the store cannot serve the request now; the reason says why (the data directory is
     /// full, read-only, unreadable, or the database stayed locked past the busy timeout).
     Unavailable(&'static str),
-    /// 500 with a generic body; the detail is for debugging and never sent.
-    Internal(String),
+    /// 500 with a generic body; the cause is for debugging and never sent.
+    Internal(Cause),
 }
 
 impl ApiError {
     pub fn validation(message: impl Into<String>) -> ApiError {
         ApiError::Validation(Value::String(message.into()))
+    }
+
+    /// A 500 for `error`, its causes kept.
+    pub fn internal(error: impl std::error::Error + Send + Sync + 'static) -> ApiError {
+        ApiError::Internal(Cause::new(error))
+    }
+
+    /// The one mapping of a failed git operation: what `not_found` answers when the request
+    /// named something the repository does not have, else a 500 keeping the error.
+    pub fn from_git<E: Classify>(error: E, not_found: impl FnOnce(Missing) -> ApiError) -> ApiError {
+        match error.missing() {
+            Some(missing) => not_found(missing),
+            None => ApiError::internal(error),
+        }
     }
 
     pub fn status(&self) -> u16 {
@@ -111,9 +178,27 @@ impl From<rusqlite::Error> for ApiError {
             Some(CannotOpen | SystemIoFailure | PermissionDenied) => {
                 ApiError::Unavailable("the data directory cannot be read or written")
             }
-            _ => ApiError::Internal(format!("store: {e}")),
+            _ => ApiError::internal(e),
         }
     }
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
+
+/// [`ApiError::from_git`] on results.
+pub trait GitResultExt<T> {
+    /// `not_found` when the request named something missing; a 500 otherwise.
+    fn or_not_found(self, not_found: ApiError) -> ApiResult<T>;
+    /// A 500 for any failure: nothing the request named can be missing here.
+    fn or_broken(self) -> ApiResult<T>;
+}
+
+impl<T, E: Classify> GitResultExt<T> for Result<T, E> {
+    fn or_not_found(self, not_found: ApiError) -> ApiResult<T> {
+        self.map_err(|e| ApiError::from_git(e, |_| not_found))
+    }
+
+    fn or_broken(self) -> ApiResult<T> {
+        self.map_err(ApiError::internal)
+    }
+}

@@ -74,7 +74,7 @@ fn user_entity(user: &store::users::User) -> Value {
 }
 
 fn new_token(prefix: &str) -> ApiResult<String> {
-    tokens::generate(prefix).map_err(|e| ApiError::Internal(format!("random source: {e}")))
+    tokens::generate(prefix).map_err(ApiError::internal)
 }
 
 fn user_add(ctx: &Context, params: &Params) -> ApiResult<Response> {

@@ -173,7 +173,7 @@ pub fn get(call: &Call, project: &str, format: Option<&str>, params: &Params) ->
     let spec = Spec { format, commit, prefix, include, excludes, include_lfs: request.include_lfs };
     let git_dir = std::path::PathBuf::from(&project.repo_dir);
     let reader = crate::response::stream::spawn("fc-archive", move |out| archive::write(&git_dir, &spec, out))
-        .map_err(|e| ApiError::Internal(format!("cannot start the archive: {e}")))?;
+        .map_err(ApiError::internal)?;
 
     Ok(Response {
         status: 200,

@@ -78,7 +78,7 @@ pub fn get(call: &Call, project: &str, sha: &str) -> ApiResult<Response> {
     body.resize(start + encoded_len, 0);
     let written = base64::engine::general_purpose::STANDARD
         .encode_slice(&data, &mut body[start..])
-        .map_err(|e| ApiError::Internal(format!("base64: {e}")))?;
+        .map_err(ApiError::internal)?;
     body.truncate(start + written);
     drop(data);
     body.extend_from_slice(format!("\",\"sha\":\"{}\"}}", header.id).as_bytes());

@@ -16,10 +16,10 @@ use crate::changelog::config::{Config, ConfigLimits, DEFAULT_PATH};
 use crate::changelog::release::{Author, Entry, MergeRequest, Release};
 use crate::changelog::strftime::DateTime;
 use crate::changelog::{commits as entries, insert, tags, version, ChangelogError};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, GitResultExt};
 use crate::git::range::{self, RangeCommit, RangeError};
 use crate::git::write::{self, Identity, WriteError};
-use crate::git::{self, GitError};
+use crate::git::{self, ResolveError};
 use crate::params::Params;
 use crate::response::Response;
 use crate::store::{self, projects::Project};
@@ -99,16 +99,16 @@ fn load_config(call: &Call, repo: &gix::Repository, request: &Request) -> ApiRes
     let path = request.config_file.as_str();
     let at = match git::resolve_or_head(repo, request.config_file_ref.as_deref()) {
         Ok(id) => Some(id),
-        Err(GitError::Broken(e)) => return Err(ApiError::Internal(e)),
-        Err(_) => None,
+        Err(ResolveError::Unknown) => None,
+        Err(e) => return Err(ApiError::internal(e)),
     };
     let blob = match (at, write::path_components(path)) {
         (Some(commit), Ok(components)) => {
-            let root = git::tree::commit_tree(repo, commit).map_err(|e| ApiError::Internal(format!("{e:?}")))?;
+            let root = git::tree::commit_tree(repo, commit).or_broken()?;
             match write::file_at(repo, root, &components) {
                 Ok(found) => found.map(|(id, _)| id),
                 Err(WriteError::BadPath(_)) => None,
-                Err(e) => return Err(ApiError::Internal(format!("{e:?}"))),
+                Err(e) => return Err(ApiError::internal(e)),
             }
         }
         _ => None,
@@ -116,25 +116,21 @@ fn load_config(call: &Call, repo: &gix::Repository, request: &Request) -> ApiRes
     let bytes = match blob {
         None => None,
         Some(id) => {
-            let size = repo.find_header(id).map_err(|e| ApiError::Internal(e.to_string()))?.size();
+            let size = repo.find_header(id).map_err(ApiError::internal)?.size();
             if size > limits.max_bytes {
                 return Err(failure(format!(
                     "{path} is larger than {} bytes, the limit for a changelog configuration",
                     limits.max_bytes
                 )));
             }
-            Some(git::blob::read(repo, id).map_err(|e| ApiError::Internal(format!("{e:?}")))?)
+            Some(git::blob::read(repo, id).or_broken()?)
         }
     };
     Config::load(path, bytes.as_deref(), limits).map_err(failed)
 }
 
 fn resolve_in_range(repo: &gix::Repository, revision: &str) -> ApiResult<gix::ObjectId> {
-    match git::resolve_commit(repo, revision) {
-        Ok(id) => Ok(id),
-        Err(GitError::Broken(e)) => Err(ApiError::Internal(e)),
-        Err(_) => Err(failure(INVALID_RANGE)),
-    }
+    git::resolve_commit(repo, revision).or_not_found(failure(INVALID_RANGE))
 }
 
 /// Users by commit email (case-insensitive), with the `author` fields of an entry.
@@ -180,7 +176,7 @@ fn generate_section(
     let from = match &request.from {
         Some(from) => resolve_in_range(repo, from)?,
         None => {
-            let names = range::tag_names(repo).map_err(|e| ApiError::Internal(format!("{e:?}")))?;
+            let names = range::tag_names(repo).or_broken()?;
             let previous =
                 tags::previous_tag(&request.given_version, &config.tag_regex, names.iter().map(String::as_str))
                     .map_err(failed)?
@@ -201,7 +197,7 @@ fn generate_section(
     let commits = match range::commits(repo, Some(from), to, limit) {
         Ok(commits) => commits,
         Err(RangeError::TooMany) => return Err(failure(format!("The commits range exceeds {limit} elements."))),
-        Err(RangeError::Git(e)) => return Err(ApiError::Internal(format!("{e:?}"))),
+        Err(e) => return Err(ApiError::internal(e)),
     };
     let release = build_release(call, project, &config, &version, request, &commits)?;
     let deadline = Instant::now() + Duration::from_millis(call.ctx.config.limits.changelog_parse_millis);
@@ -312,7 +308,7 @@ pub fn commit(call: &Call, project: &str, params: &Params) -> ApiResult<Response
     });
     let commit = match written {
         Ok(Some(id)) => {
-            let info = git::commit::read(&repo, id).map_err(|e| ApiError::Internal(format!("{e:?}")))?;
+            let info = git::commit::read(&repo, id).or_broken()?;
             commits::entity(call, &project, &info)
         }
         Ok(None) => Json::Null,
@@ -322,7 +318,7 @@ pub fn commit(call: &Call, project: &str, params: &Params) -> ApiResult<Response
             return Err(failure(format!("{file} is larger than {MAX_CHANGELOG_FILE_BYTES} bytes")))
         }
         Err(WriteError::Busy) => return Err(ApiError::Unavailable("the branch is busy with other commits, try again")),
-        Err(WriteError::Git(e)) => return Err(ApiError::Internal(format!("{e:?}"))),
+        Err(e @ WriteError::Git(_)) => return Err(ApiError::internal(e)),
     };
     Ok(Response::json(200, &json!({ "commit": commit, "notes": generated.notes })))
 }

@@ -37,9 +37,9 @@
 use super::{commits, Call};
 use crate::auth::permissions::{self, ProjectAbility};
 use crate::auth::Caller;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, GitResultExt};
+use crate::git;
 use crate::git::diff::{self as gitdiff, FileChange};
-use crate::git::{self, GitError};
 use crate::params::Params;
 use crate::response::{Body, Response};
 use crate::store::{self, projects::Project};
@@ -94,13 +94,6 @@ impl DiffLimits {
             max_patch_bytes: limits.diff_max_patch_bytes,
             collapse_patch_bytes: limits.diff_max_patch_bytes / 10,
         }
-    }
-}
-
-fn broken(e: GitError) -> ApiError {
-    match e {
-        GitError::Broken(detail) => ApiError::Internal(detail),
-        other => ApiError::Internal(format!("{other:?}")),
     }
 }
 
@@ -190,11 +183,7 @@ fn strip(text: &str) -> &str {
 }
 
 fn resolve(repo: &gix::Repository, revision: &str) -> ApiResult<gix::ObjectId> {
-    match git::resolve_commit(repo, strip(revision)) {
-        Ok(id) => Ok(id),
-        Err(GitError::Broken(e)) => Err(ApiError::Internal(e)),
-        Err(_) => Err(ApiError::NotFound("Ref")),
-    }
+    git::resolve_commit(repo, strip(revision)).or_not_found(ApiError::NotFound("Ref"))
 }
 
 pub fn get(call: &Call, id_text: &str, params: &Params) -> ApiResult<Response> {
@@ -210,8 +199,8 @@ pub fn get(call: &Call, id_text: &str, params: &Params) -> ApiResult<Response> {
         let from_repo = call.repository(&source, "Ref")?;
         let from = resolve(&from_repo, &request.from)?;
         let views = call.ctx.config.data_dir.join("fork-views");
-        let view = git::compare::fork_view(&views, &from_repo, &to_repo).map_err(broken)?;
-        let repo = git::open(&view.to_string_lossy()).map_err(broken)?;
+        let view = git::compare::fork_view(&views, &from_repo, &to_repo).or_broken()?;
+        let repo = git::open(&view.to_string_lossy()).or_broken()?;
         (repo, from)
     };
     let config = &call.ctx.config.limits;
@@ -228,7 +217,7 @@ pub fn get(call: &Call, id_text: &str, params: &Params) -> ApiResult<Response> {
     let reader = crate::response::stream::spawn("fc-compare", move |out| {
         write_body(out, &repo.to_thread_local(), &project_url, &comparison, &web_url)
     })
-    .map_err(|e| ApiError::Internal(format!("cannot start the compare body: {e}")))?;
+    .map_err(ApiError::internal)?;
     Ok(Response {
         status: 200,
         headers: vec![("Content-Type".into(), "application/json".into())],
@@ -259,17 +248,17 @@ fn compare(
 ) -> ApiResult<Comparison> {
     let same = from == to;
     let base =
-        if request.straight || same { Some(from) } else { git::merge_base::best(repo, from, &[to]).map_err(broken)? };
+        if request.straight || same { Some(from) } else { git::merge_base::best(repo, from, &[to]).or_broken()? };
     if same {
         return Ok(Comparison { ids: Vec::new(), diffs: Vec::new(), overflow: false, same, base });
     }
     let ids = git::compare::range(repo, from, to, max_commits, deadline)
-        .map_err(broken)?
+        .or_broken()?
         .ok_or(ApiError::Unavailable("the comparison took longer than its time budget"))?;
-    let old_tree = base.map(|commit| git::tree::commit_tree(repo, commit)).transpose().map_err(broken)?;
-    let new_tree = git::tree::commit_tree(repo, to).map_err(broken)?;
-    let (diffs, overflow) = match gitdiff::changes(repo, old_tree, Some(new_tree), deadline).map_err(broken)? {
-        Some(changes) => diff_entities(repo, &changes, limits, request.unidiff, deadline).map_err(broken)?,
+    let old_tree = base.map(|commit| git::tree::commit_tree(repo, commit)).transpose().or_broken()?;
+    let new_tree = git::tree::commit_tree(repo, to).or_broken()?;
+    let (diffs, overflow) = match gitdiff::changes(repo, old_tree, Some(new_tree), deadline).or_broken()? {
+        Some(changes) => diff_entities(repo, &changes, limits, request.unidiff, deadline).or_broken()?,
         None => (Vec::new(), true),
     };
     Ok(Comparison { ids, diffs, overflow, same, base })
@@ -285,7 +274,7 @@ fn write_body(
     web_url: &str,
 ) -> std::io::Result<()> {
     let entity = |id: gix::ObjectId| -> std::io::Result<Value> {
-        let info = git::commit::read(repo, id).map_err(|e| std::io::Error::other(format!("commit {id}: {e:?}")))?;
+        let info = git::commit::read(repo, id).map_err(std::io::Error::other)?;
         Ok(commits::entity_of(project_url, &info))
     };
     out.write_all(b"{\"commit\":")?;
@@ -321,7 +310,7 @@ fn diff_entities(
     limits: &DiffLimits,
     unidiff: bool,
     deadline: Instant,
-) -> git::GitResult<(Vec<DiffEntity>, bool)> {
+) -> gitdiff::Result<(Vec<DiffEntity>, bool)> {
     let expanded = changes.len() == 1;
     let (mut files, mut lines, mut bytes) = (0u64, 0i64, 0i64);
     let mut out = Vec::new();

@@ -4,8 +4,8 @@
 use super::pagination;
 use super::Call;
 use crate::auth::permissions::ProjectAbility;
-use crate::error::{ApiError, ApiResult};
-use crate::git::{self, contributors::Contributor, GitError};
+use crate::error::{ApiError, ApiResult, GitResultExt};
+use crate::git::{self, contributors::Contributor, ResolveError};
 use crate::params::Params;
 use crate::response::Response;
 use serde_json::json;
@@ -54,10 +54,11 @@ pub fn list(call: &Call, project: &str, params: &Params) -> ApiResult<Response> 
     let revision = params.string("ref")?;
     let repo = call.repository(&project, "")?;
     let mut contributors = match git::resolve_or_head(&repo, revision.as_deref()) {
-        Ok(tip) => git::contributors::collect(&repo, tip).map_err(|e| ApiError::Internal(format!("{e:?}")))?,
+        Ok(tip) => git::contributors::collect(&repo, tip).or_broken()?,
         // An empty repository has no contributors; an unknown ref is GitLab's bare 404.
-        Err(GitError::UnknownRevision) if revision.is_none() => Vec::new(),
-        Err(_) => return Err(ApiError::NotFound("")),
+        Err(ResolveError::Unknown) if revision.is_none() => Vec::new(),
+        Err(ResolveError::Unknown) => return Err(ApiError::NotFound("")),
+        Err(e) => return Err(ApiError::internal(e)),
     };
     contributors.sort_by(|a, b| {
         let ordering = compare(order_by, a, b);

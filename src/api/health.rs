@@ -53,11 +53,10 @@ pub fn generate_report(git_dir: &Path) -> ApiResult<(String, i64)> {
     let now = SystemTime::now();
     let health = facts::collect(git_dir, now).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => ApiError::NotFound(""),
-        _ => ApiError::Internal(format!("health of {}: {e}", git_dir.display())),
+        _ => ApiError::internal(e),
     })?;
     let millis = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
-    let report = serde_json::to_string(&entity(&health, millis))
-        .map_err(|e| ApiError::Internal(format!("health report: {e}")))?;
+    let report = serde_json::to_string(&entity(&health, millis)).map_err(ApiError::internal)?;
     Ok((report, millis))
 }
 

@@ -3,8 +3,8 @@
 
 use super::{commits, Call};
 use crate::auth::permissions::ProjectAbility;
-use crate::error::{ApiError, ApiResult};
-use crate::git::{self, GitError};
+use crate::error::{ApiError, ApiResult, GitResultExt};
+use crate::git::{self, ResolveError};
 use crate::params::Params;
 use crate::response::Response;
 
@@ -24,8 +24,8 @@ pub fn get(call: &Call, project: &str, params: &Params) -> ApiResult<Response> {
     for name in &refs {
         match git::resolve_commit(&repo, name) {
             Ok(id) => ids.push(id),
-            Err(GitError::Broken(e)) => return Err(ApiError::Internal(e)),
-            Err(_) => missing.push(name.as_str()),
+            Err(ResolveError::Unknown) => missing.push(name.as_str()),
+            Err(e) => return Err(ApiError::internal(e)),
         }
     }
     match missing.as_slice() {
@@ -33,8 +33,8 @@ pub fn get(call: &Call, project: &str, params: &Params) -> ApiResult<Response> {
         [one] => return Err(ApiError::validation(format!("Could not find ref: {one}"))),
         many => return Err(ApiError::validation(format!("Could not find refs: {}", many.join(", ")))),
     }
-    let base = git::merge_base::best(&repo, ids[0], &ids[1..]).map_err(|e| ApiError::Internal(format!("{e:?}")))?;
+    let base = git::merge_base::best(&repo, ids[0], &ids[1..]).or_broken()?;
     let base = base.ok_or(ApiError::NotFound("Merge Base"))?;
-    let info = git::commit::read(&repo, base).map_err(|e| ApiError::Internal(format!("{e:?}")))?;
+    let info = git::commit::read(&repo, base).or_broken()?;
     Ok(Response::json(200, &commits::entity(call, &project, &info)))
 }

@@ -28,9 +28,9 @@
 use super::pagination;
 use super::Call;
 use crate::auth::permissions::ProjectAbility;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, GitResultExt};
 use crate::git::tree::{self as git_tree, Entry, Group, Position};
-use crate::git::{self, GitError};
+use crate::git::{self, Missing};
 use crate::params::Params;
 use crate::response::{Body, Response};
 
@@ -74,10 +74,7 @@ pub fn list(call: &Call, project: &str, params: &Params) -> ApiResult<Response> 
     let components = directory(&path);
 
     let repo = call.repository(&project, "Tree")?;
-    let commit = git::resolve_or_head(&repo, revision.as_deref()).map_err(|e| match e {
-        GitError::Broken(detail) => ApiError::Internal(detail),
-        _ => ApiError::NotFound("Tree"),
-    })?;
+    let commit = git::resolve_or_head(&repo, revision.as_deref()).or_not_found(ApiError::NotFound("Tree"))?;
     let root = git_tree::commit_tree(&repo, commit).map_err(git_error)?;
     let components = components.ok_or(ApiError::NotFound(NOT_A_DIRECTORY))?;
     let dir = git_tree::resolve_dir(&repo, root, &components).map_err(git_error)?;
@@ -139,12 +136,12 @@ pub fn list(call: &Call, project: &str, params: &Params) -> ApiResult<Response> 
     }
 }
 
-fn git_error(e: GitError) -> ApiError {
-    match e {
-        GitError::UnknownPath => ApiError::NotFound(NOT_A_DIRECTORY),
-        GitError::UnknownRevision | GitError::UnknownObject | GitError::NoRepository => ApiError::NotFound("Tree"),
-        GitError::Broken(detail) => ApiError::Internal(detail),
-    }
+/// A failed tree read: a path that is no directory, or a tree that is not there.
+fn git_error(e: git::tree::Error) -> ApiError {
+    ApiError::from_git(e, |missing| match missing {
+        Missing::Path => ApiError::NotFound(NOT_A_DIRECTORY),
+        _ => ApiError::NotFound("Tree"),
+    })
 }
 
 /// The components of a `path` parameter: trailing slashes and `.` (Gitaly's spelling of the

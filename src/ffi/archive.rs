@@ -74,7 +74,7 @@ pub extern "C" fn fc_repository_archive_write(
                             }
                         }
                         Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                        Err(e) => return Ok(ApiError::Internal(format!("archive: {e}")).into_response()),
+                        Err(e) => return Ok(ApiError::internal(e).into_response()),
                     }
                 }
             }

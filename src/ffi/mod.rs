@@ -39,7 +39,7 @@ fn bad_argument(text: String) -> Response {
 fn guard(work: impl FnOnce() -> Result<Response, Response>) -> *mut fc_response {
     let response = match catch_unwind(AssertUnwindSafe(work)) {
         Ok(Ok(response)) | Ok(Err(response)) => response,
-        Err(_) => crate::ApiError::Internal("panic".into()).into_response(),
+        Err(_) => crate::ApiError::Internal(crate::error::Cause::message("panic")).into_response(),
     };
     fc_response::into_raw(response)
 }

@@ -15,7 +15,7 @@
 //! such as `-v`, control characters, over-long text) is unknown without a lookup. Refs take
 //! precedence over abbreviated ids, as in git.
 
-use super::{GitError, GitResult};
+use super::error::{boxed, BoxError, Classify, Missing};
 use gix::ObjectId;
 
 /// Longest `sha` text looked up at all: a path of git's usual 4096 bytes and a revision.
@@ -24,6 +24,30 @@ const MAX_SPEC_BYTES: usize = 4096 + 256;
 const MIN_ABBREV: usize = 4;
 /// How much of the start of a blob git inspects for NUL when deciding it is binary.
 const BINARY_PROBE_BYTES: usize = 8000;
+
+/// Why a blob could not be found or read.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("no blob by that name")]
+    Unknown,
+    #[error("cannot look up a blob")]
+    Lookup(#[source] BoxError),
+    #[error("cannot read blob {id}")]
+    Read {
+        id: ObjectId,
+        #[source]
+        source: BoxError,
+    },
+}
+
+impl Classify for Error {
+    fn missing(&self) -> Option<Missing> {
+        match self {
+            Error::Unknown => Some(Missing::Object),
+            _ => None,
+        }
+    }
+}
 
 /// A blob found from its header: the full id and the size in bytes, nothing inflated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,62 +63,62 @@ fn plausible(spec: &str) -> bool {
         && !spec.bytes().any(|b| b.is_ascii_control())
 }
 
-/// The id `spec` names, or `UnknownObject`.
-fn resolve(repo: &gix::Repository, spec: &str) -> GitResult<ObjectId> {
+/// The id `spec` names, or [`Error::Unknown`].
+fn resolve(repo: &gix::Repository, spec: &str) -> Result<ObjectId, Error> {
     if let Some((revision, path)) = spec.split_once(':') {
         return resolve_path(repo, revision, path);
     }
     let hex_len = repo.object_hash().len_in_hex();
     let all_hex = spec.bytes().all(|b| b.is_ascii_hexdigit());
     if all_hex && spec.len() == hex_len {
-        return ObjectId::from_hex(spec.to_ascii_lowercase().as_bytes()).map_err(|_| GitError::UnknownObject);
+        return ObjectId::from_hex(spec.to_ascii_lowercase().as_bytes()).map_err(|_| Error::Unknown);
     }
     if let Ok(name) = <&gix::refs::PartialNameRef>::try_from(spec) {
         if let Some(mut reference) = repo.try_find_reference(name).ok().flatten() {
-            return reference.peel_to_id().map(|id| id.detach()).map_err(|_| GitError::UnknownObject);
+            return reference.peel_to_id().map(|id| id.detach()).map_err(|_| Error::Unknown);
         }
     }
     if all_hex && (MIN_ABBREV..hex_len).contains(&spec.len()) {
-        let prefix = gix::hash::Prefix::from_hex(&spec.to_ascii_lowercase()).map_err(|_| GitError::UnknownObject)?;
-        return match repo.objects.lookup_prefix(prefix, None).map_err(GitError::broken)? {
+        let prefix = gix::hash::Prefix::from_hex(&spec.to_ascii_lowercase()).map_err(|_| Error::Unknown)?;
+        return match repo.objects.lookup_prefix(prefix, None).map_err(|e| Error::Lookup(boxed(e)))? {
             Some(Ok(id)) => Ok(id),
             // Ambiguous or absent.
-            _ => Err(GitError::UnknownObject),
+            _ => Err(Error::Unknown),
         };
     }
-    Err(GitError::UnknownObject)
+    Err(Error::Unknown)
 }
 
 /// `<revision>:<path>`: the entry at `path` in the tree of the commit `revision` names.
-fn resolve_path(repo: &gix::Repository, revision: &str, path: &str) -> GitResult<ObjectId> {
+fn resolve_path(repo: &gix::Repository, revision: &str, path: &str) -> Result<ObjectId, Error> {
     if revision.is_empty() || path.is_empty() || path.split('/').any(str::is_empty) {
-        return Err(GitError::UnknownObject);
+        return Err(Error::Unknown);
     }
-    let commit = super::resolve_commit(repo, revision).map_err(|_| GitError::UnknownObject)?;
-    let tree = repo.find_commit(commit).and_then(|c| c.tree()).map_err(GitError::broken)?;
+    let commit = super::resolve_commit(repo, revision).map_err(|_| Error::Unknown)?;
+    let tree = repo.find_commit(commit).and_then(|c| c.tree()).map_err(|e| Error::Lookup(boxed(e)))?;
     let components = path.split('/').map(str::as_bytes);
-    let entry = tree.lookup_entry(components).map_err(GitError::broken)?.ok_or(GitError::UnknownObject)?;
+    let entry = tree.lookup_entry(components).map_err(|e| Error::Lookup(boxed(e)))?.ok_or(Error::Unknown)?;
     Ok(entry.object_id())
 }
 
-/// The blob `spec` names, from its header: `UnknownObject` when nothing by that name exists
+/// The blob `spec` names, from its header: [`Error::Unknown`] when nothing by that name exists
 /// or it is not a blob (a tree, a commit, a submodule entry, a tag).
-pub fn find(repo: &gix::Repository, spec: &str) -> GitResult<BlobHeader> {
+pub fn find(repo: &gix::Repository, spec: &str) -> Result<BlobHeader, Error> {
     if !plausible(spec) {
-        return Err(GitError::UnknownObject);
+        return Err(Error::Unknown);
     }
     let id = resolve(repo, spec)?;
-    let header = repo.try_find_header(id).map_err(GitError::broken)?.ok_or(GitError::UnknownObject)?;
+    let header = repo.try_find_header(id).map_err(|e| Error::Read { id, source: boxed(e) })?.ok_or(Error::Unknown)?;
     if header.kind() != gix::object::Kind::Blob {
-        return Err(GitError::UnknownObject);
+        return Err(Error::Unknown);
     }
     Ok(BlobHeader { id, size: header.size() })
 }
 
 /// The whole content of the blob `id` (inflated in memory: gix has no streaming reader for
 /// one object, so callers bound the size from [`find`] first).
-pub fn read(repo: &gix::Repository, id: ObjectId) -> GitResult<Vec<u8>> {
-    let mut blob = repo.find_blob(id).map_err(GitError::broken)?;
+pub fn read(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>, Error> {
+    let mut blob = repo.find_blob(id).map_err(|e| Error::Read { id, source: boxed(e) })?;
     Ok(blob.take_data())
 }
 

@@ -1,6 +1,6 @@
 //! Reading one commit into the fields GitLab's commit entity shows.
 
-use super::{GitError, GitResult};
+use super::error::{boxed, BoxError, Classify, Missing};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Signature {
@@ -34,12 +34,35 @@ fn signature(sig: gix::actor::SignatureRef<'_>) -> Signature {
     Signature { name: sig.name.to_string(), email: sig.email.to_string(), seconds: time.seconds, offset: time.offset }
 }
 
-pub fn read(repo: &gix::Repository, id: gix::ObjectId) -> GitResult<CommitInfo> {
-    let object = repo.find_object(id).map_err(|_| GitError::UnknownObject)?;
-    let commit = object.try_into_commit().map_err(|_| GitError::UnknownObject)?;
-    let decoded = commit.decode().map_err(GitError::broken)?;
-    let author = decoded.author().map_err(GitError::broken)?;
-    let committer = decoded.committer().map_err(GitError::broken)?;
+/// Why a commit could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{0} is no commit")]
+    NotACommit(gix::ObjectId),
+    #[error("commit {id} is malformed")]
+    Decode {
+        id: gix::ObjectId,
+        #[source]
+        source: BoxError,
+    },
+}
+
+impl Classify for Error {
+    fn missing(&self) -> Option<Missing> {
+        match self {
+            Error::NotACommit(_) => Some(Missing::Object),
+            Error::Decode { .. } => None,
+        }
+    }
+}
+
+pub fn read(repo: &gix::Repository, id: gix::ObjectId) -> Result<CommitInfo, Error> {
+    let object = repo.find_object(id).map_err(|_| Error::NotACommit(id))?;
+    let commit = object.try_into_commit().map_err(|_| Error::NotACommit(id))?;
+    let malformed = |e: BoxError| Error::Decode { id, source: e };
+    let decoded = commit.decode().map_err(|e| malformed(boxed(e)))?;
+    let author = decoded.author().map_err(|e| malformed(boxed(e)))?;
+    let committer = decoded.committer().map_err(|e| malformed(boxed(e)))?;
     let trailers = decoded.message_trailers().map(|t| (t.token.to_string(), t.value.to_string())).collect();
     Ok(CommitInfo {
         id,

@@ -9,10 +9,35 @@
 //! is three small files, made once per pair and reused). Refs are still resolved in each
 //! project's own repository.
 
-use super::{GitError, GitResult};
+use super::error::{boxed, BoxError, Classify, Missing};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// Why a range or a fork view could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot walk the commits of the range")]
+    Walk(#[source] BoxError),
+    #[error("the object directory {} cannot be used in a fork view", path.display())]
+    ObjectsDir {
+        path: PathBuf,
+        #[source]
+        source: Option<std::io::Error>,
+    },
+    #[error("cannot make the fork view {}", path.display())]
+    View {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Classify for Error {
+    fn missing(&self) -> Option<Missing> {
+        None
+    }
+}
 
 /// The newest commits reachable from `to` and not from `from`, at most `limit`, newest first,
 /// in the order `git rev-list --max-count=<limit> to ^from` prints them (by commit date, as
@@ -23,7 +48,7 @@ pub fn range(
     to: gix::ObjectId,
     limit: usize,
     deadline: Instant,
-) -> GitResult<Option<Vec<gix::ObjectId>>> {
+) -> Result<Option<Vec<gix::ObjectId>>, Error> {
     use gix::revision::walk::Sorting;
     use gix::traverse::commit::simple::CommitTimeOrder;
     let walk = repo
@@ -31,34 +56,34 @@ pub fn range(
         .with_hidden([from])
         .sorting(Sorting::ByCommitTime(CommitTimeOrder::NewestFirst))
         .all()
-        .map_err(|e| GitError::Broken(format!("{e:?}")))?;
+        .map_err(|e| Error::Walk(boxed(e)))?;
     let mut ids = Vec::new();
     for info in walk.take(limit) {
         if Instant::now() > deadline {
             return Ok(None);
         }
-        ids.push(info.map_err(|e| GitError::Broken(format!("{e:?}")))?.id);
+        ids.push(info.map_err(|e| Error::Walk(boxed(e)))?.id);
     }
     Ok(Some(ids))
 }
 
 /// The object directory of an opened repository, absolute.
-fn objects_dir(repo: &gix::Repository) -> GitResult<PathBuf> {
+fn objects_dir(repo: &gix::Repository) -> Result<PathBuf, Error> {
     let dir = repo.common_dir().join("objects");
-    std::fs::canonicalize(&dir).map_err(|e| GitError::Broken(format!("{}: {e}", dir.display())))
+    std::fs::canonicalize(&dir).map_err(|e| Error::ObjectsDir { path: dir, source: Some(e) })
 }
 
 /// The git directory of a view over the objects of `first` and `second`, created under
 /// `views_dir` when missing. Creation is atomic (a rename), so concurrent callers, in this
 /// process or another, agree on one complete directory.
-pub fn fork_view(views_dir: &Path, first: &gix::Repository, second: &gix::Repository) -> GitResult<PathBuf> {
+pub fn fork_view(views_dir: &Path, first: &gix::Repository, second: &gix::Repository) -> Result<PathBuf, Error> {
     let mut alternates = Vec::new();
     for repo in [first, second] {
         let dir = objects_dir(repo)?;
-        let text = dir.to_str().ok_or_else(|| GitError::Broken("a non-UTF-8 object directory".into()))?;
-        if text.contains('\n') {
-            return Err(GitError::Broken("an object directory with a newline".into()));
-        }
+        // One path a line, as UTF-8 text: a path that is not, or holds a newline, cannot be named.
+        let Some(text) = dir.to_str().filter(|text| !text.contains('\n')) else {
+            return Err(Error::ObjectsDir { path: dir, source: None });
+        };
         alternates.extend_from_slice(text.as_bytes());
         alternates.push(b'\n');
     }
@@ -68,7 +93,7 @@ pub fn fork_view(views_dir: &Path, first: &gix::Repository, second: &gix::Reposi
     if view.join("objects/info/alternates").is_file() {
         return Ok(view);
     }
-    let broken = |e: std::io::Error| GitError::Broken(format!("fork view {}: {e}", view.display()));
+    let broken = |e: std::io::Error| Error::View { path: view.clone(), source: e };
     std::fs::create_dir_all(views_dir).map_err(broken)?;
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
     let temp = views_dir.join(format!(".{name}.{}.{nanos}.tmp", std::process::id()));

@@ -4,7 +4,7 @@
 //! author, committer): the message is never parsed. Order does not matter for counting; the
 //! name kept for an email is the one on its most recent commit by committer time.
 
-use super::{GitError, GitResult};
+use super::error::{boxed, BoxError, Classify, Missing};
 use gix::bstr::ByteSlice;
 use gix::objs::commit::ref_iter::Token;
 use gix::prelude::FindExt;
@@ -20,18 +20,33 @@ pub struct Contributor {
     pub last_seconds: i64,
 }
 
+/// A commit of the history could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read commit {id}")]
+pub struct Error {
+    id: gix::ObjectId,
+    #[source]
+    source: BoxError,
+}
+
+impl Classify for Error {
+    fn missing(&self) -> Option<Missing> {
+        None
+    }
+}
+
 /// Walks every commit reachable from `tip` (no cap), skipping merges.
-pub fn collect(repo: &gix::Repository, tip: gix::ObjectId) -> GitResult<Vec<Contributor>> {
+pub fn collect(repo: &gix::Repository, tip: gix::ObjectId) -> Result<Vec<Contributor>, Error> {
     let mut seen = gix::hashtable::HashSet::default();
     let mut pending = vec![tip];
     seen.insert(tip);
     let mut by_email: HashMap<Vec<u8>, Contributor> = HashMap::new();
     let mut buf = Vec::new();
     while let Some(id) = pending.pop() {
-        let commit = repo.objects.find_commit_iter(&id, &mut buf).map_err(GitError::broken)?;
+        let commit = repo.objects.find_commit_iter(&id, &mut buf).map_err(|e| Error { id, source: boxed(e) })?;
         let (mut parents, mut author, mut seconds) = (0usize, None, 0i64);
         for token in commit {
-            match token.map_err(GitError::broken)? {
+            match token.map_err(|e| Error { id, source: boxed(e) })? {
                 Token::Parent { id } => {
                     parents += 1;
                     if seen.insert(id) {

@@ -12,13 +12,36 @@
 //! Attributes (`diff`, `binary`, custom drivers) are not read: a bare repository's git does not
 //! read them from the tree either.
 
-use super::{GitError, GitResult};
+use super::error::{boxed, BoxError, Classify, Missing};
 use gix::bstr::BString;
 use gix::diff::blob::{diff_with_slider_heuristics, sources::byte_lines, Algorithm, InternedInput};
 use gix::objs::tree::EntryKind;
 use gix::ObjectId;
 use std::io::Write;
 use std::time::Instant;
+
+/// Why a diff could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot compare the trees")]
+    Trees(#[source] BoxError),
+    #[error("cannot read {id}")]
+    Read {
+        id: ObjectId,
+        #[source]
+        source: BoxError,
+    },
+    #[error(transparent)]
+    Blob(#[from] super::blob::Error),
+}
+
+impl Classify for Error {
+    fn missing(&self) -> Option<Missing> {
+        None
+    }
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
 
 /// `core.bigFileThreshold`'s default: larger blobs are binary to `git diff`.
 const BIG_FILE_THRESHOLD: u64 = 512 << 20;
@@ -114,11 +137,11 @@ fn same_type(a: u32, b: u32) -> bool {
 
 /// A resource cache for rename similarity that reads no attributes and no index: blobs are
 /// compared as stored, like a bare repository's `git diff`.
-fn resource_cache(repo: &gix::Repository) -> GitResult<gix::diff::blob::Platform> {
+fn resource_cache(repo: &gix::Repository) -> Result<gix::diff::blob::Platform> {
     let empty = gix::index::State::new(repo.object_hash());
     let attributes = repo
         .attributes_only(&empty, gix::worktree::stack::state::attributes::Source::IdMapping)
-        .map_err(|e| GitError::Broken(format!("{e:?}")))?
+        .map_err(|e| Error::Trees(boxed(e)))?
         .detach();
     gix::diff::resource_cache(
         repo,
@@ -126,7 +149,7 @@ fn resource_cache(repo: &gix::Repository) -> GitResult<gix::diff::blob::Platform
         attributes,
         gix::diff::blob::pipeline::WorktreeRoots::default(),
     )
-    .map_err(|e| GitError::Broken(format!("{e:?}")))
+    .map_err(|e| Error::Trees(boxed(e)))
 }
 
 /// The object store, refusing every lookup once `deadline` has passed: the rename search,
@@ -167,12 +190,12 @@ pub fn changes(
     old: Option<ObjectId>,
     new: Option<ObjectId>,
     deadline: Instant,
-) -> GitResult<Option<Vec<FileChange>>> {
+) -> Result<Option<Vec<FileChange>>> {
     let empty = repo.empty_tree();
-    let load = |id: Option<ObjectId>| -> GitResult<gix::Tree<'_>> {
+    let load = |id: Option<ObjectId>| -> Result<gix::Tree<'_>> {
         match id {
             None => Ok(empty.clone()),
-            Some(id) => repo.find_tree(id).map_err(GitError::broken),
+            Some(id) => repo.find_tree(id).map_err(|e| Error::Read { id, source: boxed(e) }),
         }
     };
     let (old_tree, new_tree) = (load(old)?, load(new)?);
@@ -196,7 +219,7 @@ pub fn changes(
     );
     match diffed {
         Err(_) if Instant::now() > deadline => Ok(None),
-        Err(e) => Err(GitError::Broken(format!("{e:?}"))),
+        Err(e) => Err(Error::Trees(boxed(e))),
         Ok(_) => {
             out.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
             Ok(Some(out))
@@ -213,7 +236,7 @@ fn rename_search(
     repo: &gix::Repository,
     old: &gix::Tree<'_>,
     new: &gix::Tree<'_>,
-) -> GitResult<Option<gix::diff::Rewrites>> {
+) -> Result<Option<gix::diff::Rewrites>> {
     use gix::diff::tree::recorder::Change;
     let mut recorder = gix::diff::tree::Recorder::default().track_location(None);
     gix::diff::tree(
@@ -223,7 +246,7 @@ fn rename_search(
         &repo.objects,
         &mut recorder,
     )
-    .map_err(|e| GitError::Broken(format!("{e:?}")))?;
+    .map_err(|e| Error::Trees(boxed(e)))?;
     let candidates = |deleted: bool| {
         recorder.records.iter().filter_map(move |change| match change {
             Change::Deletion { entry_mode, oid, .. } if deleted && entry_mode.is_blob() => Some(*oid),
@@ -236,7 +259,7 @@ fn rename_search(
     }
     let mut bytes = 0u64;
     for id in candidates(true).chain(candidates(false)) {
-        bytes += repo.find_header(id).map_err(GitError::broken)?.size();
+        bytes += repo.find_header(id).map_err(|e| Error::Read { id, source: boxed(e) })?.size();
         if bytes > RENAME_CANDIDATE_BYTES {
             return Ok(Some(gix::diff::Rewrites { percentage: None, track_empty: true, ..Default::default() }));
         }
@@ -335,12 +358,12 @@ impl Side {
     }
 }
 
-fn load_side(repo: &gix::Repository, id: Option<ObjectId>, mode: u32) -> GitResult<Side> {
+fn load_side(repo: &gix::Repository, id: Option<ObjectId>, mode: u32) -> Result<Side> {
     let Some(id) = id else { return Ok(Side::Absent) };
     if mode == MODE_SUBMODULE {
         return Ok(Side::Data(format!("Subproject commit {id}\n").into_bytes()));
     }
-    let header = repo.find_header(id).map_err(GitError::broken)?;
+    let header = repo.find_header(id).map_err(|e| Error::Read { id, source: boxed(e) })?;
     if header.size() > BIG_FILE_THRESHOLD {
         return Ok(Side::Big);
     }
@@ -349,22 +372,22 @@ fn load_side(repo: &gix::Repository, id: Option<ObjectId>, mode: u32) -> GitResu
 
 /// Whether the patch of `change` has any line at all, without computing it: true exactly when
 /// the content differs and is not empty on both sides (an empty side yields no hunk).
-pub fn has_lines(repo: &gix::Repository, change: &FileChange) -> GitResult<bool> {
+pub fn has_lines(repo: &gix::Repository, change: &FileChange) -> Result<bool> {
     if change.old_id == change.new_id {
         return Ok(false);
     }
-    let non_empty = |id: Option<ObjectId>, mode: u32| -> GitResult<bool> {
+    let non_empty = |id: Option<ObjectId>, mode: u32| -> Result<bool> {
         match id {
             None => Ok(false),
             Some(_) if mode == MODE_SUBMODULE => Ok(true),
-            Some(id) => Ok(repo.find_header(id).map_err(GitError::broken)?.size() > 0),
+            Some(id) => Ok(repo.find_header(id).map_err(|e| Error::Read { id, source: boxed(e) })?.size() > 0),
         }
     };
     Ok(non_empty(change.old_id, change.old_mode)? || non_empty(change.new_id, change.new_mode)?)
 }
 
 /// The patch of one change, byte-identical to what `git diff` prints for it after its header.
-pub fn patch(repo: &gix::Repository, change: &FileChange) -> GitResult<Patch> {
+pub fn patch(repo: &gix::Repository, change: &FileChange) -> Result<Patch> {
     if change.old_id == change.new_id {
         return Ok(Patch::default());
     }

@@ -1,7 +1,7 @@
 //! Repository access through gix, always in isolation: no global or user configuration, never a
 //! hook, filter or other external program. One file per operation; this module owns opening
-//! (a bounded cache of thread-safe handles, a thread-local handle per request), resolving
-//! revisions, and the errors every operation shares.
+//! (a bounded cache of thread-safe handles, a thread-local handle per request) and resolving
+//! revisions. Each operation has its own error enum; [`error`] says what they share.
 
 pub mod archive;
 pub mod blob;
@@ -9,6 +9,7 @@ pub mod commit;
 pub mod compare;
 pub mod contributors;
 pub mod diff;
+pub mod error;
 pub mod health;
 pub mod merge_base;
 pub mod range;
@@ -29,26 +30,38 @@ const OBJECT_CACHE_BYTES: usize = 8 << 20;
 /// thread has a handle of its own).
 const PACK_CACHE_BYTES: usize = 8 << 20;
 
-/// Why a git operation failed, in the terms the API answers with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GitError {
-    /// The repository directory cannot be opened.
-    NoRepository,
-    /// The revision does not name a commit (unknown, malformed, or a non-commit object).
-    UnknownRevision,
-    /// The path does not exist at that revision (or is not of the kind asked for).
-    UnknownPath,
-    /// The object does not exist or is of another kind.
-    UnknownObject,
-    /// The repository is corrupt or unreadable; the text is for logs only.
-    Broken(String),
+pub use error::{Classify, Missing};
+
+/// A repository that cannot be opened.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot open the repository at {}", path.display())]
+pub struct OpenError {
+    path: PathBuf,
+    #[source]
+    source: error::BoxError,
 }
 
-pub type GitResult<T> = Result<T, GitError>;
+impl Classify for OpenError {
+    fn missing(&self) -> Option<Missing> {
+        Some(Missing::Repository)
+    }
+}
 
-impl GitError {
-    pub fn broken(e: impl std::fmt::Display) -> GitError {
-        GitError::Broken(e.to_string())
+/// A revision that names no commit, or one that could not be looked up.
+#[derive(Debug, thiserror::Error)]
+pub enum ResolveError {
+    #[error("the revision names no commit")]
+    Unknown,
+    #[error("cannot look up a revision")]
+    Lookup(#[source] error::BoxError),
+}
+
+impl Classify for ResolveError {
+    fn missing(&self) -> Option<Missing> {
+        match self {
+            ResolveError::Unknown => Some(Missing::Revision),
+            ResolveError::Lookup(_) => None,
+        }
     }
 }
 
@@ -65,7 +78,7 @@ struct Cache {
 static CACHE: Lazy<Mutex<Cache>> = Lazy::new(|| Mutex::new(Cache { handles: HashMap::new(), clock: 0 }));
 
 /// A thread-local handle on the repository at `git_dir`, from the shared cache.
-pub fn open(git_dir: &str) -> GitResult<gix::Repository> {
+pub fn open(git_dir: &str) -> Result<gix::Repository, OpenError> {
     let key = PathBuf::from(git_dir);
     let shared = {
         let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
@@ -82,8 +95,8 @@ pub fn open(git_dir: &str) -> GitResult<gix::Repository> {
     let shared = match shared {
         Some(repo) => repo,
         None => {
-            let repo =
-                gix::ThreadSafeRepository::open_opts(&key, open_options()).map_err(|_| GitError::NoRepository)?;
+            let repo = gix::ThreadSafeRepository::open_opts(&key, open_options())
+                .map_err(|e| OpenError { path: key.clone(), source: error::boxed(e) })?;
             let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
             if cache.handles.len() >= CACHE_CAPACITY {
                 if let Some(oldest) = cache.handles.iter().min_by_key(|(_, (_, used))| *used).map(|(k, _)| k.clone()) {
@@ -103,8 +116,9 @@ pub fn open(git_dir: &str) -> GitResult<gix::Repository> {
 
 /// A handle of its own on the repository at `git_dir`, outside the cache: nothing else shares
 /// its object store, so dropping it unmaps every pack it mapped.
-pub fn open_uncached(git_dir: &Path) -> GitResult<gix::Repository> {
-    let repo = gix::ThreadSafeRepository::open_opts(git_dir, open_options()).map_err(|_| GitError::NoRepository)?;
+pub fn open_uncached(git_dir: &Path) -> Result<gix::Repository, OpenError> {
+    let repo = gix::ThreadSafeRepository::open_opts(git_dir, open_options())
+        .map_err(|e| OpenError { path: git_dir.to_path_buf(), source: error::boxed(e) })?;
     Ok(repo.to_thread_local())
 }
 
@@ -134,40 +148,38 @@ fn plausible_revision(text: &str) -> bool {
 /// id, a reference name looked up in git's order (`x`, `refs/x`, `refs/tags/x`, `refs/heads/x`,
 /// `refs/remotes/x`, ...), or an abbreviated object id. Tags are peeled. No revision syntax
 /// (`a..b`, `x~1`, `:/text`) is interpreted.
-pub fn resolve_commit(repo: &gix::Repository, revision: &str) -> GitResult<gix::ObjectId> {
+pub fn resolve_commit(repo: &gix::Repository, revision: &str) -> Result<gix::ObjectId, ResolveError> {
+    use ResolveError::Unknown;
     if !plausible_revision(revision) {
-        return Err(GitError::UnknownRevision);
+        return Err(Unknown);
     }
     let object = if let Ok(id) = gix::ObjectId::from_hex(revision.as_bytes()) {
-        repo.try_find_object(id).map_err(GitError::broken)?.ok_or(GitError::UnknownRevision)?
+        repo.try_find_object(id).map_err(|e| ResolveError::Lookup(error::boxed(e)))?.ok_or(Unknown)?
     } else if let Some(mut reference) = <&gix::refs::PartialNameRef>::try_from(revision)
         .ok()
         .and_then(|name| repo.try_find_reference(name).ok().flatten())
     {
-        let id = reference.peel_to_id().map_err(|_| GitError::UnknownRevision)?;
-        repo.find_object(id).map_err(|_| GitError::UnknownRevision)?
+        let id = reference.peel_to_id().map_err(|_| Unknown)?;
+        repo.find_object(id).map_err(|_| Unknown)?
     } else if revision.len() >= 4 && revision.bytes().all(|b| b.is_ascii_hexdigit()) {
-        let id = repo.rev_parse_single(revision).map_err(|_| GitError::UnknownRevision)?;
-        id.object().map_err(|_| GitError::UnknownRevision)?
+        let id = repo.rev_parse_single(revision).map_err(|_| Unknown)?;
+        id.object().map_err(|_| Unknown)?
     } else {
-        return Err(GitError::UnknownRevision);
+        return Err(Unknown);
     };
-    let commit = object.peel_to_commit().map_err(|_| GitError::UnknownRevision)?;
+    let commit = object.peel_to_commit().map_err(|_| Unknown)?;
     Ok(commit.id)
 }
 
-/// The commit of `revision`, or of HEAD when `None`.
-pub fn resolve_or_head(repo: &gix::Repository, revision: Option<&str>) -> GitResult<gix::ObjectId> {
+/// The commit of `revision`, or of HEAD when `None` (an unborn HEAD is unknown).
+pub fn resolve_or_head(repo: &gix::Repository, revision: Option<&str>) -> Result<gix::ObjectId, ResolveError> {
+    use ResolveError::Unknown;
     match revision {
         Some(revision) => resolve_commit(repo, revision),
         None => {
-            let mut head = repo.head().map_err(GitError::broken)?;
-            let id = head.try_peel_to_id().map_err(|_| GitError::UnknownRevision)?.ok_or(GitError::UnknownRevision)?;
-            let commit = id
-                .object()
-                .map_err(|_| GitError::UnknownRevision)?
-                .peel_to_commit()
-                .map_err(|_| GitError::UnknownRevision)?;
+            let mut head = repo.head().map_err(|e| ResolveError::Lookup(error::boxed(e)))?;
+            let id = head.try_peel_to_id().map_err(|_| Unknown)?.ok_or(Unknown)?;
+            let commit = id.object().map_err(|_| Unknown)?.peel_to_commit().map_err(|_| Unknown)?;
             Ok(commit.id)
         }
     }

@@ -10,7 +10,7 @@
 //! that brought it in: a merge `M` brings in what is reachable from its second parent and not
 //! from its first (and `M` itself); merges are taken oldest first and the first one wins.
 
-use super::{GitError, GitResult};
+use super::error::{boxed, BoxError, Classify, Missing};
 use gix::bstr::ByteSlice;
 use gix::objs::commit::ref_iter::Token;
 use gix::prelude::FindExt;
@@ -31,16 +31,39 @@ pub struct RangeCommit {
     pub time: i64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why the commits of a range, or the refs that bound it, could not be read.
+#[derive(Debug, thiserror::Error)]
 pub enum RangeError {
-    /// More than `limit` commits.
+    #[error("the range has more commits than the limit")]
     TooMany,
-    Git(GitError),
+    #[error("{0} names no commit")]
+    UnknownRevision(String),
+    #[error("{0} is no commit")]
+    NotACommit(ObjectId),
+    #[error("commit {id} is malformed")]
+    Decode {
+        id: ObjectId,
+        #[source]
+        source: BoxError,
+    },
+    #[error("cannot read the references")]
+    References(#[source] BoxError),
 }
 
-impl From<GitError> for RangeError {
-    fn from(e: GitError) -> RangeError {
-        RangeError::Git(e)
+/// Equal when they are the same failure and say the same (causes are not compared).
+impl PartialEq for RangeError {
+    fn eq(&self, other: &RangeError) -> bool {
+        std::mem::discriminant(self) == std::mem::discriminant(other) && self.to_string() == other.to_string()
+    }
+}
+
+impl Classify for RangeError {
+    fn missing(&self) -> Option<Missing> {
+        match self {
+            RangeError::UnknownRevision(_) => Some(Missing::Revision),
+            RangeError::NotACommit(_) => Some(Missing::Object),
+            _ => None,
+        }
     }
 }
 
@@ -62,8 +85,8 @@ struct Walk<'r> {
 }
 
 impl Walk<'_> {
-    fn read(&mut self, id: ObjectId) -> GitResult<RangeCommit> {
-        let iter = self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| GitError::UnknownObject)?;
+    fn read(&mut self, id: ObjectId) -> Result<RangeCommit, RangeError> {
+        let iter = self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| RangeError::NotACommit(id))?;
         let mut commit = RangeCommit {
             id,
             parents: Vec::new(),
@@ -73,7 +96,7 @@ impl Walk<'_> {
             time: 0,
         };
         for token in iter {
-            match token.map_err(GitError::broken)? {
+            match token.map_err(|e| RangeError::Decode { id, source: boxed(e) })? {
                 Token::Parent { id } => commit.parents.push(id),
                 Token::Author { signature } => {
                     let signature = signature.trim();
@@ -89,7 +112,7 @@ impl Walk<'_> {
     }
 
     /// The node of `id`, read and registered when first seen.
-    fn node(&mut self, id: ObjectId) -> GitResult<usize> {
+    fn node(&mut self, id: ObjectId) -> Result<usize, RangeError> {
         if let Some(&i) = self.index.get(&id) {
             return Ok(i);
         }
@@ -284,11 +307,11 @@ fn topological_positions(parents: &[Vec<usize>]) -> Vec<usize> {
 }
 
 /// The short names of all tags (`refs/tags/<name>`), in name order.
-pub fn tag_names(repo: &gix::Repository) -> GitResult<Vec<String>> {
-    let platform = repo.references().map_err(GitError::broken)?;
+pub fn tag_names(repo: &gix::Repository) -> Result<Vec<String>, RangeError> {
+    let platform = repo.references().map_err(|e| RangeError::References(boxed(e)))?;
     let mut names: Vec<String> = platform
         .tags()
-        .map_err(GitError::broken)?
+        .map_err(|e| RangeError::References(boxed(e)))?
         .filter_map(Result::ok)
         .filter_map(|r| r.name().as_bstr().strip_prefix(b"refs/tags/").map(|n| n.to_str_lossy().into_owned()))
         .collect();
@@ -297,23 +320,22 @@ pub fn tag_names(repo: &gix::Repository) -> GitResult<Vec<String>> {
 }
 
 /// The commit the tag `refs/tags/<name>` points at, peeled.
-pub fn tag_commit(repo: &gix::Repository, name: &str) -> GitResult<ObjectId> {
-    let full = format!("refs/tags/{name}");
-    let mut reference = repo.find_reference(full.as_str()).map_err(|_| GitError::UnknownRevision)?;
-    let id = reference.peel_to_id().map_err(|_| GitError::UnknownRevision)?;
-    let commit =
-        id.object().map_err(|_| GitError::UnknownRevision)?.peel_to_commit().map_err(|_| GitError::UnknownRevision)?;
-    Ok(commit.id)
+pub fn tag_commit(repo: &gix::Repository, name: &str) -> Result<ObjectId, RangeError> {
+    peeled(repo, &format!("refs/tags/{name}"))
 }
 
 /// The commit `refs/heads/<branch>` points at.
-pub fn branch_commit(repo: &gix::Repository, branch: &str) -> GitResult<ObjectId> {
-    let full = format!("refs/heads/{branch}");
-    let name: &gix::refs::FullNameRef = full.as_str().try_into().map_err(|_| GitError::UnknownRevision)?;
-    let mut reference = repo.find_reference(name).map_err(|_| GitError::UnknownRevision)?;
-    let id = reference.peel_to_id().map_err(|_| GitError::UnknownRevision)?;
-    let commit =
-        id.object().map_err(|_| GitError::UnknownRevision)?.peel_to_commit().map_err(|_| GitError::UnknownRevision)?;
+pub fn branch_commit(repo: &gix::Repository, branch: &str) -> Result<ObjectId, RangeError> {
+    peeled(repo, &format!("refs/heads/{branch}"))
+}
+
+/// The commit the reference `full_name` points at, peeled.
+fn peeled(repo: &gix::Repository, full_name: &str) -> Result<ObjectId, RangeError> {
+    let unknown = || RangeError::UnknownRevision(full_name.to_string());
+    let name: &gix::refs::FullNameRef = full_name.try_into().map_err(|_| unknown())?;
+    let mut reference = repo.find_reference(name).map_err(|_| unknown())?;
+    let id = reference.peel_to_id().map_err(|_| unknown())?;
+    let commit = id.object().map_err(|_| unknown())?.peel_to_commit().map_err(|_| unknown())?;
     Ok(commit.id)
 }
 

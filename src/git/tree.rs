@@ -32,12 +32,49 @@
 //! walks every remaining tree once: a full walk of the tree objects, never of blobs. A raw
 //! entry id as `page_token` ([`position_of_id`]) costs at most one full walk to find it.
 
-use super::{GitError, GitResult};
+use super::error::{boxed, BoxError, Classify, Missing};
 use gix::objs::tree::EntryKind;
 use gix::objs::{Find, TreeRefIter};
 use gix::ObjectId;
 use std::cmp::Ordering;
 use std::ops::ControlFlow;
+
+/// Why a tree could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{0} names no commit")]
+    UnknownCommit(ObjectId),
+    #[error("the path is not a directory at that commit")]
+    NotADirectory,
+    #[error("tree {0} is missing")]
+    MissingTree(ObjectId),
+    #[error("{id} is a {kind}, not a tree")]
+    NotATree { id: ObjectId, kind: gix::objs::Kind },
+    #[error("cannot read {id}")]
+    Read {
+        id: ObjectId,
+        #[source]
+        source: BoxError,
+    },
+    #[error("tree {id} is malformed")]
+    Decode {
+        id: ObjectId,
+        #[source]
+        source: BoxError,
+    },
+}
+
+impl Classify for Error {
+    fn missing(&self) -> Option<Missing> {
+        match self {
+            Error::UnknownCommit(_) => Some(Missing::Revision),
+            Error::NotADirectory => Some(Missing::Path),
+            _ => None,
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
 
 /// The three groups of a listing, in listing order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -166,21 +203,21 @@ impl Entries {
 }
 
 /// The root tree of `commit`.
-pub fn commit_tree(repo: &gix::Repository, commit: ObjectId) -> GitResult<ObjectId> {
-    let commit = repo.find_commit(commit).map_err(|_| GitError::UnknownRevision)?;
-    commit.tree_id().map(|id| id.detach()).map_err(GitError::broken)
+pub fn commit_tree(repo: &gix::Repository, commit: ObjectId) -> Result<ObjectId> {
+    let found = repo.find_commit(commit).map_err(|_| Error::UnknownCommit(commit))?;
+    found.tree_id().map(|id| id.detach()).map_err(|e| Error::Decode { id: commit, source: boxed(e) })
 }
 
 /// Reads tree `id` into `out` (exactly its entries), using `scratch` for the lookup. The copy
 /// keeps the code free of assumptions about where the object store puts the data; a tree
 /// object is small next to the cost of finding and inflating it.
-fn load(repo: &gix::Repository, id: &gix::oid, scratch: &mut Vec<u8>, out: &mut Vec<u8>) -> GitResult<()> {
+fn load(repo: &gix::Repository, id: &gix::oid, scratch: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<()> {
     let data = repo
         .try_find(id, scratch)
-        .map_err(|e| GitError::Broken(format!("{e:?}")))?
-        .ok_or_else(|| GitError::Broken(format!("tree {id} is missing")))?;
+        .map_err(|e| Error::Read { id: id.to_owned(), source: boxed(e) })?
+        .ok_or_else(|| Error::MissingTree(id.to_owned()))?;
     if data.kind != gix::objs::Kind::Tree {
-        return Err(GitError::Broken(format!("{id} is a {}, not a tree", data.kind)));
+        return Err(Error::NotATree { id: id.to_owned(), kind: data.kind });
     }
     out.clear();
     out.extend_from_slice(data.data);
@@ -188,15 +225,15 @@ fn load(repo: &gix::Repository, id: &gix::oid, scratch: &mut Vec<u8>, out: &mut 
 }
 
 /// The tree at `components` below `root`: every component must name a tree.
-/// Anything else (missing, a file, a submodule) is [`GitError::UnknownPath`].
-pub fn resolve_dir(repo: &gix::Repository, root: ObjectId, components: &[&[u8]]) -> GitResult<ObjectId> {
+/// Anything else (missing, a file, a submodule) is [`Error::NotADirectory`].
+pub fn resolve_dir(repo: &gix::Repository, root: ObjectId, components: &[&[u8]]) -> Result<ObjectId> {
     let mut current = root;
     let (mut scratch, mut buf) = (Vec::new(), Vec::new());
     for component in components {
         load(repo, &current, &mut scratch, &mut buf)?;
         let mut found = None;
         for entry in TreeRefIter::from_bytes(&buf, repo.object_hash()) {
-            let entry = entry.map_err(|e| GitError::Broken(format!("{e:?}")))?;
+            let entry = entry.map_err(|e| Error::Decode { id: current, source: boxed(e) })?;
             if entry.filename.as_ref() as &[u8] == *component {
                 found = Some((entry.mode.kind(), entry.oid.to_owned()));
                 break;
@@ -204,7 +241,7 @@ pub fn resolve_dir(repo: &gix::Repository, root: ObjectId, components: &[&[u8]])
         }
         match found {
             Some((EntryKind::Tree, id)) => current = id,
-            _ => return Err(GitError::UnknownPath),
+            _ => return Err(Error::NotADirectory),
         }
     }
     Ok(current)
@@ -222,6 +259,8 @@ fn key_within(path: &[u8], key: &[u8]) -> bool {
 }
 
 struct Frame {
+    /// The tree's id (for errors) and its entries.
+    id: ObjectId,
     buf: Vec<u8>,
     pos: usize,
     /// Length of the walk's path buffer for this tree's entries (its own path and `/`).
@@ -239,7 +278,7 @@ pub fn walk<F>(
     recursive: bool,
     after: Option<&[u8]>,
     mut visit: F,
-) -> GitResult<()>
+) -> Result<()>
 where
     F: FnMut(&Entry<'_>) -> ControlFlow<()>,
 {
@@ -255,7 +294,7 @@ where
     let mut scratch = Vec::new();
     let mut buf = Vec::new();
     load(repo, &tree, &mut scratch, &mut buf)?;
-    stack.push(Frame { buf, pos: 0, path_len: path.len() });
+    stack.push(Frame { id: tree, buf, pos: 0, path_len: path.len() });
 
     'frames: while let Some(mut frame) = stack.pop() {
         loop {
@@ -267,7 +306,7 @@ where
             let mut iter = TreeRefIter::from_bytes(rest, hash_kind);
             let entry = match iter.next() {
                 Some(Ok(entry)) => entry,
-                Some(Err(e)) => return Err(GitError::Broken(format!("{e:?}"))),
+                Some(Err(e)) => return Err(Error::Decode { id: frame.id, source: boxed(e) }),
                 None => {
                     free.push(frame.buf);
                     continue 'frames;
@@ -302,7 +341,7 @@ where
                 stack.push(frame);
                 let mut buf = free.pop().unwrap_or_default();
                 load(repo, &child, &mut scratch, &mut buf)?;
-                stack.push(Frame { buf, pos: 0, path_len });
+                stack.push(Frame { id: child, buf, pos: 0, path_len });
                 continue 'frames;
             }
         }
@@ -345,7 +384,7 @@ pub fn list_grouped(
     base: &[u8],
     recursive: bool,
     keep: usize,
-) -> GitResult<Grouped> {
+) -> Result<Grouped> {
     let mut grouped = Grouped::default();
     walk(repo, tree, base, recursive, None, |entry| {
         let group = entry.group().index();
@@ -368,7 +407,7 @@ pub fn list_after(
     recursive: bool,
     after: Option<&Position>,
     limit: usize,
-) -> GitResult<Entries> {
+) -> Result<Entries> {
     let mut out = Entries::default();
     if limit == 0 {
         return Ok(out);
@@ -401,7 +440,7 @@ pub fn position_of_id(
     base: &[u8],
     recursive: bool,
     id: &gix::oid,
-) -> GitResult<Option<Position>> {
+) -> Result<Option<Position>> {
     let mut first: [Option<Position>; 3] = [None, None, None];
     walk(repo, tree, base, recursive, None, |entry| {
         if entry.id == id {

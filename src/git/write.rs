@@ -8,7 +8,7 @@
 //! lost; the objects of a losing attempt stay behind as unreachable garbage, which `git fsck`
 //! accepts. The branch reference (and its reflog, if kept) is flushed before the answer.
 
-use super::GitError;
+use super::error::{boxed, BoxError, Classify, Missing};
 use gix::objs::tree::EntryKind;
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use gix::refs::Target;
@@ -30,27 +30,33 @@ pub struct Identity {
     pub offset: i32,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why a file could not be committed.
+#[derive(Debug, thiserror::Error)]
 pub enum WriteError {
-    /// `refs/heads/<branch>` does not exist (or is not a plain branch).
+    #[error("refs/heads/<branch> does not exist or is not a plain branch")]
     NoBranch,
-    /// The path is not a place a file can be written; the text says why.
+    #[error("the path is not a place a file can be written: {0}")]
     BadPath(String),
-    /// The existing file is larger than the caller's limit.
+    #[error("the existing file is larger than the limit")]
     TooLarge,
-    /// Other writers kept winning for the whole retry budget.
+    #[error("other writers kept winning for the whole retry budget")]
     Busy,
-    Git(GitError),
+    #[error("cannot read or write the repository")]
+    Git(#[source] BoxError),
 }
 
-impl From<GitError> for WriteError {
-    fn from(e: GitError) -> WriteError {
-        WriteError::Git(e)
+impl Classify for WriteError {
+    fn missing(&self) -> Option<Missing> {
+        match self {
+            WriteError::NoBranch => Some(Missing::Revision),
+            WriteError::BadPath(_) => Some(Missing::Path),
+            _ => None,
+        }
     }
 }
 
-fn broken(e: impl std::fmt::Display) -> WriteError {
-    WriteError::Git(GitError::Broken(e.to_string()))
+fn broken(e: impl std::error::Error + Send + Sync + 'static) -> WriteError {
+    WriteError::Git(boxed(e))
 }
 
 /// The components of a repository path a file may be written at: relative, no empty, `.` or
@@ -261,7 +267,7 @@ pub fn commit_file(
                 let jitter = u64::from(commit.as_bytes()[0]) % 8;
                 std::thread::sleep(Duration::from_millis(u64::from(attempt.min(20)) + jitter));
             }
-            Err(e) => return Err(broken(format!("{e:?}"))),
+            Err(e) => return Err(broken(e)),
         }
     }
 }

@@ -124,7 +124,7 @@ fn map_packs(pack_dir: &Path, hash: gix::hash::Kind) -> Vec<Bundle> {
 impl Objects {
     /// A reader of its own on the repository at `git_dir`.
     pub fn open(git_dir: &Path) -> io::Result<Objects> {
-        let mut repo = crate::git::open_uncached(git_dir).map_err(|e| broken(format!("{e:?}")))?;
+        let mut repo = crate::git::open_uncached(git_dir).map_err(io::Error::other)?;
         repo.object_cache_size(None::<usize>);
         let hash = repo.object_hash();
         let objects_dir = repo.objects.store_ref().path().to_path_buf();
