@@ -33,6 +33,8 @@ use crate::git::tree::{self as git_tree, Entry, Group, Position};
 use crate::git::{self, Missing};
 use crate::params::Params;
 use crate::response::{Body, Response};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
@@ -178,7 +180,8 @@ impl Token {
             "c" => Group::Commit,
             _ => return Err(invalid()),
         };
-        let path = base64url::decode(encoded).ok_or_else(invalid)?;
+        // Canonical unpadded base64url only (no padding, zero trailing bits): one spelling a path.
+        let path = URL_SAFE_NO_PAD.decode(encoded).map_err(|_| invalid())?;
         // A full path as git stores it: non-empty components, no NUL.
         if path.contains(&0) || path.split(|b| *b == b'/').any(|c| c.is_empty()) {
             return Err(invalid());
@@ -192,69 +195,7 @@ impl Token {
             Group::Blob => "b.",
             Group::Commit => "c.",
         };
-        format!("{tag}{}", base64url::encode(entry.path))
-    }
-}
-
-/// Unpadded base64url (RFC 4648 section 5), for tokens that survive any URL handling.
-mod base64url {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-    pub fn encode(bytes: &[u8]) -> String {
-        let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-        for chunk in bytes.chunks(3) {
-            let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
-            for i in 0..=chunk.len() {
-                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            }
-        }
-        out
-    }
-
-    fn value(c: u8) -> Option<u32> {
-        ALPHABET.iter().position(|a| *a == c).map(|v| v as u32)
-    }
-
-    /// `None` unless `text` is canonical unpadded base64url.
-    pub fn decode(text: &str) -> Option<Vec<u8>> {
-        let bytes = text.as_bytes();
-        if bytes.len() % 4 == 1 {
-            return None;
-        }
-        let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
-        for chunk in bytes.chunks(4) {
-            let mut n = 0u32;
-            for (i, c) in chunk.iter().enumerate() {
-                n |= value(*c)? << (18 - 6 * i);
-            }
-            let produced = chunk.len() - 1;
-            for i in 0..produced {
-                out.push((n >> (16 - 8 * i)) as u8);
-            }
-            // Bits past the last produced byte must be zero (one spelling per path).
-            let used_bits = 8 * produced;
-            if used_bits < 24 && n & ((1 << (24 - used_bits)) - 1) != 0 {
-                return None;
-            }
-        }
-        Some(out)
-    }
-
-    #[cfg(test)]
-    mod tests {
-        #[test]
-        fn round_trips() {
-            for input in [&b""[..], b"a", b"ab", b"abc", b"abcd", b"latin\xe9.txt", b"\xff\xfe\x00/x"] {
-                let encoded = super::encode(input);
-                assert!(encoded.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
-                assert_eq!(super::decode(&encoded).as_deref(), Some(input), "{encoded}");
-            }
-            assert_eq!(super::encode(b"abc"), "YWJj");
-            assert_eq!(super::encode(b"ab"), "YWI");
-            assert_eq!(super::decode("YWJ"), None, "non-canonical trailing bits");
-            assert_eq!(super::decode("Y"), None);
-            assert_eq!(super::decode("YW=="), None);
-        }
+        format!("{tag}{}", URL_SAFE_NO_PAD.encode(entry.path))
     }
 }
 
@@ -430,4 +371,27 @@ fn whole_listing(repo: &gix::Repository, dir: gix::ObjectId, base: &[u8], recurs
     }
     body.push(b']');
     Ok(json_body(body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::URL_SAFE_NO_PAD;
+    use base64::Engine;
+
+    /// The tokens' base64url: every path round-trips, and only its canonical spelling decodes.
+    #[test]
+    fn round_trips() {
+        let encode = |bytes: &[u8]| URL_SAFE_NO_PAD.encode(bytes);
+        let decode = |text: &str| URL_SAFE_NO_PAD.decode(text).ok();
+        for input in [&b""[..], b"a", b"ab", b"abc", b"abcd", b"latin\xe9.txt", b"\xff\xfe\x00/x"] {
+            let encoded = encode(input);
+            assert!(encoded.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
+            assert_eq!(decode(&encoded).as_deref(), Some(input), "{encoded}");
+        }
+        assert_eq!(encode(b"abc"), "YWJj");
+        assert_eq!(encode(b"ab"), "YWI");
+        assert_eq!(decode("YWJ"), None, "non-canonical trailing bits");
+        assert_eq!(decode("Y"), None);
+        assert_eq!(decode("YW=="), None);
+    }
 }

@@ -5,15 +5,16 @@
 //! stays only when it carries the trailer. A commit makes an entry when it has the trailer
 //! (case-sensitive key); its value is the category.
 
-use once_cell::sync::Lazy;
 use regex::Regex;
 use std::collections::HashSet;
+use std::sync::LazyLock;
 
 /// `REVERT_REGEX = /^This reverts commit (?<sha>[0-9a-f]{40})/i` (Ruby's `^`: any line start).
-static REVERT: Lazy<Option<Regex>> = Lazy::new(|| Regex::new(r"(?mi)^This reverts commit (?P<sha>[0-9a-f]{40})").ok());
+static REVERT: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"(?mi)^This reverts commit (?P<sha>[0-9a-f]{40})").ok());
 /// `See merge request <full path>!<iid>` in a merge commit's message (decisions D5).
-static MERGE_REQUEST: Lazy<Option<Regex>> =
-    Lazy::new(|| Regex::new(r"See merge request (?P<path>[A-Za-z0-9_.][A-Za-z0-9_./-]*)!(?P<iid>[0-9]+)").ok());
+static MERGE_REQUEST: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"See merge request (?P<path>[A-Za-z0-9_.][A-Za-z0-9_./-]*)!(?P<iid>[0-9]+)").ok());
 
 const NO_MESSAGE: &str = "No commit message";
 

@@ -10,12 +10,12 @@
 
 use super::release::ruby_rstrip;
 use super::version::{self, UNBOUNDED_SEMVER};
-use once_cell::sync::Lazy;
 use regex::bytes::Regex;
+use std::sync::LazyLock;
 
 /// `^##\s+(?<version>unbounded semver)`, `\s` as in Ruby.
-static HEADER: Lazy<Option<Regex>> =
-    Lazy::new(|| Regex::new(&format!(r"^##[\t\n\x0B\x0C\r ]+(?P<version>{UNBOUNDED_SEMVER})")).ok());
+static HEADER: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(&format!(r"^##[\t\n\x0B\x0C\r ]+(?P<version>{UNBOUNDED_SEMVER})")).ok());
 
 /// Whether `content` already has a header for `version`: `^##\s*<version>` on any line, a
 /// prefix match (so `## 1.0.0-rc1` counts for `1.0.0`), as GitLab checks before committing.

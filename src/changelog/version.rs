@@ -1,9 +1,9 @@
 //! Versions: GitLab's semantic-version patterns and the order of the `version_sorter` gem, which
 //! GitLab uses both to pick the previous tag and to place a section in a changelog file.
 
-use once_cell::sync::Lazy;
 use regex::Regex;
 use std::cmp::Ordering;
+use std::sync::LazyLock;
 
 /// `Gitlab::Regex.unbounded_semver_regex` (unanchored; pre-release alternatives in their greedy
 /// order), with ASCII digits as in Ruby.
@@ -13,8 +13,8 @@ pub const UNBOUNDED_SEMVER: &str = r"(?P<major>0|[1-9][0-9]*)\.(?P<minor>0|[1-9]
 /// groups `major`, `minor`, `patch`, `pre` and `meta` (RE2 syntax; `\d` is ASCII there).
 pub const DEFAULT_TAG_REGEX: &str = r"^v?(?P<major>0|[1-9][0-9]*)\.(?P<minor>0|[1-9][0-9]*)\.(?P<patch>0|[1-9][0-9]*)(?:-(?P<pre>(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+(?P<meta>[0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$";
 
-static UNBOUNDED: Lazy<Option<Regex>> = Lazy::new(|| Regex::new(UNBOUNDED_SEMVER).ok());
-static DEFAULT_TAG: Lazy<Option<Regex>> = Lazy::new(|| Regex::new(DEFAULT_TAG_REGEX).ok());
+static UNBOUNDED: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(UNBOUNDED_SEMVER).ok());
+static DEFAULT_TAG: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(DEFAULT_TAG_REGEX).ok());
 
 /// Whether `text` contains a semantic version anywhere (the API's parameter check).
 pub fn contains_semver(text: &str) -> bool {

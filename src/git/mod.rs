@@ -17,10 +17,9 @@ pub mod time;
 pub mod tree;
 pub mod write;
 
-use once_cell::sync::Lazy;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{LazyLock, Mutex};
 
 /// How many repositories stay open (each keeps pack indexes mapped).
 const CACHE_CAPACITY: usize = 64;
@@ -75,7 +74,7 @@ struct Cache {
     clock: u64,
 }
 
-static CACHE: Lazy<Mutex<Cache>> = Lazy::new(|| Mutex::new(Cache { handles: HashMap::new(), clock: 0 }));
+static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(|| Mutex::new(Cache { handles: HashMap::new(), clock: 0 }));
 
 /// A thread-local handle on the repository at `git_dir`, from the shared cache.
 pub fn open(git_dir: &str) -> Result<gix::Repository, OpenError> {
