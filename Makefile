@@ -1,6 +1,6 @@
 # forgecore: build, serve, test and benchmark from a fresh checkout.
 #   make run    build, then serve the API on 127.0.0.1 with this checkout as a public demo project
-#   make test   every test: Rust, the header, C, sanitizers, fuzzing, Python, Go, a short soak
+#   make test   every test: lints, Rust, the header, C, sanitizers, fuzzing, Python, Go, a short soak
 #   make bench  in-process operations against the git CLI, and the Python host's throughput
 #               (and requests per second through the Go and Python hosts)
 #   make soak   mixed load on the Go host for a minute: every answer as expected, RSS and fds flat
@@ -18,7 +18,7 @@ LIBDIR := $(CURDIR)/target/debug
 
 export FORGECORE_LIB := $(LIBDIR)/libforgecore.so
 
-.PHONY: build run test test-rust test-header test-c test-sanitizers test-fuzz test-python bench fuzz venv clean
+.PHONY: build run test test-lint test-rust test-header test-c test-sanitizers test-fuzz test-python bench fuzz venv clean
 .PHONY: build-go test-go bench-go test-soak soak
 
 build: build-go
@@ -30,7 +30,13 @@ run: build
 	PYTHONPATH=bindings/python $(PYTHON) -m forgecore serve --listen $(HOST):$(PORT) \
 		--data-dir .run/data --repos .run/repos --print-admin-token
 
-test: test-rust test-header test-c test-sanitizers test-fuzz test-python test-go test-soak
+test: test-lint test-rust test-header test-c test-sanitizers test-fuzz test-python test-go test-soak
+
+# Habits as checks: formatting, clippy's warnings and the lints of Cargo.toml's [lints] table
+# (go vet runs in test-go).
+test-lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --all-targets -- -D warnings
 
 test-rust:
 	$(CARGO) test

@@ -28,7 +28,7 @@ typedef struct fc_response fc_response;
 extern "C" {
 #endif // __cplusplus
 
-// B4 archive: `project`, optional `format` (`tar.gz` by default, `tgz`, `gz`, `tar`,
+// `GET /projects/:id/repository/archive[.format]`: `project`, optional `format` (`tar.gz` by default, `tgz`, `gz`, `tar`,
 // `tar.bz2`, `tbz`, `tbz2`, `tb2`, `bz2`, `zip`), `sha`, `path`, `exclude_paths` (an array or
 // a comma-separated string), `include_lfs_blobs`. The archive is a streamed body: read it
 // with `fc_response_read`; `Content-Disposition` carries GitLab's file name.
@@ -36,7 +36,7 @@ fc_response *fc_repository_archive(const fc_ctx *ctx,
                                    const char *auth_json,
                                    const char *params_json);
 
-// B4 archive written through `write`: the parameters of `fc_repository_archive`, and
+// `GET /projects/:id/repository/archive[.format]`, written through `write`: the parameters of `fc_repository_archive`, and
 // `write(user_data, bytes, len)` called with consecutive pieces of the archive (each at most
 // 64 KiB, never empty) on the calling thread; it returns 0 to go on, anything else to stop.
 // Returns the response: on success status 200 with the route's headers (the file name is in
@@ -77,23 +77,25 @@ fc_response *fc_request(const fc_ctx *ctx,
                         const uint8_t *body,
                         size_t body_len);
 
-// Lists member roles (A1, A4). `params_json`: `{}` or `{"group": "<id or path>"}`.
+// `GET /member_roles` or `GET /groups/:id/member_roles`. `params_json`: `{}` or `{"group": "<id or path>"}`.
 fc_response *fc_member_roles_list(const fc_ctx *ctx,
                                   const char *auth_json,
                                   const char *params_json);
 
-// Creates a member role (A2, A5): `name`, `base_access_level`, optional `description` and flags,
+// `POST /member_roles` or `POST /groups/:id/member_roles`: `name`, `base_access_level`, optional `description` and flags,
 // optional `group`. 201 and the role.
 fc_response *fc_member_roles_create(const fc_ctx *ctx,
                                     const char *auth_json,
                                     const char *params_json);
 
-// Updates a role's `name` and/or `description` (A6): `member_role_id`, optional `group`.
+// `PUT /member_roles/:member_role_id` or `PUT /groups/:id/member_roles/:member_role_id`:
+// a role's `name` and/or `description`; `member_role_id`, optional `group`.
 fc_response *fc_member_roles_update(const fc_ctx *ctx,
                                     const char *auth_json,
                                     const char *params_json);
 
-// Deletes a role (A3, A7): `member_role_id`, optional `group`. 204 with an empty body.
+// `DELETE /member_roles/:member_role_id` or `DELETE /groups/:id/member_roles/:member_role_id`:
+// `member_role_id`, optional `group`. 204 with an empty body.
 fc_response *fc_member_roles_delete(const fc_ctx *ctx,
                                     const char *auth_json,
                                     const char *params_json);
@@ -102,44 +104,48 @@ fc_response *fc_member_roles_delete(const fc_ctx *ctx,
 // Trusted: whoever can open the data directory administers the instance.
 fc_response *fc_admin(const fc_ctx *ctx, const char *command_json);
 
-// B1 tree: `project`, optional `ref`, `path`, `recursive`, `page`, `per_page`, `pagination`,
+// `GET /projects/:id/repository/tree`: `project`, optional `ref`, `path`, `recursive`, `page`, `per_page`, `pagination`,
 // `page_token`. JSON array; pagination headers as on the HTTP route.
-fc_response *fc_repository_tree(const fc_ctx *ctx, const char *auth_json, const char *params_json);
+fc_response *fc_repository_tree(const fc_ctx *ctx,
+                                const char *auth_json,
+                                const char *params_json);
 
-// B2 blob: `project`, `sha`. `{size, encoding, content, sha}`.
+// `GET /projects/:id/repository/blobs/:sha`: `project`, `sha`. `{size, encoding, content, sha}`.
 fc_response *fc_repository_blob(const fc_ctx *ctx, const char *auth_json, const char *params_json);
 
-// B3 raw blob: `project`, `sha`. The exact bytes, streamed: read them with `fc_response_read`.
+// `GET /projects/:id/repository/blobs/:sha/raw`: `project`, `sha`. The exact bytes, streamed: read them with `fc_response_read`.
 fc_response *fc_repository_raw_blob(const fc_ctx *ctx,
                                     const char *auth_json,
                                     const char *params_json);
 
-// B6 contributors: `project`, optional `ref`, `order_by`, `sort`, `page`, `per_page`.
+// `GET /projects/:id/repository/contributors`: `project`, optional `ref`, `order_by`, `sort`, `page`, `per_page`.
 fc_response *fc_repository_contributors(const fc_ctx *ctx,
                                         const char *auth_json,
                                         const char *params_json);
 
-// B7 merge base: `project`, `refs` (an array of two or more refs). The commit entity.
+// `GET /projects/:id/repository/merge_base`: `project`, `refs` (an array of two or more refs). The commit entity.
 fc_response *fc_repository_merge_base(const fc_ctx *ctx,
                                       const char *auth_json,
                                       const char *params_json);
 
-// B5 compare: `project`, `from`, `to`, optional `straight`, `unidiff`, `from_project_id`.
+// `GET /projects/:id/repository/compare`: `project`, `from`, `to`, optional `straight`, `unidiff`, `from_project_id`.
 fc_response *fc_repository_compare(const fc_ctx *ctx,
                                    const char *auth_json,
                                    const char *params_json);
 
-// B9 changelog data: `project`, `version`, optional `from`, `to`, `date`, `trailer`,
+// `GET /projects/:id/repository/changelog`: `project`, `version`, optional `from`, `to`, `date`, `trailer`,
 // `config_file`. `{"notes": "..."}`; accepts a job token of the project.
 fc_response *fc_changelog_generate(const fc_ctx *ctx,
                                    const char *auth_json,
                                    const char *params_json);
 
-// B8 changelog commit: as `fc_changelog_generate` plus optional `branch`, `file`, `message`.
+// `POST /projects/:id/repository/changelog`: as `fc_changelog_generate` plus optional `branch`, `file`, `message`.
 // `{"commit": ..., "notes": "..."}`.
-fc_response *fc_changelog_commit(const fc_ctx *ctx, const char *auth_json, const char *params_json);
+fc_response *fc_changelog_commit(const fc_ctx *ctx,
+                                 const char *auth_json,
+                                 const char *params_json);
 
-// B10 health: `project`, optional `generate`. The stored or new report.
+// `GET /projects/:id/repository/health`: `project`, optional `generate`. The stored or new report.
 fc_response *fc_repository_health(const fc_ctx *ctx,
                                   const char *auth_json,
                                   const char *params_json);

@@ -3,6 +3,7 @@
 //! compressed formats after decompression, zip member for member; plus LFS substitution,
 //! determinism, GitLab's names, headers and errors, the rate limit, a hostile tree, and
 //! streaming (a reader that goes away stops the producer).
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 
 mod common;
 
@@ -730,9 +731,10 @@ fn archives_stream_and_a_reader_that_goes_away_stops_the_producer() {
 }
 
 extern "C" fn collect(user_data: *mut c_void, data: *const u8, len: usize) -> i32 {
-    // SAFETY: `user_data` is the `Vec<u8>` the test passes; `data` has `len` readable bytes.
+    // SAFETY: `user_data` is the `Vec<u8>` the test passes.
     let out = unsafe { &mut *(user_data as *mut Vec<u8>) };
     assert!(len > 0 && len <= 64 * 1024, "pieces are never empty nor over 64 KiB");
+    // SAFETY: the core hands `len` readable bytes at `data` for the length of the call.
     out.extend_from_slice(unsafe { std::slice::from_raw_parts(data, len) });
     0
 }

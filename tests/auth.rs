@@ -1,5 +1,6 @@
 //! Authentication and the visibility and permission matrix (decisions D3-D4) through the HTTP
 //! door, and through the permission function for abilities whose routes come later.
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! B2 (blob JSON) and B3 (raw blob) through the HTTP door (`fc_request`) and the typed exports,
 //! compared with `git cat-file` on the fixture repositories (tests/fixtures/repo.sh).
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! B8 and B9 changelogs (decisions D4-D6) on the repository of tests/fixtures/changelog.sh:
 //! generation (tags, reverts, trailers, merge requests, authors, configurations and their
 //! errors) and commits (insertion, idempotency, concurrent writers), checked with the git CLI.
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! GitLab's changelog template language against a table of templates and their outputs or
 //! parse errors (whitespace rules, selectors, truthiness, loops), through the public API.
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 
 use forgecore::changelog::template::{Template, TemplateError, DEFAULT_TEMPLATE};
 use forgecore::changelog::value::Value;

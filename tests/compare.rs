@@ -1,6 +1,7 @@
 //! B5 compare, checked against the git CLI on `tests/fixtures/compare.sh`: commit ids against
 //! `git rev-list --reverse`, file flags against `git diff --raw -M`, every `diff` against
 //! `git diff -M` from its first `@@`, in both modes, across forks, and within the limits.
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 
 mod common;
 

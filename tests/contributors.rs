@@ -1,4 +1,5 @@
 //! B6 contributors (decisions D5), compared with `git log --no-merges` on the fixtures.
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 
 mod common;
 

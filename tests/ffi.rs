@@ -1,6 +1,7 @@
 //! The C ABI called directly (`forgecore::ffi`): argument checking (NULL, non-UTF-8, malformed
 //! JSON) always answers a 400 JSON response and never crashes; the response accessors; the
 //! panic guard; one context under many threads; and the typed member-role exports.
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 
 mod common;
 

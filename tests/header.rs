@@ -1,4 +1,5 @@
 //! The committed C header declares the ABI and nothing else.
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 
 #[test]
 fn the_header_declares_only_fc_names_and_the_abi_version_agrees() {

@@ -1,6 +1,7 @@
 //! B10 repository health: reports of repositories in different states (tests/fixtures/health.sh)
 //! compared with `git count-objects -v` and with the files on disk as `find` lists them; the
 //! 404 -> generate -> 200 flow, who may read and generate, the rate limit and the feature switch.
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! Hostile repositories (tests/fixtures/hostile.py) against every repository endpoint: each
 //! answers 4xx or a safe 200, never a 5xx, never runs a program and never writes a file.
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 
 mod common;
 

@@ -1,4 +1,5 @@
 //! The HTTP door: raw-path routing, body parsing, error shapes, limits and the rate limiter.
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 
 mod common;
 

@@ -1,4 +1,5 @@
 //! Member roles A1-A7 (seed §4, decisions D3) through the HTTP door.
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 
 mod common;
 

@@ -1,4 +1,5 @@
 //! B7 merge base, compared with `git merge-base` on the fixture repositories.
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! B1, `GET /projects/:id/repository/tree`, through the HTTP door, compared with the git CLI on
 //! the fixture repositories (tests/fixtures/repo.sh): listings, order, fields, errors, offset
 //! and keyset pagination, `pagination=none`, and visibility.
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 
 mod common;
 

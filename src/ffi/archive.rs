@@ -21,7 +21,7 @@ fn operation(call: &Call, project: &str, params: &Params) -> ApiResult<Response>
     archive::get(call, project, None, params)
 }
 
-/// B4 archive: `project`, optional `format` (`tar.gz` by default, `tgz`, `gz`, `tar`,
+/// `GET /projects/:id/repository/archive[.format]`: `project`, optional `format` (`tar.gz` by default, `tgz`, `gz`, `tar`,
 /// `tar.bz2`, `tbz`, `tbz2`, `tb2`, `bz2`, `zip`), `sha`, `path`, `exclude_paths` (an array or
 /// a comma-separated string), `include_lfs_blobs`. The archive is a streamed body: read it
 /// with `fc_response_read`; `Content-Disposition` carries GitLab's file name.
@@ -34,7 +34,7 @@ pub extern "C" fn fc_repository_archive(
     guard(|| repository_response(ctx, auth_json, params_json, "archive", operation))
 }
 
-/// B4 archive written through `write`: the parameters of `fc_repository_archive`, and
+/// `GET /projects/:id/repository/archive[.format]`, written through `write`: the parameters of `fc_repository_archive`, and
 /// `write(user_data, bytes, len)` called with consecutive pieces of the archive (each at most
 /// 64 KiB, never empty) on the calling thread; it returns 0 to go on, anything else to stop.
 /// Returns the response: on success status 200 with the route's headers (the file name is in

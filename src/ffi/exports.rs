@@ -172,7 +172,7 @@ fn required_role_id(role_id: Option<&str>) -> crate::error::ApiResult<&str> {
     role_id.ok_or_else(|| crate::ApiError::MissingParam("member_role_id".into()))
 }
 
-/// Lists member roles (A1, A4). `params_json`: `{}` or `{"group": "<id or path>"}`.
+/// `GET /member_roles` or `GET /groups/:id/member_roles`. `params_json`: `{}` or `{"group": "<id or path>"}`.
 #[no_mangle]
 pub extern "C" fn fc_member_roles_list(
     ctx: *const fc_ctx,
@@ -182,7 +182,7 @@ pub extern "C" fn fc_member_roles_list(
     member_role_export(ctx, auth_json, params_json, |call, scope, _, _| member_roles::list(call, scope))
 }
 
-/// Creates a member role (A2, A5): `name`, `base_access_level`, optional `description` and flags,
+/// `POST /member_roles` or `POST /groups/:id/member_roles`: `name`, `base_access_level`, optional `description` and flags,
 /// optional `group`. 201 and the role.
 #[no_mangle]
 pub extern "C" fn fc_member_roles_create(
@@ -193,7 +193,8 @@ pub extern "C" fn fc_member_roles_create(
     member_role_export(ctx, auth_json, params_json, |call, scope, _, params| member_roles::create(call, scope, params))
 }
 
-/// Updates a role's `name` and/or `description` (A6): `member_role_id`, optional `group`.
+/// `PUT /member_roles/:member_role_id` or `PUT /groups/:id/member_roles/:member_role_id`:
+/// a role's `name` and/or `description`; `member_role_id`, optional `group`.
 #[no_mangle]
 pub extern "C" fn fc_member_roles_update(
     ctx: *const fc_ctx,
@@ -207,7 +208,8 @@ pub extern "C" fn fc_member_roles_update(
     })
 }
 
-/// Deletes a role (A3, A7): `member_role_id`, optional `group`. 204 with an empty body.
+/// `DELETE /member_roles/:member_role_id` or `DELETE /groups/:id/member_roles/:member_role_id`:
+/// `member_role_id`, optional `group`. 204 with an empty body.
 #[no_mangle]
 pub extern "C" fn fc_member_roles_delete(
     ctx: *const fc_ctx,
@@ -267,7 +269,7 @@ pub(super) fn repository_response(
     Ok(answer.unwrap_or_else(|e| e.into_response()))
 }
 
-/// B1 tree: `project`, optional `ref`, `path`, `recursive`, `page`, `per_page`, `pagination`,
+/// `GET /projects/:id/repository/tree`: `project`, optional `ref`, `path`, `recursive`, `page`, `per_page`, `pagination`,
 /// `page_token`. JSON array; pagination headers as on the HTTP route.
 #[no_mangle]
 pub extern "C" fn fc_repository_tree(
@@ -278,7 +280,7 @@ pub extern "C" fn fc_repository_tree(
     repository_export(ctx, auth_json, params_json, "tree", crate::api::tree::list)
 }
 
-/// B2 blob: `project`, `sha`. `{size, encoding, content, sha}`.
+/// `GET /projects/:id/repository/blobs/:sha`: `project`, `sha`. `{size, encoding, content, sha}`.
 #[no_mangle]
 pub extern "C" fn fc_repository_blob(
     ctx: *const fc_ctx,
@@ -290,7 +292,7 @@ pub extern "C" fn fc_repository_blob(
     })
 }
 
-/// B3 raw blob: `project`, `sha`. The exact bytes, streamed: read them with `fc_response_read`.
+/// `GET /projects/:id/repository/blobs/:sha/raw`: `project`, `sha`. The exact bytes, streamed: read them with `fc_response_read`.
 #[no_mangle]
 pub extern "C" fn fc_repository_raw_blob(
     ctx: *const fc_ctx,
@@ -302,7 +304,7 @@ pub extern "C" fn fc_repository_raw_blob(
     })
 }
 
-/// B6 contributors: `project`, optional `ref`, `order_by`, `sort`, `page`, `per_page`.
+/// `GET /projects/:id/repository/contributors`: `project`, optional `ref`, `order_by`, `sort`, `page`, `per_page`.
 #[no_mangle]
 pub extern "C" fn fc_repository_contributors(
     ctx: *const fc_ctx,
@@ -312,7 +314,7 @@ pub extern "C" fn fc_repository_contributors(
     repository_export(ctx, auth_json, params_json, "contributors", crate::api::contributors::list)
 }
 
-/// B7 merge base: `project`, `refs` (an array of two or more refs). The commit entity.
+/// `GET /projects/:id/repository/merge_base`: `project`, `refs` (an array of two or more refs). The commit entity.
 #[no_mangle]
 pub extern "C" fn fc_repository_merge_base(
     ctx: *const fc_ctx,
@@ -322,7 +324,7 @@ pub extern "C" fn fc_repository_merge_base(
     repository_export(ctx, auth_json, params_json, "merge_base", crate::api::merge_base::get)
 }
 
-/// B5 compare: `project`, `from`, `to`, optional `straight`, `unidiff`, `from_project_id`.
+/// `GET /projects/:id/repository/compare`: `project`, `from`, `to`, optional `straight`, `unidiff`, `from_project_id`.
 #[no_mangle]
 pub extern "C" fn fc_repository_compare(
     ctx: *const fc_ctx,
@@ -332,7 +334,7 @@ pub extern "C" fn fc_repository_compare(
     repository_export(ctx, auth_json, params_json, "compare", crate::api::compare::get)
 }
 
-/// B9 changelog data: `project`, `version`, optional `from`, `to`, `date`, `trailer`,
+/// `GET /projects/:id/repository/changelog`: `project`, `version`, optional `from`, `to`, `date`, `trailer`,
 /// `config_file`. `{"notes": "..."}`; accepts a job token of the project.
 #[no_mangle]
 pub extern "C" fn fc_changelog_generate(
@@ -343,7 +345,7 @@ pub extern "C" fn fc_changelog_generate(
     repository_export(ctx, auth_json, params_json, "changelog", crate::api::changelog::generate)
 }
 
-/// B8 changelog commit: as `fc_changelog_generate` plus optional `branch`, `file`, `message`.
+/// `POST /projects/:id/repository/changelog`: as `fc_changelog_generate` plus optional `branch`, `file`, `message`.
 /// `{"commit": ..., "notes": "..."}`.
 #[no_mangle]
 pub extern "C" fn fc_changelog_commit(
@@ -354,7 +356,7 @@ pub extern "C" fn fc_changelog_commit(
     repository_export(ctx, auth_json, params_json, "changelog", crate::api::changelog::commit)
 }
 
-/// B10 health: `project`, optional `generate`. The stored or new report.
+/// `GET /projects/:id/repository/health`: `project`, optional `generate`. The stored or new report.
 #[no_mangle]
 pub extern "C" fn fc_repository_health(
     ctx: *const fc_ctx,

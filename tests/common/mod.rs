@@ -4,6 +4,7 @@
 //!
 //! Every test binary compiles this module with `mod common;` and uses only part of it.
 //! Set `FORGECORE_KEEP_TEST_DIRS=1` to keep the data directories for inspection.
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 #![allow(dead_code)]
 #![allow(unsafe_code)]
 
@@ -187,6 +188,7 @@ pub struct TestInstance {
 // SAFETY: the C ABI documents `fc_ctx` as usable by any number of threads at once; it is closed
 // only in `drop`, when no borrow of the instance (hence no call) can be in flight.
 unsafe impl Send for TestInstance {}
+// SAFETY: as for `Send`: every call on `fc_ctx` may run on any thread at the same time.
 unsafe impl Sync for TestInstance {}
 
 /// Opens an instance on a fresh temporary data directory; `extra_config` (an object) is merged
