@@ -1,9 +1,13 @@
-//! The configuration handed to `fc_open` as JSON: where data lives, the public URL,
-//! rate limits, feature switches and request limits (decisions D5, D6).
+//! The configuration handed to `fc_open` as JSON: where data lives (the store and the
+//! repository storages), the public URL, rate limits, feature switches and request limits
+//! (decisions D5, D6).
 //! Unknown keys are refused so that a typo never silently falls back to a default.
 
+use crate::store::{Backend, PostgresSettings};
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -19,6 +23,52 @@ pub struct Config {
     pub features: Features,
     #[serde(default)]
     pub limits: Limits,
+    /// Where the data lives: SQLite in `data_dir` (the default) or a PostgreSQL database.
+    #[serde(default)]
+    pub store: StoreConfig,
+    /// Named repository storages, as Gitaly has them: a name and the root directory under
+    /// which the repositories of the projects on that storage live.
+    #[serde(default)]
+    pub storages: BTreeMap<String, PathBuf>,
+}
+
+/// `"store": {"postgres": "postgresql://user:password@host:port/db"}` (with an optional
+/// `pool_size` and `timeout_millis`), or `{"sqlite": {}}`, the default.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StoreConfig {
+    pub sqlite: Option<SqliteConfig>,
+    /// A libpq URL.
+    pub postgres: Option<String>,
+    /// Connections each process keeps to PostgreSQL at most.
+    pub pool_size: u32,
+    /// The longest wait for PostgreSQL: connecting, a pooled connection, a statement, a lock.
+    pub timeout_millis: u64,
+}
+
+/// SQLite takes no settings: its file is `data_dir/forgecore.sqlite3`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SqliteConfig {}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        StoreConfig { sqlite: None, postgres: None, pool_size: 16, timeout_millis: 5_000 }
+    }
+}
+
+impl StoreConfig {
+    /// The backend it names.
+    pub fn backend(&self) -> Backend {
+        match &self.postgres {
+            Some(url) => Backend::Postgres(PostgresSettings {
+                url: url.clone(),
+                pool_size: self.pool_size,
+                timeout: Duration::from_millis(self.timeout_millis),
+            }),
+            None => Backend::Sqlite,
+        }
+    }
 }
 
 /// One rate limit: at most `limit` hits per `period_seconds`; `limit` 0 turns it off.
@@ -153,6 +203,21 @@ impl Config {
         }
         if l.max_body_bytes == 0 {
             return Err("invalid configuration: max_body_bytes must be positive".into());
+        }
+        let store = &self.store;
+        if store.sqlite.is_some() && store.postgres.is_some() {
+            return Err("invalid configuration: store names both sqlite and postgres; name one backend".into());
+        }
+        if store.pool_size == 0 || store.timeout_millis == 0 {
+            return Err("invalid configuration: store.pool_size and store.timeout_millis must be positive".into());
+        }
+        for (name, root) in &self.storages {
+            if name.is_empty() || !root.is_absolute() {
+                return Err(format!(
+                    "invalid configuration: storage {name:?} needs a name and an absolute root directory, not {}",
+                    root.display()
+                ));
+            }
         }
         if l.compare_max_commits == 0 || l.compare_max_commits_anonymous == 0 || l.compare_timeout_millis == 0 {
             return Err(

@@ -17,7 +17,7 @@ const _: () = {
 
 impl Context {
     pub fn open(config: Config) -> Result<Context, String> {
-        let store = Store::open(&config.data_dir)?;
+        let store = Store::open(&config.store.backend(), &config.data_dir)?;
         Ok(Context { config, store })
     }
 
@@ -32,8 +32,7 @@ impl Context {
             return Ok(());
         }
         let now = store::now_seconds();
-        let refused =
-            self.store.write(|tx| store::rate_limits::hit(tx, key, limit.limit, limit.period_seconds, now))?;
+        let refused = self.store.read(|db| store::rate_limits::hit(db, key, limit.limit, limit.period_seconds, now))?;
         match refused {
             None => Ok(()),
             Some(retry_after) => Err(ApiError::TooManyRequests { message: message.to_string(), retry_after }),

@@ -168,21 +168,6 @@ impl ApiError {
     }
 }
 
-impl From<rusqlite::Error> for ApiError {
-    fn from(e: rusqlite::Error) -> ApiError {
-        use rusqlite::ErrorCode::*;
-        match e.sqlite_error_code() {
-            Some(DiskFull) => ApiError::Unavailable("the data directory is full"),
-            Some(ReadOnly) => ApiError::Unavailable("the data directory is read-only"),
-            Some(DatabaseBusy | DatabaseLocked) => ApiError::Unavailable("the database is busy, try again"),
-            Some(CannotOpen | SystemIoFailure | PermissionDenied) => {
-                ApiError::Unavailable("the data directory cannot be read or written")
-            }
-            _ => ApiError::internal(e),
-        }
-    }
-}
-
 pub type ApiResult<T> = Result<T, ApiError>;
 
 /// [`ApiError::from_git`] on results.

@@ -11,8 +11,8 @@ use crate::error::{ApiError, ApiResult};
 use crate::git;
 use crate::params::Params;
 use crate::response::Response;
+use crate::store::Db;
 use crate::store::{self, groups::Group, members::Source, projects::NewProject, Visibility};
-use rusqlite::Connection;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -61,12 +61,12 @@ fn visibility(params: &Params, default: Visibility) -> ApiResult<Visibility> {
     }
 }
 
-fn user_named(conn: &Connection, username: &str) -> ApiResult<store::users::User> {
-    store::users::find_by_username(conn, username)?.ok_or(ApiError::NotFound("User"))
+fn user_named(db: &mut Db, username: &str) -> ApiResult<store::users::User> {
+    store::users::find_by_username(db, username)?.ok_or(ApiError::NotFound("User"))
 }
 
-fn group_at(conn: &Connection, full_path: &str) -> ApiResult<Group> {
-    store::groups::find_by_full_path(conn, full_path)?.ok_or(ApiError::NotFound("Group"))
+fn group_at(db: &mut Db, full_path: &str) -> ApiResult<Group> {
+    store::groups::find_by_full_path(db, full_path)?.ok_or(ApiError::NotFound("Group"))
 }
 
 fn user_entity(user: &store::users::User) -> Value {
@@ -86,11 +86,11 @@ fn user_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let admin = params.bool("admin")?.unwrap_or(false);
     let name = params.string("name")?.unwrap_or_else(|| username.clone());
     let email = params.string("email")?;
-    let user = ctx.store.write(|tx| {
-        if store::users::find_by_username(tx, &username)?.is_some() {
+    let user = ctx.store.write(|db| -> ApiResult<_> {
+        if store::users::find_by_username(db, &username)?.is_some() {
             return Err(ApiError::validation("Username has already been taken"));
         }
-        store::users::insert(tx, &username, &name, email.as_deref(), admin)
+        Ok(store::users::insert(db, &username, &name, email.as_deref(), admin)?)
     })?;
     Ok(Response::json(201, &user_entity(&user)))
 }
@@ -99,9 +99,9 @@ fn token_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let username = params.required_string("username")?;
     let name = params.string("name")?.unwrap_or_else(|| "forgecore".into());
     let token = new_token(tokens::PERSONAL_PREFIX)?;
-    ctx.store.write(|tx| {
-        let user = user_named(tx, &username)?;
-        store::tokens::insert_personal(tx, user.id, &name, &tokens::digest(&token))
+    ctx.store.write(|db| -> ApiResult<_> {
+        let user = user_named(db, &username)?;
+        Ok(store::tokens::insert_personal(db, user.id, &name, &tokens::digest(&token))?)
     })?;
     Ok(Response::json(201, &json!({ "token": token })))
 }
@@ -109,9 +109,9 @@ fn token_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
 fn token_revoke(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let token = params.required_string("token")?;
     let digest = tokens::digest(&token);
-    let revoked = ctx
-        .store
-        .write(|tx| Ok(store::tokens::revoke_personal(tx, &digest)? || store::tokens::revoke_job(tx, &digest)?))?;
+    let revoked = ctx.store.write(|db| {
+        Ok::<_, ApiError>(store::tokens::revoke_personal(db, &digest)? || store::tokens::revoke_job(db, &digest)?)
+    })?;
     if revoked {
         Ok(Response::json(200, &json!({ "revoked": true })))
     } else {
@@ -125,48 +125,47 @@ fn group_entity(group: &Group) -> Value {
 }
 
 /// Creates the group at `full_path` under its existing parent.
-fn insert_group(conn: &Connection, full_path: &str, visibility: Visibility) -> ApiResult<Group> {
-    if store::groups::find_by_full_path(conn, full_path)?.is_some() {
+fn insert_group(db: &mut Db, full_path: &str, visibility: Visibility) -> ApiResult<Group> {
+    if store::groups::find_by_full_path(db, full_path)?.is_some() {
         return Err(ApiError::validation("Group path has already been taken"));
     }
     let (parent, path) = match full_path.rsplit_once('/') {
-        Some((parent_path, path)) => (Some(group_at(conn, parent_path)?), path),
+        Some((parent_path, path)) => (Some(group_at(db, parent_path)?), path),
         None => (None, full_path),
     };
-    store::groups::insert(conn, parent.as_ref(), path, visibility)
+    Ok(store::groups::insert(db, parent.as_ref(), path, visibility)?)
 }
 
 fn group_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let full_path = params.required_string("path")?;
     check_path("path", &full_path)?;
     let visibility = visibility(params, Visibility::Private)?;
-    let group = ctx.store.write(|tx| insert_group(tx, &full_path, visibility))?;
+    let group = ctx.store.write(|db| insert_group(db, &full_path, visibility))?;
     Ok(Response::json(201, &group_entity(&group)))
 }
 
 /// Registers a project at `full_path` serving the repository at `git_dir` in place.
 fn insert_project(
-    conn: &Connection,
+    db: &mut Db,
     full_path: &str,
     git_dir: &Path,
     visibility: Visibility,
     forked_from: Option<&str>,
 ) -> ApiResult<store::projects::Project> {
-    if store::projects::find_by_full_path(conn, full_path)?.is_some() {
+    if store::projects::find_by_full_path(db, full_path)?.is_some() {
         return Err(ApiError::validation("Project path has already been taken"));
     }
     let (group_id, path) = match full_path.rsplit_once('/') {
-        Some((namespace, path)) => (Some(group_at(conn, namespace)?.id), path),
+        Some((namespace, path)) => (Some(group_at(db, namespace)?.id), path),
         None => (None, full_path),
     };
     let forked_from_id = match forked_from {
-        Some(parent) => {
-            Some(store::projects::find_by_full_path(conn, parent)?.ok_or(ApiError::NotFound("Project"))?.id)
-        }
+        Some(parent) => Some(store::projects::find_by_full_path(db, parent)?.ok_or(ApiError::NotFound("Project"))?.id),
         None => None,
     };
     let repo_dir = git_dir.to_str().ok_or_else(|| ApiError::validation("repo path is not valid UTF-8"))?;
-    store::projects::insert(conn, &NewProject { group_id, path, full_path, repo_dir, visibility, forked_from_id })
+    let new = NewProject { group_id, path, full_path, repo_dir, visibility, forked_from_id, storage: None };
+    Ok(store::projects::insert(db, &new)?)
 }
 
 /// The absolute git directory of a repository path, or 400.
@@ -182,7 +181,7 @@ fn project_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let git_dir = resolve_repo(&params.required_string("repo")?)?;
     let visibility = visibility(params, Visibility::Private)?;
     let forked_from = params.string("forked_from")?;
-    let project = ctx.store.write(|tx| insert_project(tx, &full_path, &git_dir, visibility, forked_from.as_deref()))?;
+    let project = ctx.store.write(|db| insert_project(db, &full_path, &git_dir, visibility, forked_from.as_deref()))?;
     Ok(Response::json(201, &super::projects::entity(&super::base_url(ctx, None), &project)))
 }
 
@@ -194,17 +193,17 @@ fn member_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     }
     let member_role_id = params.int("member_role_id")?;
     let (group, project) = (params.string("group")?, params.string("project")?);
-    let id = ctx.store.write(|tx| {
-        let user = user_named(tx, &username)?;
+    let id = ctx.store.write(|db| -> ApiResult<_> {
+        let user = user_named(db, &username)?;
         let (source, root_group) = match (&group, &project) {
             (Some(path), None) => {
-                let group = group_at(tx, path)?;
-                (Source::Group(group.id), Some(store::groups::root_id(tx, group.id)?))
+                let group = group_at(db, path)?;
+                (Source::Group(group.id), Some(store::groups::root_id(db, group.id)?))
             }
             (None, Some(path)) => {
-                let project = store::projects::find_by_full_path(tx, path)?.ok_or(ApiError::NotFound("Project"))?;
+                let project = store::projects::find_by_full_path(db, path)?.ok_or(ApiError::NotFound("Project"))?;
                 let root = match project.group_id {
-                    Some(group_id) => Some(store::groups::root_id(tx, group_id)?),
+                    Some(group_id) => Some(store::groups::root_id(db, group_id)?),
                     None => None,
                 };
                 (Source::Project(project.id), root)
@@ -216,12 +215,12 @@ fn member_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
             }
         };
         if let Some(role_id) = member_role_id {
-            let role = store::member_roles::find_by_id(tx, role_id)?.ok_or(ApiError::NotFound("Member Role"))?;
+            let role = store::member_roles::find_by_id(db, role_id)?.ok_or(ApiError::NotFound("Member Role"))?;
             if role.group_id.is_some() && role.group_id != root_group {
                 return Err(ApiError::validation("Member role must belong to the root group of the membership"));
             }
         }
-        store::members::upsert(tx, &source, user.id, access_level, member_role_id)
+        Ok(store::members::upsert(db, &source, user.id, access_level, member_role_id)?)
     })?;
     Ok(Response::json(
         201,
@@ -233,9 +232,9 @@ fn member_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
 fn job_token_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let project = params.required_string("project")?;
     let token = new_token(tokens::JOB_PREFIX)?;
-    ctx.store.write(|tx| {
-        let project = store::projects::find_by_full_path(tx, &project)?.ok_or(ApiError::NotFound("Project"))?;
-        store::tokens::insert_job(tx, project.id, &tokens::digest(&token))
+    ctx.store.write(|db| -> ApiResult<_> {
+        let project = store::projects::find_by_full_path(db, &project)?.ok_or(ApiError::NotFound("Project"))?;
+        Ok(store::tokens::insert_job(db, project.id, &tokens::digest(&token))?)
     })?;
     Ok(Response::json(201, &json!({ "token": token })))
 }
@@ -245,16 +244,16 @@ fn job_token_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
 fn bootstrap(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let issue_token = params.bool("issue_token")?.unwrap_or(false);
     let token = new_token(tokens::PERSONAL_PREFIX)?;
-    let outcome = ctx.store.write(|tx| {
-        let (user, created) = if store::users::count(tx)? == 0 {
-            (store::users::insert(tx, "root", "Administrator", None, true)?, true)
+    let outcome = ctx.store.write(|db| -> ApiResult<_> {
+        let (user, created) = if store::users::count(db)? == 0 {
+            (store::users::insert(db, "root", "Administrator", None, true)?, true)
         } else {
-            match store::users::first_admin(tx)? {
+            match store::users::first_admin(db)? {
                 Some(admin) if issue_token => (admin, false),
                 _ => return Ok(None),
             }
         };
-        store::tokens::insert_personal(tx, user.id, "bootstrap", &tokens::digest(&token))?;
+        store::tokens::insert_personal(db, user.id, "bootstrap", &tokens::digest(&token))?;
         Ok(Some((user, created)))
     })?;
     let body = match outcome {
@@ -298,8 +297,8 @@ fn register_repos(ctx: &Context, params: &Params) -> ApiResult<Response> {
             continue;
         }
         let git_dir = std::fs::canonicalize(&git_dir).unwrap_or(git_dir);
-        let created = ctx.store.write(|tx| {
-            if store::projects::find_by_full_path(tx, &full_path)?.is_some() {
+        let created = ctx.store.write(|db| -> ApiResult<_> {
+            if store::projects::find_by_full_path(db, &full_path)?.is_some() {
                 return Ok(false);
             }
             let mut prefix = String::new();
@@ -308,11 +307,11 @@ fn register_repos(ctx: &Context, params: &Params) -> ApiResult<Response> {
                     prefix.push('/');
                 }
                 prefix.push_str(segment);
-                if store::groups::find_by_full_path(tx, &prefix)?.is_none() {
-                    insert_group(tx, &prefix, Visibility::Public)?;
+                if store::groups::find_by_full_path(db, &prefix)?.is_none() {
+                    insert_group(db, &prefix, Visibility::Public)?;
                 }
             }
-            insert_project(tx, &full_path, &git_dir, Visibility::Public, None)?;
+            insert_project(db, &full_path, &git_dir, Visibility::Public, None)?;
             Ok(true)
         })?;
         registered.push(json!({"path": full_path, "created": created}));

@@ -12,9 +12,9 @@ use crate::context::Context;
 use crate::error::{ApiError, ApiResult};
 use crate::git;
 use crate::params::{parse_int_text, Params};
-use crate::store::{self, groups::Group, projects::Project};
+use crate::store::Db;
+use crate::store::{self, groups::Group, projects::Project, StoreResult};
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
-use rusqlite::Connection;
 use serde_json::Value;
 
 pub struct Call<'a> {
@@ -86,13 +86,13 @@ impl<'t> IdOrPath<'t> {
     /// The record it names, by one of the two lookups of a table.
     fn find<T>(
         &self,
-        conn: &Connection,
-        by_id: fn(&Connection, i64) -> ApiResult<Option<T>>,
-        by_path: fn(&Connection, &str) -> ApiResult<Option<T>>,
-    ) -> ApiResult<Option<T>> {
+        db: &mut Db,
+        by_id: fn(&mut Db, i64) -> StoreResult<Option<T>>,
+        by_path: fn(&mut Db, &str) -> StoreResult<Option<T>>,
+    ) -> StoreResult<Option<T>> {
         match *self {
-            IdOrPath::Id(id) => by_id(conn, id),
-            IdOrPath::Path(path) => by_path(conn, path),
+            IdOrPath::Id(id) => by_id(db, id),
+            IdOrPath::Path(path) => by_path(db, path),
         }
     }
 }
@@ -113,22 +113,22 @@ impl<'a> Call<'a> {
     /// The project named by `id` (an integer id or a full path), checked for `ability`.
     /// Missing and invisible projects are the same 404.
     pub fn project(&self, id: &str, ability: ProjectAbility) -> ApiResult<Project> {
-        self.ctx.store.read(|conn| {
+        self.ctx.store.read(|db| -> ApiResult<_> {
             let project = IdOrPath::parse(id)
-                .find(conn, store::projects::find_by_id, store::projects::find_by_full_path)?
+                .find(db, store::projects::find_by_id, store::projects::find_by_full_path)?
                 .ok_or(ApiError::NotFound("Project"))?;
-            permissions::authorize_project(conn, &self.caller, &project, ability)?;
+            permissions::authorize_project(db, &self.caller, &project, ability)?;
             Ok(project)
         })
     }
 
     /// The group named by `id` (an integer id or a full path) that the caller may see.
     pub fn group(&self, id: &str) -> ApiResult<Group> {
-        self.ctx.store.read(|conn| {
+        self.ctx.store.read(|db| -> ApiResult<_> {
             let group = IdOrPath::parse(id)
-                .find(conn, store::groups::find_by_id, store::groups::find_by_full_path)?
+                .find(db, store::groups::find_by_id, store::groups::find_by_full_path)?
                 .ok_or(ApiError::NotFound("Group"))?;
-            if permissions::can_see_group(conn, &self.caller, &group)? {
+            if permissions::can_see_group(db, &self.caller, &group)? {
                 Ok(group)
             } else {
                 Err(ApiError::NotFound("Group"))

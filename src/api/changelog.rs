@@ -135,26 +135,26 @@ fn resolve_in_range(repo: &gix::Repository, revision: &str) -> ApiResult<gix::Ob
 
 /// Users by commit email (case-insensitive), with the `author` fields of an entry.
 fn authors(call: &Call, project: &Project, config: &Config, emails: Vec<String>) -> ApiResult<HashMap<String, Author>> {
-    call.ctx.store.read(|conn| {
+    call.ctx.store.read(|db| -> ApiResult<_> {
         let mut credited_groups = Vec::new();
         for path in &config.include_groups {
-            if let Some(group) = store::groups::find_by_full_path(conn, path)? {
-                if permissions::can_see_group(conn, &call.caller, &group)? {
+            if let Some(group) = store::groups::find_by_full_path(db, path)? {
+                if permissions::can_see_group(db, &call.caller, &group)? {
                     credited_groups.push(group.id);
                 }
             }
         }
         let mut out = HashMap::new();
         for email in emails {
-            let Some(user) = store::users::find_by_email(conn, &email)? else { continue };
-            let access = ProjectAccess::of(conn, &Caller::User(user.clone()), project)?;
+            let Some(user) = store::users::find_by_email(db, &email)? else { continue };
+            let access = ProjectAccess::of(db, &Caller::User(user.clone()), project)?;
             let contributor = access.level == 0;
             let mut credit = contributor;
             for group_id in &credited_groups {
                 if credit {
                     break;
                 }
-                credit = store::members::is_direct_group_member(conn, user.id, *group_id)?;
+                credit = store::members::is_direct_group_member(db, user.id, *group_id)?;
             }
             out.insert(email, Author { reference: format!("@{}", user.username), contributor, credit });
         }

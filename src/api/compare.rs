@@ -42,7 +42,7 @@ use crate::git;
 use crate::git::diff::{self as gitdiff, FileChange};
 use crate::params::Params;
 use crate::response::{Body, Response};
-use crate::store::{self, projects::Project};
+use crate::store::{self, projects::Project, Db};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -138,12 +138,12 @@ fn request(params: &Params) -> ApiResult<Request> {
 }
 
 /// The root of `project`'s fork network.
-fn network_root(conn: &rusqlite::Connection, project: &Project) -> ApiResult<i64> {
+fn network_root(db: &mut Db, project: &Project) -> ApiResult<i64> {
     let mut current = project.id;
     let mut parent = project.forked_from_id;
     for _ in 0..MAX_FORK_DEPTH {
         let Some(id) = parent.filter(|&id| id != current) else { break };
-        match store::projects::find_by_id(conn, id)? {
+        match store::projects::find_by_id(db, id)? {
             Some(next) => {
                 current = next.id;
                 parent = next.forked_from_id;
@@ -159,14 +159,14 @@ fn source_project(call: &Call, project: &Project, id_text: &str, from_project_id
     let Some(other_id) = from_project_id.filter(|&id| id != project.id) else { return Ok(project.clone()) };
     let not_a_fork =
         || ApiError::Validation(json!(format!("Target project id:{other_id} is not a fork of project id:{id_text}")));
-    call.ctx.store.read(|conn| {
-        let other = store::projects::find_by_id(conn, other_id)?.ok_or_else(not_a_fork)?;
-        if network_root(conn, project)? != network_root(conn, &other)? {
+    call.ctx.store.read(|db| -> ApiResult<_> {
+        let other = store::projects::find_by_id(db, other_id)?.ok_or_else(not_a_fork)?;
+        if network_root(db, project)? != network_root(db, &other)? {
             return Err(not_a_fork());
         }
         // A project the caller cannot see is answered as a missing one (400), so the answer
         // never tells that a private fork exists; one they see but may not read is GitLab's 403.
-        match permissions::authorize_project(conn, &call.caller, &other, ProjectAbility::ReadCode) {
+        match permissions::authorize_project(db, &call.caller, &other, ProjectAbility::ReadCode) {
             Ok(()) => Ok(other),
             Err(ApiError::NotFound(_)) => Err(not_a_fork()),
             Err(ApiError::Forbidden(_)) => {

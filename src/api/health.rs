@@ -29,17 +29,15 @@ pub fn get(call: &Call, project: &str, params: &Params) -> ApiResult<Response> {
     if !call.ctx.config.features.repository_health {
         return Err(ApiError::NotFound(""));
     }
-    call.ctx
-        .store
-        .read(|conn| permissions::authorize_project(conn, &call.caller, &project, ProjectAbility::ReadHealth))?;
+    call.ctx.store.read(|db| permissions::authorize_project(db, &call.caller, &project, ProjectAbility::ReadHealth))?;
     let report = if generate {
         let key = format!("health_generate:{}", project.id);
         call.ctx.throttle(call.ctx.config.rate_limits.health_generate, &key, THROTTLED)?;
         let (report, millis) = generate_report(Path::new(&project.repo_dir))?;
-        call.ctx.store.write(|tx| store::health_reports::save(tx, project.id, &report, millis))?;
+        call.ctx.store.write(|db| store::health_reports::save(db, project.id, &report, millis))?;
         report
     } else {
-        call.ctx.store.read(|conn| store::health_reports::find(conn, project.id))?.ok_or(ApiError::NotFound(""))?
+        call.ctx.store.read(|db| store::health_reports::find(db, project.id))?.ok_or(ApiError::NotFound(""))?
     };
     Ok(Response {
         status: 200,

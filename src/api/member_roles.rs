@@ -7,7 +7,7 @@ use crate::auth::roles::{humanize, ACCESS_LEVELS, PERMISSION_FLAGS, REQUIREMENTS
 use crate::error::{ApiError, ApiResult};
 use crate::params::{parse_int_text, Params};
 use crate::response::Response;
-use crate::store::{self, groups::Group, member_roles::MemberRole};
+use crate::store::{self, groups::Group, member_roles::MemberRole, Db};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
@@ -57,7 +57,7 @@ fn authorize(call: &Call, scope: Scope) -> ApiResult<Option<Group>> {
         Scope::Instance => Err(ApiError::Forbidden(None)),
         Scope::Group(id) => {
             let group = call.group(id)?;
-            if call.ctx.store.read(|conn| permissions::is_group_owner(conn, &call.caller, &group))? {
+            if call.ctx.store.read(|db| permissions::is_group_owner(db, &call.caller, &group))? {
                 Ok(Some(group))
             } else {
                 Err(ApiError::Forbidden(None))
@@ -69,12 +69,12 @@ fn authorize(call: &Call, scope: Scope) -> ApiResult<Option<Group>> {
 /// A1, A4. A subgroup lists the roles of its root group, as GitLab does.
 pub fn list(call: &Call, scope: Scope) -> ApiResult<Response> {
     let group = authorize(call, scope)?;
-    let roles = call.ctx.store.read(|conn| {
+    let roles = call.ctx.store.read(|db| -> ApiResult<_> {
         let namespace = match &group {
-            Some(g) => Some(store::groups::root_id(conn, g.id)?),
+            Some(g) => Some(store::groups::root_id(db, g.id)?),
             None => None,
         };
-        store::member_roles::list(conn, namespace)
+        Ok(store::member_roles::list(db, namespace)?)
     })?;
     Ok(Response::json(200, &roles.iter().map(entity).collect::<Vec<_>>()))
 }
@@ -164,18 +164,18 @@ pub fn create(call: &Call, scope: Scope, params: &Params) -> ApiResult<Response>
     }
     let group_id = group.map(|g| g.id);
     let role = MemberRole { id: 0, group_id, name, description, base_access_level, permissions };
-    let created = call.ctx.store.write(|tx| {
+    let created = call.ctx.store.write(|db| -> ApiResult<_> {
         if let Some(group_id) = group_id {
-            if store::member_roles::count_in(tx, group_id)? >= MAX_ROLES_PER_GROUP {
+            if store::member_roles::count_in(db, group_id)? >= MAX_ROLES_PER_GROUP {
                 return Err(ApiError::validation(
                     "Namespace maximum number of Member Roles are already in use by the group hierarchy. Please delete an existing Member Role.",
                 ));
             }
         }
-        if store::member_roles::name_taken(tx, group_id, &role.name, None)? {
+        if store::member_roles::name_taken(db, group_id, &role.name, None)? {
             return Err(ApiError::validation("Name has already been taken"));
         }
-        store::member_roles::insert(tx, &role)
+        Ok(store::member_roles::insert(db, &role)?)
     })?;
     Ok(Response::json(201, &entity(&created)))
 }
@@ -189,8 +189,8 @@ fn parse_role_id(text: &str) -> ApiResult<i64> {
 /// The role `id` of the group in the route itself (GitLab's `group.member_roles.find_by_id`),
 /// or of the instance, or 404. Roles belong to root groups, so on a subgroup route every role
 /// is 404: ownership of a subgroup never reaches the roles of its root.
-fn find_role(conn: &rusqlite::Connection, group: &Option<Group>, id: i64) -> ApiResult<MemberRole> {
-    store::member_roles::find_in(conn, group.as_ref().map(|g| g.id), id)?.ok_or(ApiError::NotFound("Member Role"))
+fn find_role(db: &mut Db, group: &Option<Group>, id: i64) -> ApiResult<MemberRole> {
+    store::member_roles::find_in(db, group.as_ref().map(|g| g.id), id)?.ok_or(ApiError::NotFound("Member Role"))
 }
 
 /// A6 (ours, decisions D3): `PUT` with `name` and/or `description`; 200 and the whole role.
@@ -200,8 +200,8 @@ pub fn update(call: &Call, scope: Scope, role_id: &str, params: &Params) -> ApiR
     let id = parse_role_id(role_id)?;
     let name = read_name(params)?;
     let description = read_description(params)?;
-    let updated = call.ctx.store.write(|tx| {
-        let mut role = find_role(tx, &group, id)?;
+    let updated = call.ctx.store.write(|db| -> ApiResult<_> {
+        let mut role = find_role(db, &group, id)?;
         if let Some(level) = params.raw("base_access_level") {
             if crate::params::parse_int(level) != Some(role.base_access_level) {
                 return Err(ApiError::validation(
@@ -220,7 +220,7 @@ pub fn update(call: &Call, scope: Scope, role_id: &str, params: &Params) -> ApiR
             ));
         }
         if let Some(name) = name {
-            if store::member_roles::name_taken(tx, role.group_id, &name, Some(role.id))? {
+            if store::member_roles::name_taken(db, role.group_id, &name, Some(role.id))? {
                 return Err(ApiError::validation("Name has already been taken"));
             }
             role.name = name;
@@ -228,7 +228,7 @@ pub fn update(call: &Call, scope: Scope, role_id: &str, params: &Params) -> ApiR
         if let Some(description) = description {
             role.description = description;
         }
-        store::member_roles::update_text(tx, role.id, &role.name, role.description.as_deref())?;
+        store::member_roles::update_text(db, role.id, &role.name, role.description.as_deref())?;
         Ok(role)
     })?;
     Ok(Response::json(200, &entity(&updated)))
@@ -238,14 +238,14 @@ pub fn update(call: &Call, scope: Scope, role_id: &str, params: &Params) -> ApiR
 pub fn delete(call: &Call, scope: Scope, role_id: &str) -> ApiResult<Response> {
     let group = authorize(call, scope)?;
     let id = parse_role_id(role_id)?;
-    call.ctx.store.write(|tx| {
-        let role = find_role(tx, &group, id)?;
-        if store::members::count_with_role(tx, role.id)? > 0 {
+    call.ctx.store.write(|db| -> ApiResult<_> {
+        let role = find_role(db, &group, id)?;
+        if store::members::count_with_role(db, role.id)? > 0 {
             return Err(ApiError::validation(
                 "Role is assigned to one or more group members. Remove role from all group members, then delete role.",
             ));
         }
-        store::member_roles::delete(tx, role.id)
+        Ok(store::member_roles::delete(db, role.id)?)
     })?;
     Ok(Response::no_content())
 }

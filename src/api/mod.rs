@@ -20,3 +20,19 @@ pub mod tree;
 pub mod version;
 
 pub use call::{base_url, Call, Origin};
+
+use crate::error::ApiError;
+use crate::store::StoreError;
+
+/// What a store failure answers: 503 while the store cannot serve (the data directory is full
+/// or read-only, the database is locked, unreachable or slower than its timeout), with the
+/// reason; 500 for anything else. A unique key taken by a racing writer is answered where the
+/// write is made (`Name has already been taken`); one that gets here is a bug.
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        match e {
+            StoreError::Unavailable { reason, .. } => ApiError::Unavailable(reason),
+            other => ApiError::internal(other),
+        }
+    }
+}

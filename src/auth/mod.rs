@@ -123,15 +123,14 @@ pub fn identify(ctx: &Context, credentials: &Credentials) -> ApiResult<Caller> {
         return Err(ApiError::Unauthorized);
     }
     let digest = tokens::digest(token);
-    ctx.store.read(|conn| {
+    ctx.store.read(|db| -> ApiResult<_> {
         if is_job {
-            return match store::tokens::job_token_project(conn, &digest)? {
+            return match store::tokens::job_token_project(db, &digest)? {
                 Some(project_id) => Ok(Caller::Job { project_id }),
                 None => Err(ApiError::Unauthorized),
             };
         }
-        let user_id = store::tokens::personal_token_user(conn, &digest)?.ok_or(ApiError::Unauthorized)?;
-        let user = store::users::find_by_id(conn, user_id)?.ok_or(ApiError::Unauthorized)?;
+        let user = store::tokens::personal_token_user(db, &digest)?.ok_or(ApiError::Unauthorized)?;
         Ok(Caller::User(user))
     })
 }

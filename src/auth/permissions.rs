@@ -10,8 +10,8 @@
 use super::roles::{DEVELOPER, MAINTAINER, OWNER, REPORTER};
 use super::Caller;
 use crate::error::{ApiError, ApiResult};
+use crate::store::Db;
 use crate::store::{self, groups::Group, projects::Project, Visibility};
-use rusqlite::Connection;
 
 /// What one might want to do with a project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,10 +40,10 @@ pub struct ProjectAccess {
 }
 
 impl ProjectAccess {
-    pub fn of(conn: &Connection, caller: &Caller, project: &Project) -> ApiResult<ProjectAccess> {
+    pub fn of(db: &mut Db, caller: &Caller, project: &Project) -> ApiResult<ProjectAccess> {
         let Caller::User(user) = caller else { return Ok(ProjectAccess::default()) };
         let mut access = ProjectAccess { admin: user.is_admin, signed_in: true, ..Default::default() };
-        for membership in store::members::for_project(conn, user.id, project.id)? {
+        for membership in store::members::for_project(db, user.id, project.id)? {
             access.level = access.level.max(membership.access_level);
             for flag in membership.role_permissions {
                 if !access.flags.contains(&flag) {
@@ -76,27 +76,22 @@ impl ProjectAccess {
 
 /// Checks `ability` on `project` for `caller`: `Ok` when allowed, 404 "Project Not Found" when
 /// the caller may not even see the project, 403 when they see it but may not do this.
-pub fn authorize_project(
-    conn: &Connection,
-    caller: &Caller,
-    project: &Project,
-    ability: ProjectAbility,
-) -> ApiResult<()> {
+pub fn authorize_project(db: &mut Db, caller: &Caller, project: &Project, ability: ProjectAbility) -> ApiResult<()> {
     if let Caller::Job { project_id } = caller {
         return match ability {
             ProjectAbility::ReadChangelog if *project_id == project.id => Ok(()),
             ProjectAbility::ReadChangelog | ProjectAbility::Read => {
-                authorize_project(conn, &Caller::Anonymous, project, ability)
+                authorize_project(db, &Caller::Anonymous, project, ability)
             }
             _ if *project_id == project.id => Err(ApiError::Unauthorized),
             // Refused for what the token may not do, but only where anyone may see the
             // project: elsewhere the answer is the 404 of a missing project, so a job token
             // tells nothing about projects it cannot see.
-            _ => authorize_project(conn, &Caller::Anonymous, project, ProjectAbility::Read)
+            _ => authorize_project(db, &Caller::Anonymous, project, ProjectAbility::Read)
                 .and(Err(ApiError::Unauthorized)),
         };
     }
-    let access = ProjectAccess::of(conn, caller, project)?;
+    let access = ProjectAccess::of(db, caller, project)?;
     if !access.can_see(project.visibility) {
         return Err(ApiError::NotFound("Project"));
     }
@@ -116,7 +111,7 @@ pub fn authorize_project(
 /// Whether `caller` may see `group`: public groups are seen by all, internal ones by anyone
 /// signed in, private ones by administrators and by members of it, an ancestor, or anything
 /// below it.
-pub fn can_see_group(conn: &Connection, caller: &Caller, group: &Group) -> ApiResult<bool> {
+pub fn can_see_group(db: &mut Db, caller: &Caller, group: &Group) -> ApiResult<bool> {
     if group.visibility == Visibility::Public {
         return Ok(true);
     }
@@ -124,16 +119,16 @@ pub fn can_see_group(conn: &Connection, caller: &Caller, group: &Group) -> ApiRe
     if user.is_admin || group.visibility == Visibility::Internal {
         return Ok(true);
     }
-    Ok(!store::members::for_group(conn, user.id, group.id)?.is_empty()
-        || store::members::has_membership_below(conn, user.id, group.id)?)
+    Ok(!store::members::for_group(db, user.id, group.id)?.is_empty()
+        || store::members::has_membership_below(db, user.id, group.id)?)
 }
 
 /// Owner of the group, directly or through an ancestor, or an administrator. Custom role flags
 /// never make anyone an owner.
-pub fn is_group_owner(conn: &Connection, caller: &Caller, group: &Group) -> ApiResult<bool> {
+pub fn is_group_owner(db: &mut Db, caller: &Caller, group: &Group) -> ApiResult<bool> {
     let Caller::User(user) = caller else { return Ok(false) };
     if user.is_admin {
         return Ok(true);
     }
-    Ok(store::members::for_group(conn, user.id, group.id)?.iter().any(|m| m.access_level >= OWNER))
+    Ok(store::members::for_group(db, user.id, group.id)?.iter().any(|m| m.access_level >= OWNER))
 }

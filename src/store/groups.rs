@@ -1,9 +1,10 @@
 //! Groups and their hierarchy: a group has at most one parent; `full_path` is unique
 //! (case-insensitively, as GitLab's routes are).
 
+use super::db::{Db, Dialect, Row};
+use super::error::StoreResult;
+use super::users::equal_ignoring_case;
 use super::Visibility;
-use crate::error::ApiResult;
-use rusqlite::{params, Connection, OptionalExtension, Row};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Group {
@@ -17,68 +18,65 @@ pub struct Group {
 
 const COLUMNS: &str = "id, parent_id, path, full_path, name, visibility";
 
-fn from_row(row: &Row) -> rusqlite::Result<Group> {
+pub(super) fn from_row(row: &Row) -> StoreResult<Group> {
     Ok(Group {
-        id: row.get(0)?,
-        parent_id: row.get(1)?,
-        path: row.get(2)?,
-        full_path: row.get(3)?,
-        name: row.get(4)?,
-        visibility: row.get(5)?,
+        id: row.i64(0)?,
+        parent_id: row.opt_i64(1)?,
+        path: row.string(2)?,
+        full_path: row.string(3)?,
+        name: row.string(4)?,
+        visibility: Visibility::read(&row.string(5)?)?,
     })
 }
 
-pub fn insert(conn: &Connection, parent: Option<&Group>, path: &str, visibility: Visibility) -> ApiResult<Group> {
+pub fn insert(db: &mut Db, parent: Option<&Group>, path: &str, visibility: Visibility) -> StoreResult<Group> {
     let full_path = match parent {
         Some(p) => format!("{}/{path}", p.full_path),
         None => path.to_string(),
     };
     let parent_id = parent.map(|p| p.id);
-    conn.execute(
-        "INSERT INTO groups (parent_id, path, full_path, name, visibility) VALUES (?1, ?2, ?3, ?2, ?4)",
-        params![parent_id, path, full_path, visibility.as_str()],
+    let id = db.one(
+        "INSERT INTO groups (parent_id, path, full_path, name, visibility) VALUES ($1, $2, $3, $2, $4) RETURNING id",
+        &[&parent_id, &path, &full_path, &visibility.as_str()],
+        |r| r.i64(0),
     )?;
-    Ok(Group { id: conn.last_insert_rowid(), parent_id, path: path.into(), full_path, name: path.into(), visibility })
+    Ok(Group { id, parent_id, path: path.into(), full_path, name: path.into(), visibility })
 }
 
-pub fn find_by_id(conn: &Connection, id: i64) -> ApiResult<Option<Group>> {
-    let sql = format!("SELECT {COLUMNS} FROM groups WHERE id = ?1");
-    Ok(super::row(conn, &sql, [id], from_row).optional()?)
+pub fn find_by_id(db: &mut Db, id: i64) -> StoreResult<Option<Group>> {
+    db.row(&format!("SELECT {COLUMNS} FROM groups WHERE id = $1"), &[&id], from_row)
 }
 
-pub fn find_by_full_path(conn: &Connection, full_path: &str) -> ApiResult<Option<Group>> {
-    let sql = format!("SELECT {COLUMNS} FROM groups WHERE full_path = ?1");
-    Ok(super::row(conn, &sql, [full_path], from_row).optional()?)
+pub fn find_by_full_path(db: &mut Db, full_path: &str) -> StoreResult<Option<Group>> {
+    let sql = format!("SELECT {COLUMNS} FROM groups WHERE {}", equal_ignoring_case(db, "full_path"));
+    db.row(&sql, &[&full_path], from_row)
+}
+
+/// Holds the group's row until the transaction ends, so that checks on what belongs to it
+/// (the roles cap) and the write they guard are one step for every host. SQLite's writes are
+/// already one at a time (`BEGIN IMMEDIATE`).
+pub fn lock(db: &mut Db, id: i64) -> StoreResult<()> {
+    if db.dialect() == Dialect::Postgres {
+        db.rows("SELECT id FROM groups WHERE id = $1 FOR UPDATE", &[&id], |_| Ok(()))?;
+    }
+    Ok(())
 }
 
 /// The ids of a group and all its ancestors, the group first.
-pub fn self_and_ancestor_ids(conn: &Connection, id: i64) -> ApiResult<Vec<i64>> {
-    let mut stmt = conn.prepare_cached(
+pub fn self_and_ancestor_ids(db: &mut Db, id: i64) -> StoreResult<Vec<i64>> {
+    db.rows(
         "WITH RECURSIVE chain(id, parent_id, depth) AS (
-             SELECT id, parent_id, 0 FROM groups WHERE id = ?1
+             SELECT id, parent_id, 0 FROM groups WHERE id = $1
              UNION ALL
              SELECT g.id, g.parent_id, chain.depth + 1 FROM groups g JOIN chain ON g.id = chain.parent_id
              WHERE chain.depth < 100
          ) SELECT id FROM chain ORDER BY depth",
-    )?;
-    let ids = stmt.query_map([id], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
-    Ok(ids)
+        &[&id],
+        |r| r.i64(0),
+    )
 }
 
 /// The root of the hierarchy a group belongs to.
-pub fn root_id(conn: &Connection, id: i64) -> ApiResult<i64> {
-    Ok(self_and_ancestor_ids(conn, id)?.last().copied().unwrap_or(id))
-}
-
-/// The ids of a group and all its descendants.
-pub fn self_and_descendant_ids(conn: &Connection, id: i64) -> ApiResult<Vec<i64>> {
-    let mut stmt = conn.prepare_cached(
-        "WITH RECURSIVE tree(id, depth) AS (
-             SELECT id, 0 FROM groups WHERE id = ?1
-             UNION ALL
-             SELECT g.id, tree.depth + 1 FROM groups g JOIN tree ON g.parent_id = tree.id WHERE tree.depth < 100
-         ) SELECT id FROM tree",
-    )?;
-    let ids = stmt.query_map([id], |r| r.get(0))?.collect::<rusqlite::Result<Vec<i64>>>()?;
-    Ok(ids)
+pub fn root_id(db: &mut Db, id: i64) -> StoreResult<i64> {
+    Ok(self_and_ancestor_ids(db, id)?.last().copied().unwrap_or(id))
 }

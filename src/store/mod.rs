@@ -1,12 +1,21 @@
-//! The SQLite store: one file in the data directory, shared by every process that opens it.
+//! The store: users, tokens, groups, projects, memberships, member roles, job tokens, health
+//! reports and rate-limit counters, in one of two backends behind one interface.
 //!
-//! Owns the connection pool, the pragmas (WAL, `synchronous=FULL`, busy timeout, foreign keys)
-//! and transactions. Writes run in `BEGIN IMMEDIATE` so that a check and the write it guards
-//! (the 10-role cap, unique names, rate-limit counters) are one atomic step across processes.
-//! Queries live in one file per table family; nothing here knows about HTTP or permissions.
+//! - [`sqlite`]: the embedded default, one file in the data directory (zero configuration).
+//! - [`postgres`]: one PostgreSQL database shared by many hosts.
+//!
+//! Callers run work with [`Store::read`] (each statement by itself) or [`Store::write`] (one
+//! transaction) on a [`Db`], and the query files (one per table family) run the same SQL on
+//! either. Everything answers [`StoreError`]; what that means for a request is the caller's to
+//! say. Nothing here knows about HTTP or permissions.
 
+mod db;
+mod error;
+mod postgres;
 mod schema;
+mod sqlite;
 
+pub mod copy;
 pub mod groups;
 pub mod health_reports;
 pub mod member_roles;
@@ -16,113 +25,61 @@ pub mod rate_limits;
 pub mod tokens;
 pub mod users;
 
-use crate::error::ApiResult;
-use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::Duration;
+pub use db::{Db, Dialect};
+pub use error::{StoreError, StoreResult};
+pub use postgres::Settings as PostgresSettings;
+pub use sqlite::DB_FILE;
 
-pub use schema::SCHEMA_VERSION;
+use std::path::Path;
 
-/// Connections kept for reuse; more may be open at once under load, the rest are closed.
-const POOL_KEEP: usize = 16;
-const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
-pub const DB_FILE: &str = "forgecore.sqlite3";
+/// Which backend holds the data, as the configuration names it.
+#[derive(Debug, Clone)]
+pub enum Backend {
+    Sqlite,
+    Postgres(PostgresSettings),
+}
 
 pub struct Store {
-    path: PathBuf,
-    idle: Mutex<Vec<Connection>>,
+    inner: Inner,
+}
+
+enum Inner {
+    Sqlite(sqlite::Sqlite),
+    Postgres(postgres::Postgres),
 }
 
 impl Store {
-    /// Opens (creating when needed) the database in `data_dir` and migrates it.
-    pub fn open(data_dir: &Path) -> Result<Store, String> {
-        std::fs::create_dir_all(data_dir).map_err(|e| format!("cannot create data_dir {}: {e}", data_dir.display()))?;
-        check_writable(data_dir)?;
-        let path = data_dir.join(DB_FILE);
-        let store = Store { path, idle: Mutex::new(Vec::new()) };
-        let mut conn = store.connect().map_err(|e| format!("cannot open the database: {e}"))?;
-        schema::migrate(&mut conn)?;
-        store.put_back(conn);
-        Ok(store)
-    }
-
-    fn connect(&self) -> rusqlite::Result<Connection> {
-        let conn = Connection::open_with_flags(
-            &self.path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        conn.busy_timeout(BUSY_TIMEOUT)?;
-        conn.execute_batch(
-            "PRAGMA journal_mode = WAL;
-             PRAGMA synchronous = FULL;
-             PRAGMA foreign_keys = ON;",
-        )?;
-        Ok(conn)
-    }
-
-    fn take(&self) -> ApiResult<Connection> {
-        let reused = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        match reused {
-            Some(conn) => Ok(conn),
-            None => Ok(self.connect()?),
-        }
-    }
-
-    fn put_back(&self, conn: Connection) {
-        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
-        if idle.len() < POOL_KEEP {
-            idle.push(conn);
-        }
-    }
-
-    /// Runs read-only work on a pooled connection.
-    pub fn read<T>(&self, work: impl FnOnce(&Connection) -> ApiResult<T>) -> ApiResult<T> {
-        let conn = self.take()?;
-        let result = work(&conn);
-        self.put_back(conn);
-        result
-    }
-
-    /// Runs `work` in one `BEGIN IMMEDIATE` transaction, committed when it returns `Ok`.
-    pub fn write<T>(&self, work: impl FnOnce(&Transaction) -> ApiResult<T>) -> ApiResult<T> {
-        let mut conn = self.take()?;
-        let result = (|| {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let value = work(&tx)?;
-            tx.commit()?;
-            Ok(value)
-        })();
-        self.put_back(conn);
-        result
-    }
-}
-
-/// Says plainly why a data directory cannot hold the database, before SQLite says it vaguely.
-fn check_writable(data_dir: &Path) -> Result<(), String> {
-    let probe = data_dir.join(".forgecore-write-check");
-    let result = std::fs::write(&probe, b"ok");
-    let _ = std::fs::remove_file(&probe);
-    result.map_err(|e| {
-        let why = match e.raw_os_error() {
-            Some(libc::EROFS) => "is on a read-only file system".to_string(),
-            Some(libc::EACCES) | Some(libc::EPERM) => "is not writable".to_string(),
-            Some(libc::ENOSPC) => "is full".to_string(),
-            _ => format!("cannot be written: {e}"),
+    /// Opens the store the configuration names, migrating it; `data_dir` holds SQLite's file.
+    pub fn open(backend: &Backend, data_dir: &Path) -> Result<Store, String> {
+        let inner = match backend {
+            Backend::Sqlite => Inner::Sqlite(sqlite::Sqlite::open(data_dir)?),
+            Backend::Postgres(settings) => Inner::Postgres(postgres::Postgres::open(settings)?),
         };
-        format!("data_dir {} {why}", data_dir.display())
-    })
-}
+        Ok(Store { inner })
+    }
 
-/// One row of a statement prepared once per connection (SQLite's planning is a large share of
-/// a small query's cost).
-pub(crate) fn row<T>(
-    conn: &Connection,
-    sql: &str,
-    params: impl rusqlite::Params,
-    read: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
-) -> rusqlite::Result<T> {
-    conn.prepare_cached(sql)?.query_row(params, read)
+    pub fn dialect(&self) -> Dialect {
+        match self.inner {
+            Inner::Sqlite(_) => Dialect::Sqlite,
+            Inner::Postgres(_) => Dialect::Postgres,
+        }
+    }
+
+    /// Runs read-only work, or one statement that is atomic by itself.
+    pub fn read<T, E: From<StoreError>>(&self, work: impl FnOnce(&mut Db) -> Result<T, E>) -> Result<T, E> {
+        match &self.inner {
+            Inner::Sqlite(store) => store.read(work),
+            Inner::Postgres(store) => store.read(work),
+        }
+    }
+
+    /// Runs `work` in one transaction, committed when it returns `Ok`.
+    pub fn write<T, E: From<StoreError>>(&self, work: impl FnOnce(&mut Db) -> Result<T, E>) -> Result<T, E> {
+        match &self.inner {
+            Inner::Sqlite(store) => store.write(work),
+            Inner::Postgres(store) => store.write(work),
+        }
+    }
 }
 
 /// Visibility of a project or group.
@@ -150,12 +107,10 @@ impl Visibility {
             _ => None,
         }
     }
-}
 
-impl rusqlite::types::FromSql for Visibility {
-    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
-        let text = value.as_str()?;
-        Visibility::parse(text).ok_or(rusqlite::types::FromSqlError::InvalidType)
+    /// A stored visibility; anything else is a broken database.
+    fn read(text: &str) -> StoreResult<Visibility> {
+        Visibility::parse(text).ok_or_else(|| StoreError::Schema(format!("unknown visibility {text:?}")))
     }
 }
 

@@ -1,8 +1,13 @@
 //! Projects: a full path, the git directory served in place, visibility and fork parent.
+//!
+//! A project's repository is either on a named storage (`storage`, with `repo_dir` relative to
+//! that storage's root, as Gitaly keeps a repository's relative path) or, without a storage, at
+//! the absolute `repo_dir` it was registered with.
 
+use super::db::{Db, Row};
+use super::error::StoreResult;
+use super::users::equal_ignoring_case;
 use super::Visibility;
-use crate::error::ApiResult;
-use rusqlite::{params, Connection, OptionalExtension, Row};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Project {
@@ -11,23 +16,26 @@ pub struct Project {
     pub path: String,
     pub full_path: String,
     pub name: String,
+    /// Relative to the storage's root when `storage` is set; absolute otherwise.
     pub repo_dir: String,
     pub visibility: Visibility,
     pub forked_from_id: Option<i64>,
+    pub storage: Option<String>,
 }
 
-const COLUMNS: &str = "id, group_id, path, full_path, name, repo_dir, visibility, forked_from_id";
+const COLUMNS: &str = "id, group_id, path, full_path, name, repo_dir, visibility, forked_from_id, storage";
 
-fn from_row(row: &Row) -> rusqlite::Result<Project> {
+fn from_row(row: &Row) -> StoreResult<Project> {
     Ok(Project {
-        id: row.get(0)?,
-        group_id: row.get(1)?,
-        path: row.get(2)?,
-        full_path: row.get(3)?,
-        name: row.get(4)?,
-        repo_dir: row.get(5)?,
-        visibility: row.get(6)?,
-        forked_from_id: row.get(7)?,
+        id: row.i64(0)?,
+        group_id: row.opt_i64(1)?,
+        path: row.string(2)?,
+        full_path: row.string(3)?,
+        name: row.string(4)?,
+        repo_dir: row.string(5)?,
+        visibility: Visibility::read(&row.string(6)?)?,
+        forked_from_id: row.opt_i64(7)?,
+        storage: row.opt_string(8)?,
     })
 }
 
@@ -38,16 +46,26 @@ pub struct NewProject<'a> {
     pub repo_dir: &'a str,
     pub visibility: Visibility,
     pub forked_from_id: Option<i64>,
+    pub storage: Option<&'a str>,
 }
 
-pub fn insert(conn: &Connection, new: &NewProject) -> ApiResult<Project> {
-    conn.execute(
-        "INSERT INTO projects (group_id, path, full_path, name, repo_dir, visibility, forked_from_id)
-         VALUES (?1, ?2, ?3, ?2, ?4, ?5, ?6)",
-        params![new.group_id, new.path, new.full_path, new.repo_dir, new.visibility.as_str(), new.forked_from_id],
+pub fn insert(db: &mut Db, new: &NewProject) -> StoreResult<Project> {
+    let id = db.one(
+        "INSERT INTO projects (group_id, path, full_path, name, repo_dir, visibility, forked_from_id, storage)
+         VALUES ($1, $2, $3, $2, $4, $5, $6, $7) RETURNING id",
+        &[
+            &new.group_id,
+            &new.path,
+            &new.full_path,
+            &new.repo_dir,
+            &new.visibility.as_str(),
+            &new.forked_from_id,
+            &new.storage,
+        ],
+        |r| r.i64(0),
     )?;
     Ok(Project {
-        id: conn.last_insert_rowid(),
+        id,
         group_id: new.group_id,
         path: new.path.into(),
         full_path: new.full_path.into(),
@@ -55,15 +73,15 @@ pub fn insert(conn: &Connection, new: &NewProject) -> ApiResult<Project> {
         repo_dir: new.repo_dir.into(),
         visibility: new.visibility,
         forked_from_id: new.forked_from_id,
+        storage: new.storage.map(Into::into),
     })
 }
 
-pub fn find_by_id(conn: &Connection, id: i64) -> ApiResult<Option<Project>> {
-    let sql = format!("SELECT {COLUMNS} FROM projects WHERE id = ?1");
-    Ok(super::row(conn, &sql, [id], from_row).optional()?)
+pub fn find_by_id(db: &mut Db, id: i64) -> StoreResult<Option<Project>> {
+    db.row(&format!("SELECT {COLUMNS} FROM projects WHERE id = $1"), &[&id], from_row)
 }
 
-pub fn find_by_full_path(conn: &Connection, full_path: &str) -> ApiResult<Option<Project>> {
-    let sql = format!("SELECT {COLUMNS} FROM projects WHERE full_path = ?1");
-    Ok(super::row(conn, &sql, [full_path], from_row).optional()?)
+pub fn find_by_full_path(db: &mut Db, full_path: &str) -> StoreResult<Option<Project>> {
+    let sql = format!("SELECT {COLUMNS} FROM projects WHERE {}", equal_ignoring_case(db, "full_path"));
+    db.row(&sql, &[&full_path], from_row)
 }

@@ -1,10 +1,13 @@
-//! Schema and migrations, numbered by SQLite's `user_version`.
-//! A migration runs once, inside a transaction; a database newer than this library is refused.
+//! The schema of both backends, as migrations: entry `i` of a list moves a database from
+//! version `i` to `i + 1`. Each backend numbers its own (SQLite in `user_version`, PostgreSQL
+//! in `schema_version`); both describe the same tables, in each one's types: SQLite's STRICT
+//! `INTEGER`/`TEXT`/`BLOB` with `COLLATE NOCASE` for names, PostgreSQL's `BIGINT` (identity
+//! columns, so a copied store keeps its ids), `BOOLEAN`, `BYTEA`, and unique indexes on
+//! `lower(...)` for names. Append, never edit: a database at version `n` never runs entry `n-1`
+//! again.
 
-use rusqlite::Connection;
-
-/// Each entry moves the schema from version `index` to `index + 1`.
-const MIGRATIONS: &[&str] = &[
+/// SQLite's migrations.
+pub const SQLITE_MIGRATIONS: &[&str] = &[
     // 1: users, tokens, groups, projects, members, member roles, rate-limit state.
     "CREATE TABLE users (
         id         INTEGER PRIMARY KEY,
@@ -84,22 +87,9 @@ const MIGRATIONS: &[&str] = &[
         report     TEXT NOT NULL CHECK (json_valid(report)),
         updated_at INTEGER NOT NULL
     ) STRICT;",
+    // 3: repository storages: a project on a named storage keeps its path relative to it.
+    "ALTER TABLE projects ADD COLUMN storage TEXT;",
 ];
 
-pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
-
-pub fn migrate(conn: &mut Connection) -> Result<(), String> {
-    let fail = |e: rusqlite::Error| format!("cannot migrate the database: {e}");
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(fail)?;
-    let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(fail)?;
-    if version > SCHEMA_VERSION {
-        return Err(format!(
-            "the database has schema version {version}, newer than this library's {SCHEMA_VERSION}; refusing to open it"
-        ));
-    }
-    for (index, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
-        tx.execute_batch(sql).map_err(fail)?;
-        tx.pragma_update(None, "user_version", index as i64 + 1).map_err(fail)?;
-    }
-    tx.commit().map_err(fail)
-}
+/// PostgreSQL's migrations: version 1 is SQLite's version 3.
+pub const POSTGRES_MIGRATIONS: &[&str] = &[include_str!("postgres_schema_1.sql")];

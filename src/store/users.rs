@@ -1,7 +1,8 @@
 //! Users: a username, a display name, and whether the user administers the instance.
+//! Usernames and emails match case-insensitively, as GitLab's do.
 
-use crate::error::ApiResult;
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use super::db::{Db, Dialect, Row};
+use super::error::StoreResult;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct User {
@@ -14,45 +15,53 @@ pub struct User {
 
 const COLUMNS: &str = "id, username, name, email, is_admin";
 
-fn from_row(row: &Row) -> rusqlite::Result<User> {
-    Ok(User { id: row.get(0)?, username: row.get(1)?, name: row.get(2)?, email: row.get(3)?, is_admin: row.get(4)? })
-}
-
-pub fn insert(conn: &Connection, username: &str, name: &str, email: Option<&str>, is_admin: bool) -> ApiResult<User> {
-    conn.execute(
-        "INSERT INTO users (username, name, email, is_admin, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![username, name, email, is_admin, super::now_seconds()],
-    )?;
+pub(super) fn from_row(row: &Row) -> StoreResult<User> {
     Ok(User {
-        id: conn.last_insert_rowid(),
-        username: username.into(),
-        name: name.into(),
-        email: email.map(Into::into),
-        is_admin,
+        id: row.i64(0)?,
+        username: row.string(1)?,
+        name: row.string(2)?,
+        email: row.opt_string(3)?,
+        is_admin: row.bool(4)?,
     })
 }
 
-pub fn find_by_id(conn: &Connection, id: i64) -> ApiResult<Option<User>> {
-    let sql = format!("SELECT {COLUMNS} FROM users WHERE id = ?1");
-    Ok(super::row(conn, &sql, [id], from_row).optional()?)
+/// `column` equal to `$1`, ignoring case (SQLite's columns are declared `COLLATE NOCASE`;
+/// PostgreSQL's have unique indexes on `lower(column)`).
+pub(super) fn equal_ignoring_case(db: &Db, column: &str) -> String {
+    match db.dialect() {
+        Dialect::Sqlite => format!("{column} = $1 COLLATE NOCASE"),
+        Dialect::Postgres => format!("lower({column}) = lower($1)"),
+    }
 }
 
-pub fn find_by_username(conn: &Connection, username: &str) -> ApiResult<Option<User>> {
-    let sql = format!("SELECT {COLUMNS} FROM users WHERE username = ?1");
-    Ok(super::row(conn, &sql, [username], from_row).optional()?)
+pub fn insert(db: &mut Db, username: &str, name: &str, email: Option<&str>, is_admin: bool) -> StoreResult<User> {
+    let id = db.one(
+        "INSERT INTO users (username, name, email, is_admin, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+        &[&username, &name, &email, &is_admin, &super::now_seconds()],
+        |r| r.i64(0),
+    )?;
+    Ok(User { id, username: username.into(), name: name.into(), email: email.map(Into::into), is_admin })
+}
+
+pub fn find_by_id(db: &mut Db, id: i64) -> StoreResult<Option<User>> {
+    db.row(&format!("SELECT {COLUMNS} FROM users WHERE id = $1"), &[&id], from_row)
+}
+
+pub fn find_by_username(db: &mut Db, username: &str) -> StoreResult<Option<User>> {
+    let sql = format!("SELECT {COLUMNS} FROM users WHERE {}", equal_ignoring_case(db, "username"));
+    db.row(&sql, &[&username], from_row)
 }
 
 /// Users matched by commit email (changelog authors).
-pub fn find_by_email(conn: &Connection, email: &str) -> ApiResult<Option<User>> {
-    let sql = format!("SELECT {COLUMNS} FROM users WHERE email = ?1 COLLATE NOCASE ORDER BY id LIMIT 1");
-    Ok(super::row(conn, &sql, [email], from_row).optional()?)
+pub fn find_by_email(db: &mut Db, email: &str) -> StoreResult<Option<User>> {
+    let sql = format!("SELECT {COLUMNS} FROM users WHERE {} ORDER BY id LIMIT 1", equal_ignoring_case(db, "email"));
+    db.row(&sql, &[&email], from_row)
 }
 
-pub fn first_admin(conn: &Connection) -> ApiResult<Option<User>> {
-    let sql = format!("SELECT {COLUMNS} FROM users WHERE is_admin = 1 ORDER BY id LIMIT 1");
-    Ok(super::row(conn, &sql, [], from_row).optional()?)
+pub fn first_admin(db: &mut Db) -> StoreResult<Option<User>> {
+    db.row(&format!("SELECT {COLUMNS} FROM users WHERE is_admin ORDER BY id LIMIT 1"), &[], from_row)
 }
 
-pub fn count(conn: &Connection) -> ApiResult<i64> {
-    Ok(super::row(conn, "SELECT count(*) FROM users", [], |r| r.get(0))?)
+pub fn count(db: &mut Db) -> StoreResult<i64> {
+    db.one("SELECT count(*) FROM users", &[], |r| r.i64(0))
 }

@@ -1,0 +1,178 @@
+//! Copying a whole store into an empty PostgreSQL database (`admin store-copy`), for an
+//! operator who outgrows one machine: every table but the rate-limit counters (which only
+//! forgive requests when lost), row by row with their ids, in one transaction, then each
+//! identity column moved past the largest id copied. Token digests move as they are, so every
+//! token keeps working. A target that holds anything is refused.
+
+use super::db::{Db, Param, Row};
+use super::error::{StoreError, StoreResult};
+use super::{Backend, PostgresSettings, Store};
+
+/// A column's kind, for reading it from one backend and binding it in the other.
+#[derive(Clone, Copy)]
+enum Kind {
+    Int,
+    OptInt,
+    Text,
+    OptText,
+    Bytes,
+    Bool,
+}
+
+use Kind::*;
+
+/// The tables in an order that satisfies every foreign key (groups and projects by id: a
+/// parent or fork source always has the smaller one), with their columns.
+const TABLES: &[(&str, &[(&str, Kind)])] = &[
+    (
+        "users",
+        &[("id", Int), ("username", Text), ("name", Text), ("email", OptText), ("is_admin", Bool), ("created_at", Int)],
+    ),
+    (
+        "personal_access_tokens",
+        &[("id", Int), ("user_id", Int), ("name", Text), ("digest", Bytes), ("revoked", Bool), ("created_at", Int)],
+    ),
+    (
+        "groups",
+        &[
+            ("id", Int),
+            ("parent_id", OptInt),
+            ("path", Text),
+            ("full_path", Text),
+            ("name", Text),
+            ("visibility", Text),
+        ],
+    ),
+    (
+        "projects",
+        &[
+            ("id", Int),
+            ("group_id", OptInt),
+            ("path", Text),
+            ("full_path", Text),
+            ("name", Text),
+            ("repo_dir", Text),
+            ("visibility", Text),
+            ("forked_from_id", OptInt),
+            ("storage", OptText),
+        ],
+    ),
+    ("job_tokens", &[("id", Int), ("project_id", Int), ("digest", Bytes), ("revoked", Bool), ("created_at", Int)]),
+    (
+        "member_roles",
+        &[
+            ("id", Int),
+            ("group_id", OptInt),
+            ("name", Text),
+            ("description", OptText),
+            ("base_access_level", Int),
+            ("permissions", Text),
+            ("created_at", Int),
+        ],
+    ),
+    (
+        "members",
+        &[
+            ("id", Int),
+            ("user_id", Int),
+            ("group_id", OptInt),
+            ("project_id", OptInt),
+            ("access_level", Int),
+            ("member_role_id", OptInt),
+        ],
+    ),
+    ("health_reports", &[("project_id", Int), ("report", Text), ("updated_at", Int)]),
+];
+
+/// Tables whose `id` is an identity column to move past the copied ids.
+const IDENTITIES: &[&str] =
+    &["users", "personal_access_tokens", "groups", "projects", "job_tokens", "member_roles", "members"];
+
+/// One value of a copied row.
+#[derive(Debug)]
+enum Value {
+    Int(Option<i64>),
+    Text(Option<String>),
+    Bytes(Vec<u8>),
+    Bool(bool),
+}
+
+fn read(row: &Row, index: usize, kind: Kind) -> StoreResult<Value> {
+    Ok(match kind {
+        Int => Value::Int(Some(row.i64(index)?)),
+        OptInt => Value::Int(row.opt_i64(index)?),
+        Text => Value::Text(Some(row.string(index)?)),
+        OptText => Value::Text(row.opt_string(index)?),
+        Bytes => Value::Bytes(row.bytes(index)?),
+        Bool => Value::Bool(row.bool(index)?),
+    })
+}
+
+impl Value {
+    /// The value as a parameter of either driver.
+    fn param(&self) -> &dyn Param {
+        match self {
+            Value::Int(v) => v,
+            Value::Text(v) => v,
+            Value::Bytes(v) => v,
+            Value::Bool(v) => v,
+        }
+    }
+}
+
+/// What was copied: rows per table, in copy order.
+pub type Copied = Vec<(&'static str, usize)>;
+
+/// Copies everything in `source` into the empty PostgreSQL database `target` names.
+pub fn to_postgres(source: &Store, target: &PostgresSettings) -> Result<Copied, CopyError> {
+    let destination =
+        Store::open(&Backend::Postgres(target.clone()), std::path::Path::new("")).map_err(CopyError::Target)?;
+    destination.write(|db| {
+        for (table, _) in TABLES {
+            let rows = db.one(&format!("SELECT count(*) FROM {table}"), &[], |r| r.i64(0))?;
+            if rows > 0 {
+                return Err(CopyError::NotEmpty(table));
+            }
+        }
+        let mut copied = Vec::new();
+        for (table, columns) in TABLES {
+            let rows = source.read(|from| rows_of(from, table, columns))?;
+            let names: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();
+            let placeholders: Vec<String> = (1..=columns.len()).map(|i| format!("${i}")).collect();
+            let insert = format!("INSERT INTO {table} ({}) VALUES ({})", names.join(", "), placeholders.join(", "));
+            for row in &rows {
+                let params: Vec<&dyn Param> = row.iter().map(Value::param).collect();
+                db.execute(&insert, &params)?;
+            }
+            copied.push((*table, rows.len()));
+        }
+        for table in IDENTITIES {
+            db.rows(
+                &format!(
+                    "SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(MAX(id), 1), MAX(id) IS NOT NULL) FROM {table}"
+                ),
+                &[],
+                |_| Ok(()),
+            )?;
+        }
+        Ok(copied)
+    })
+}
+
+fn rows_of(db: &mut Db, table: &str, columns: &[(&str, Kind)]) -> StoreResult<Vec<Vec<Value>>> {
+    let names: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();
+    let order = if names.contains(&"id") { "id" } else { names[0] };
+    db.rows(&format!("SELECT {} FROM {table} ORDER BY {order}", names.join(", ")), &[], |row| {
+        columns.iter().enumerate().map(|(i, (_, kind))| read(row, i, *kind)).collect()
+    })
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CopyError {
+    #[error("{0}")]
+    Target(String),
+    #[error("the target database is not empty: {0} has rows")]
+    NotEmpty(&'static str),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}

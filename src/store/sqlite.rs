@@ -1,0 +1,155 @@
+//! The SQLite backend, the embedded default: one file in the data directory, shared by every
+//! process that opens it. Owns the connection pool, the pragmas (WAL, `synchronous=FULL`, busy
+//! timeout, foreign keys) and the migrations, numbered by SQLite's `user_version`. Writes run in
+//! `BEGIN IMMEDIATE`, so a check and the write it guards (the 10-role cap, unique names) are one
+//! atomic step across processes.
+
+use super::db::{sqlite_placeholders, Connection, Db, Dialect, Param, Row};
+use super::error::{StoreError, StoreResult};
+use super::schema::SQLITE_MIGRATIONS;
+use rusqlite::{OpenFlags, TransactionBehavior};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// Connections kept for reuse; more may be open at once under load, the rest are closed.
+const POOL_KEEP: usize = 16;
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Prepared statements kept per connection: every statement the store runs stays prepared.
+const STATEMENT_CACHE: usize = 128;
+pub const DB_FILE: &str = "forgecore.sqlite3";
+
+pub struct Sqlite {
+    path: PathBuf,
+    idle: Mutex<Vec<rusqlite::Connection>>,
+}
+
+impl Sqlite {
+    /// Opens (creating when needed) the database in `data_dir` and migrates it.
+    pub fn open(data_dir: &Path) -> Result<Sqlite, String> {
+        std::fs::create_dir_all(data_dir).map_err(|e| format!("cannot create data_dir {}: {e}", data_dir.display()))?;
+        check_writable(data_dir)?;
+        let store = Sqlite { path: data_dir.join(DB_FILE), idle: Mutex::new(Vec::new()) };
+        let mut conn = store.connect().map_err(|e| format!("cannot open the database: {e}"))?;
+        migrate(&mut conn)?;
+        store.put_back(conn);
+        Ok(store)
+    }
+
+    fn connect(&self) -> rusqlite::Result<rusqlite::Connection> {
+        let conn = rusqlite::Connection::open_with_flags(
+            &self.path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL;
+             PRAGMA synchronous = FULL;
+             PRAGMA foreign_keys = ON;",
+        )?;
+        Ok(conn)
+    }
+
+    fn take(&self) -> StoreResult<rusqlite::Connection> {
+        let reused = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        match reused {
+            Some(conn) => Ok(conn),
+            None => Ok(self.connect()?),
+        }
+    }
+
+    fn put_back(&self, conn: rusqlite::Connection) {
+        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        if idle.len() < POOL_KEEP {
+            idle.push(conn);
+        }
+    }
+
+    /// Runs `work` on a pooled connection, each statement committing by itself.
+    pub fn read<T, E: From<StoreError>>(&self, work: impl FnOnce(&mut Db) -> Result<T, E>) -> Result<T, E> {
+        let conn = self.take()?;
+        let result = work(&mut Db::new(&mut SqliteConnection(&conn)));
+        self.put_back(conn);
+        result
+    }
+
+    /// Runs `work` in one `BEGIN IMMEDIATE` transaction, committed when it returns `Ok`.
+    pub fn write<T, E: From<StoreError>>(&self, work: impl FnOnce(&mut Db) -> Result<T, E>) -> Result<T, E> {
+        let mut conn = self.take()?;
+        let result = (|| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(StoreError::from)?;
+            let value = work(&mut Db::new(&mut SqliteConnection(&tx)))?;
+            tx.commit().map_err(StoreError::from)?;
+            Ok(value)
+        })();
+        self.put_back(conn);
+        result
+    }
+}
+
+struct SqliteConnection<'c>(&'c rusqlite::Connection);
+
+fn bind<'a>(params: &'a [&'a dyn Param]) -> impl rusqlite::Params + 'a {
+    rusqlite::params_from_iter(params.iter().map(|p| p.as_sqlite()))
+}
+
+impl Connection for SqliteConnection<'_> {
+    fn dialect(&self) -> Dialect {
+        Dialect::Sqlite
+    }
+
+    fn query(
+        &mut self,
+        sql: &str,
+        params: &[&dyn Param],
+        each: &mut dyn FnMut(&Row) -> StoreResult<()>,
+    ) -> StoreResult<()> {
+        let mut statement = self.0.prepare_cached(&sqlite_placeholders(sql))?;
+        let mut rows = statement.query(bind(params))?;
+        while let Some(row) = rows.next()? {
+            each(&Row::Sqlite(row))?;
+        }
+        Ok(())
+    }
+
+    fn execute(&mut self, sql: &str, params: &[&dyn Param]) -> StoreResult<u64> {
+        let mut statement = self.0.prepare_cached(&sqlite_placeholders(sql))?;
+        Ok(statement.execute(bind(params))? as u64)
+    }
+}
+
+/// Says plainly why a data directory cannot hold the database, before SQLite says it vaguely.
+fn check_writable(data_dir: &Path) -> Result<(), String> {
+    let probe = data_dir.join(".forgecore-write-check");
+    let result = std::fs::write(&probe, b"ok");
+    let _ = std::fs::remove_file(&probe);
+    result.map_err(|e| {
+        let why = match e.raw_os_error() {
+            Some(libc::EROFS) => "is on a read-only file system".to_string(),
+            Some(libc::EACCES) | Some(libc::EPERM) => "is not writable".to_string(),
+            Some(libc::ENOSPC) => "is full".to_string(),
+            _ => format!("cannot be written: {e}"),
+        };
+        format!("data_dir {} {why}", data_dir.display())
+    })
+}
+
+/// Runs the migrations this database has not seen, in one transaction; a database newer than
+/// this library is refused.
+fn migrate(conn: &mut rusqlite::Connection) -> Result<(), String> {
+    let fail = |e: rusqlite::Error| format!("cannot migrate the database: {e}");
+    let known = SQLITE_MIGRATIONS.len() as i64;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(fail)?;
+    let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(fail)?;
+    if version > known {
+        return Err(format!(
+            "the database has schema version {version}, newer than this library's {known}; refusing to open it"
+        ));
+    }
+    for (index, sql) in SQLITE_MIGRATIONS.iter().enumerate().skip(version as usize) {
+        tx.execute_batch(sql).map_err(fail)?;
+        tx.pragma_update(None, "user_version", index as i64 + 1).map_err(fail)?;
+    }
+    tx.commit().map_err(fail)
+}
