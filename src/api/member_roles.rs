@@ -7,7 +7,7 @@ use crate::auth::roles::{humanize, ACCESS_LEVELS, PERMISSION_FLAGS, REQUIREMENTS
 use crate::error::{ApiError, ApiResult};
 use crate::params::{parse_int_text, Params};
 use crate::response::Response;
-use crate::store::{self, groups::Group, member_roles::MemberRole, Db};
+use crate::store::{self, groups::Group, member_roles::MemberRole, Db, StoreError};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
@@ -166,6 +166,9 @@ pub fn create(call: &Call, scope: Scope, params: &Params) -> ApiResult<Response>
     let role = MemberRole { id: 0, group_id, name, description, base_access_level, permissions };
     let created = call.ctx.store.write(|db| -> ApiResult<_> {
         if let Some(group_id) = group_id {
+            // Creates for one group wait for each other here, on every host: the count and the
+            // insert it guards are one step.
+            store::groups::lock(db, group_id)?;
             if store::member_roles::count_in(db, group_id)? >= MAX_ROLES_PER_GROUP {
                 return Err(ApiError::validation(
                     "Namespace maximum number of Member Roles are already in use by the group hierarchy. Please delete an existing Member Role.",
@@ -175,9 +178,18 @@ pub fn create(call: &Call, scope: Scope, params: &Params) -> ApiResult<Response>
         if store::member_roles::name_taken(db, group_id, &role.name, None)? {
             return Err(ApiError::validation("Name has already been taken"));
         }
-        Ok(store::member_roles::insert(db, &role)?)
+        store::member_roles::insert(db, &role).map_err(name_race)
     })?;
     Ok(Response::json(201, &entity(&created)))
+}
+
+/// A name taken by a writer that raced this one past `name_taken` (instance roles take no
+/// lock) is the same answer as one taken before.
+fn name_race(e: StoreError) -> ApiError {
+    match e {
+        StoreError::Conflict(_) => ApiError::validation("Name has already been taken"),
+        other => other.into(),
+    }
 }
 
 /// A member role id from the path: a 64-bit integer, else 400 (Grape's Integer coercion);
@@ -228,7 +240,7 @@ pub fn update(call: &Call, scope: Scope, role_id: &str, params: &Params) -> ApiR
         if let Some(description) = description {
             role.description = description;
         }
-        store::member_roles::update_text(db, role.id, &role.name, role.description.as_deref())?;
+        store::member_roles::update_text(db, role.id, &role.name, role.description.as_deref()).map_err(name_race)?;
         Ok(role)
     })?;
     Ok(Response::json(200, &entity(&updated)))
