@@ -18,7 +18,7 @@ LIBDIR := $(CURDIR)/target/debug
 
 export FORGECORE_LIB := $(LIBDIR)/libforgecore.so
 
-.PHONY: build run test test-lint test-rust test-header test-c test-sanitizers test-fuzz test-python bench fuzz venv clean
+.PHONY: build run test test-lint test-rust test-rust-postgres postgres-server test-header test-c test-sanitizers test-fuzz test-python bench fuzz venv clean
 .PHONY: build-go test-go bench-go test-soak soak
 
 build: build-go
@@ -30,7 +30,7 @@ run: build
 	PYTHONPATH=bindings/python $(PYTHON) -m forgecore serve --listen $(HOST):$(PORT) \
 		--data-dir .run/data --repos .run/repos --print-admin-token
 
-test: test-lint test-rust test-header test-c test-sanitizers test-fuzz test-python test-go test-soak
+test: test-lint test-rust test-rust-postgres test-header test-c test-sanitizers test-fuzz test-python test-go test-soak
 
 # Habits as checks: formatting, clippy's warnings and the lints of Cargo.toml's [lints] table
 # (go vet runs in test-go).
@@ -40,6 +40,22 @@ test-lint:
 
 test-rust:
 	$(CARGO) test
+
+# A PostgreSQL server of the tests' own: Debian's postgresql package (installed here when it is
+# missing) and pg_virtualenv, which creates a throw-away cluster, runs the command with PGHOST,
+# PGPORT, PGUSER, PGPASSWORD and PGDATABASE set, and drops the cluster after. A server that
+# cannot start fails the run.
+PG_RUN = pg_virtualenv sh -c
+PG_URL = postgresql://$$PGUSER:$$PGPASSWORD@$$PGHOST:$$PGPORT/$$PGDATABASE
+postgres-server:
+	@command -v pg_virtualenv >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql; }
+	@command -v pg_virtualenv >/dev/null
+
+# The store's tests once more, against PostgreSQL: member roles, auth, rate limits, health,
+# administration and the typed exports, and the PostgreSQL-only store tests.
+POSTGRES_TESTS := --test member_roles --test auth --test http --test health --test ffi --test store
+test-rust-postgres: postgres-server
+	$(PG_RUN) 'FORGECORE_TEST_POSTGRES="$(PG_URL)" $(CARGO) test $(POSTGRES_TESTS) -- --include-ignored'
 
 # build.rs regenerates include/forgecore.h; a committed header that differs is drift.
 test-header: build

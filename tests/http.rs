@@ -157,10 +157,7 @@ fn bad_configurations_are_refused_with_a_reason() {
 #[test]
 fn a_database_from_a_newer_library_is_refused() {
     let instance = common::open_instance(json!({}));
-    let path = instance.data_dir().join("forgecore.sqlite3");
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.pragma_update(None, "user_version", 999).unwrap();
-    drop(conn);
-    let error = forgecore::Context::from_json(&json!({"data_dir": instance.data_dir()}).to_string()).err().unwrap();
+    instance.set_schema_version(999);
+    let error = forgecore::Context::from_json(&instance.config().to_string()).err().unwrap();
     assert!(error.contains("newer"), "{error}");
 }

@@ -29,6 +29,7 @@ pub fn run(ctx: &Context, params: &Params) -> ApiResult<Response> {
         "job_token_add" => job_token_add(ctx, params),
         "bootstrap" => bootstrap(ctx, params),
         "register_repos" => register_repos(ctx, params),
+        "store_copy" => store_copy(ctx, params),
         _ => Err(ApiError::InvalidValue("command".into())),
     }
 }
@@ -317,4 +318,24 @@ fn register_repos(ctx: &Context, params: &Params) -> ApiResult<Response> {
         registered.push(json!({"path": full_path, "created": created}));
     }
     Ok(Response::json(200, &json!({ "projects": registered })))
+}
+
+/// Copies this instance's whole store into the empty PostgreSQL database `to` (a libpq URL),
+/// ids and token digests as they are: `{"copied": {"<table>": rows, ...}}`. A target that holds
+/// anything, or cannot be reached, is a 400 that says so.
+fn store_copy(ctx: &Context, params: &Params) -> ApiResult<Response> {
+    let url = params.required_string("to")?;
+    let defaults = crate::config::StoreConfig::default();
+    let target = store::PostgresSettings {
+        url,
+        pool_size: 1,
+        timeout: std::time::Duration::from_millis(defaults.timeout_millis),
+    };
+    let copied = store::copy::to_postgres(&ctx.store, &target).map_err(|e| match e {
+        store::copy::CopyError::Store(e) => e.into(),
+        refused => ApiError::validation(refused.to_string()),
+    })?;
+    let copied: serde_json::Map<String, Value> =
+        copied.into_iter().map(|(table, rows)| (table.to_string(), json!(rows))).collect();
+    Ok(Response::json(200, &json!({ "copied": copied })))
 }

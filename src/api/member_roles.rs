@@ -79,7 +79,13 @@ pub fn list(call: &Call, scope: Scope) -> ApiResult<Response> {
     Ok(Response::json(200, &roles.iter().map(entity).collect::<Vec<_>>()))
 }
 
+/// A text of at most `max` characters, without NUL: GitLab refuses any parameter holding a
+/// null byte with 400 (`Gitlab::Middleware::HandleMalformedStrings`), and PostgreSQL's text
+/// cannot hold one.
 fn check_text(field: &str, value: &str, max: usize) -> ApiResult<()> {
+    if value.contains('\0') {
+        return Err(ApiError::BadRequest(format!("{field} contains a null byte")));
+    }
     if value.chars().count() > max {
         return Err(ApiError::validation(format!("{} is too long (maximum is {max} characters)", humanize(field))));
     }

@@ -12,13 +12,13 @@ use super::error::StoreResult;
 /// `limit` (and so refused), `None` when it is allowed.
 pub fn hit(db: &mut Db, key: &str, limit: u32, period: u32, now: i64) -> StoreResult<Option<u64>> {
     let (hits, expires_at) = db.one(
-        "INSERT INTO rate_limits (key, window_start, hits, expires_at) VALUES ($1, $2, 1, $2 + $3)
+        "INSERT INTO rate_limits (key, window_start, hits, expires_at) VALUES ($1, $2, 1, $3)
          ON CONFLICT (key) DO UPDATE SET
              window_start = CASE WHEN rate_limits.expires_at <= $2 THEN $2 ELSE rate_limits.window_start END,
              hits = CASE WHEN rate_limits.expires_at <= $2 THEN 1 ELSE rate_limits.hits + 1 END,
-             expires_at = CASE WHEN rate_limits.expires_at <= $2 THEN $2 + $3 ELSE rate_limits.expires_at END
+             expires_at = CASE WHEN rate_limits.expires_at <= $2 THEN $3 ELSE rate_limits.expires_at END
          RETURNING hits, expires_at",
-        &[&key, &now, &i64::from(period)],
+        &[&key, &now, &(now + i64::from(period))],
         |r| Ok((r.i64(0)?, r.i64(1)?)),
     )?;
     if hits == 1 {

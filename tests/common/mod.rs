@@ -191,11 +191,43 @@ unsafe impl Send for TestInstance {}
 // SAFETY: as for `Send`: every call on `fc_ctx` may run on any thread at the same time.
 unsafe impl Sync for TestInstance {}
 
+/// The PostgreSQL server the tests run against instead of SQLite: a libpq URL of a role that
+/// may create databases, from `FORGECORE_TEST_POSTGRES` (`make test` sets it for the store's
+/// tests, with a server of its own). Set and unreachable is a failure, never a skip.
+pub fn postgres_server() -> Option<String> {
+    std::env::var("FORGECORE_TEST_POSTGRES").ok().filter(|url| !url.is_empty())
+}
+
+/// A new, empty database on the test server; its URL. Databases are left for the server's
+/// own end (`make test` drops the whole cluster).
+pub fn new_postgres_database(server: &str) -> String {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let name = format!("fc_{}_{}_{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed), now_nanos());
+    let mut client = postgres::Client::connect(server, postgres::NoTls)
+        .unwrap_or_else(|e| panic!("FORGECORE_TEST_POSTGRES={server} cannot be reached: {e}"));
+    client.batch_execute(&format!("CREATE DATABASE {name}")).expect("CREATE DATABASE");
+    let (base, query) = match server.split_once('?') {
+        Some((base, query)) => (base, format!("?{query}")),
+        None => (server, String::new()),
+    };
+    let base = base.rsplit_once('/').map_or(base, |(start, _)| start);
+    format!("{base}/{name}{query}")
+}
+
+fn now_nanos() -> u32 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0)
+}
+
 /// Opens an instance on a fresh temporary data directory; `extra_config` (an object) is merged
-/// into `{"data_dir": ...}`, e.g. `json!({"features": {"test_panic_route": true}})`.
+/// into `{"data_dir": ...}`, e.g. `json!({"features": {"test_panic_route": true}})`. With a
+/// PostgreSQL test server ([`postgres_server`]) and no `store` of its own, the instance keeps
+/// its data in a new database there.
 pub fn open_instance(extra_config: Value) -> TestInstance {
     let dir = Arc::new(TempDir::new());
     let mut config = json!({ "data_dir": dir.path().join("data") });
+    if let Some(server) = postgres_server().filter(|_| extra_config.get("store").is_none()) {
+        config["store"] = json!({ "postgres": new_postgres_database(&server) });
+    }
     match extra_config {
         Value::Object(extra) => config.as_object_mut().unwrap().extend(extra),
         Value::Null => {}
@@ -232,6 +264,54 @@ impl TestInstance {
     /// The configured data directory (the SQLite file lives here).
     pub fn data_dir(&self) -> PathBuf {
         PathBuf::from(self.config["data_dir"].as_str().expect("data_dir is a string"))
+    }
+
+    /// The PostgreSQL database this instance keeps its data in, if it is not SQLite.
+    pub fn postgres_url(&self) -> Option<&str> {
+        self.config["store"]["postgres"].as_str()
+    }
+
+    /// Every byte the store holds, as the backend keeps it: SQLite's file and write-ahead log,
+    /// or every row of every PostgreSQL table as text.
+    pub fn stored_bytes(&self) -> Vec<u8> {
+        match self.postgres_url() {
+            None => {
+                let mut bytes = std::fs::read(self.data_dir().join("forgecore.sqlite3")).expect("the SQLite file");
+                bytes.extend(std::fs::read(self.data_dir().join("forgecore.sqlite3-wal")).unwrap_or_default());
+                bytes
+            }
+            Some(url) => {
+                let mut client = postgres::Client::connect(url, postgres::NoTls).expect("the test database");
+                let tables: Vec<String> = client
+                    .query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'", &[])
+                    .expect("tables")
+                    .iter()
+                    .map(|row| row.get(0))
+                    .collect();
+                let mut bytes = Vec::new();
+                for table in tables {
+                    for row in client.query(&format!("SELECT t::text FROM {table} t"), &[]).expect("rows") {
+                        bytes.extend(row.get::<_, String>(0).into_bytes());
+                    }
+                }
+                bytes
+            }
+        }
+    }
+
+    /// Sets the stored schema version, as a newer library would have left it.
+    pub fn set_schema_version(&self, version: i64) {
+        match self.postgres_url() {
+            None => {
+                let conn =
+                    rusqlite::Connection::open(self.data_dir().join("forgecore.sqlite3")).expect("the SQLite file");
+                conn.pragma_update(None, "user_version", version).expect("user_version");
+            }
+            Some(url) => {
+                let mut client = postgres::Client::connect(url, postgres::NoTls).expect("the test database");
+                client.execute("UPDATE schema_version SET version = $1", &[&version]).expect("schema_version");
+            }
+        }
     }
 
     pub fn config(&self) -> &Value {

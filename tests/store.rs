@@ -1,0 +1,177 @@
+//! The PostgreSQL store on a real server (`make test-rust-postgres` starts one and sets
+//! `FORGECORE_TEST_POSTGRES`; plain `cargo test` lists these as ignored, never passes them):
+//! configuration that cannot work is refused with a reason, and `store_copy` moves an SQLite
+//! store into an empty database with every token still working.
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
+
+mod common;
+
+use common::TestInstance;
+use serde_json::{json, Value};
+
+const NEEDS_SERVER: &str = "FORGECORE_TEST_POSTGRES is not set: run `make test-rust-postgres`";
+
+fn server() -> String {
+    common::postgres_server().expect(NEEDS_SERVER)
+}
+
+fn refusal(config: Value) -> String {
+    forgecore::Context::from_json(&config.to_string()).err().expect("the configuration is refused")
+}
+
+/// Naming both backends is refused without reaching any server.
+#[test]
+fn both_backends_named_are_refused() {
+    let error =
+        refusal(json!({"data_dir": "/tmp/x", "store": {"sqlite": {}, "postgres": "postgresql://x@127.0.0.1/x"}}));
+    assert!(error.contains("names both sqlite and postgres"), "{error}");
+    let error = refusal(json!({"data_dir": "/tmp/x", "store": {"postgres": "not a url at all ::"}}));
+    assert!(error.contains("not a valid PostgreSQL URL"), "{error}");
+}
+
+#[test]
+#[ignore = "needs a PostgreSQL server: make test-rust-postgres"]
+fn unreachable_servers_and_wrong_passwords_are_refused_with_a_reason() {
+    let server = server();
+    let data_dir = common::TempDir::new();
+    let data_dir = data_dir.path().to_str().unwrap();
+    // A port nobody listens on: refused at once, or within the timeout.
+    let started = std::time::Instant::now();
+    let error = refusal(json!({"data_dir": data_dir,
+        "store": {"postgres": "postgresql://nobody:secret@127.0.0.1:1/db", "timeout_millis": 2000}}));
+    assert!(error.starts_with("cannot connect to the PostgreSQL store"), "{error}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    // The right server with a wrong password: the server's own words.
+    let url: url_parts::Parts = url_parts::parse(&server);
+    let wrong = format!("postgresql://{}:wrong-password@{}:{}/{}", url.user, url.host, url.port, url.database);
+    let error = refusal(json!({"data_dir": data_dir, "store": {"postgres": wrong}}));
+    assert!(error.contains("password authentication failed"), "{error}");
+    // A database that does not exist.
+    let missing = format!("postgresql://{}:{}@{}:{}/no_such_database", url.user, url.password, url.host, url.port);
+    let error = refusal(json!({"data_dir": data_dir, "store": {"postgres": missing}}));
+    assert!(error.contains("does not exist"), "{error}");
+}
+
+#[test]
+#[ignore = "needs a PostgreSQL server: make test-rust-postgres"]
+fn a_newer_schema_is_refused() {
+    let url = common::new_postgres_database(&server());
+    let instance = common::open_instance(json!({"store": {"postgres": url}}));
+    instance.set_schema_version(999);
+    let error = refusal(instance.config().clone());
+    assert!(error.contains("schema version 999, newer than this library's"), "{error}");
+}
+
+/// Everything an SQLite instance holds, in one value to compare across stores.
+fn snapshot(instance: &TestInstance, admin: &str) -> Value {
+    let get = |target: &str| {
+        let (status, body) = instance.request_json("GET", target, &[("PRIVATE-TOKEN", admin)], b"");
+        assert_eq!(status, 200, "{target}: {body}");
+        body
+    };
+    json!({
+        "instance_roles": get("/api/v4/member_roles"),
+        "group_roles": get("/api/v4/groups/top/member_roles"),
+        "group": get("/api/v4/groups/top%2Fsub"),
+        "project": get("/api/v4/projects/top%2Fapp"),
+        "health": get("/api/v4/projects/top%2Fapp/repository/health"),
+    })
+}
+
+#[test]
+#[ignore = "needs a PostgreSQL server: make test-rust-postgres"]
+fn store_copy_moves_everything_and_tokens_keep_working() {
+    let server = server();
+    let source = common::open_instance(json!({"store": {"sqlite": {}}}));
+    let admin = source.user_with_token("root", true);
+    let alice = source.user_with_token("alice", false);
+    let repo = source.root_dir().join("app.git");
+    assert!(std::process::Command::new("git").args(["init", "-q", "--bare"]).arg(&repo).status().unwrap().success());
+    source.admin_ok(json!({"command": "group_add", "path": "top"}));
+    source.admin_ok(json!({"command": "group_add", "path": "top/sub"}));
+    source.admin_ok(json!({"command": "project_add", "path": "top/app", "repo": repo, "visibility": "private"}));
+    let role = |body: Value, target: &str| {
+        let (status, role) =
+            source.request_json("POST", target, &[("PRIVATE-TOKEN", &admin)], body.to_string().as_bytes());
+        assert_eq!(status, 201, "{role}");
+        role
+    };
+    role(json!({"name": "auditor", "base_access_level": 10}), "/api/v4/member_roles");
+    let reader =
+        role(json!({"name": "reader", "base_access_level": 10, "read_code": true}), "/api/v4/groups/top/member_roles");
+    source.admin_ok(
+        json!({"command": "member_add", "group": "top", "username": "alice", "access_level": 10, "member_role_id": reader["id"]}),
+    );
+    let (status, _) = source.request_json(
+        "GET",
+        "/api/v4/projects/top%2Fapp/repository/health?generate=true",
+        &[("PRIVATE-TOKEN", &admin)],
+        b"",
+    );
+    assert_eq!(status, 200);
+    let job = source.admin_ok(json!({"command": "job_token_add", "project": "top/app"}))["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let before = snapshot(&source, &admin);
+
+    let target = common::new_postgres_database(&server);
+    let copied = source.admin_ok(json!({"command": "store_copy", "to": target}));
+    assert_eq!(copied["copied"]["users"], json!(2), "{copied}");
+    assert_eq!(copied["copied"]["member_roles"], json!(2), "{copied}");
+
+    let copy = common::open_instance(json!({"store": {"postgres": target}}));
+    assert_eq!(snapshot(&copy, &admin), before, "the copy answers as the original");
+    // Every kind of token works against the copy, and a custom role still takes effect.
+    let (status, _) = copy.request_json("GET", "/api/v4/projects/top%2Fapp", &[("PRIVATE-TOKEN", &alice)], b"");
+    assert_eq!(status, 200, "alice sees the private project through her group membership");
+    let (status, _) = copy.request_json(
+        "GET",
+        "/api/v4/projects/top%2Fapp/repository/changelog?version=1.0.0&from=x",
+        &[("JOB-TOKEN", &job)],
+        b"",
+    );
+    assert_ne!(status, 401, "the job token is known to the copy");
+    // New rows get new ids past the copied ones.
+    let (status, created) = copy.request_json(
+        "POST",
+        "/api/v4/member_roles",
+        &[("PRIVATE-TOKEN", &admin)],
+        json!({"name": "after the copy", "base_access_level": 20}).to_string().as_bytes(),
+    );
+    assert_eq!(status, 201, "{created}");
+    assert!(created["id"].as_i64().unwrap() > reader["id"].as_i64().unwrap());
+
+    // A target that holds anything is refused, and keeps what it holds.
+    let (status, body) = source.admin(json!({"command": "store_copy", "to": target}));
+    assert_eq!(status, 400, "{body}");
+    assert!(body["message"].as_str().unwrap().contains("not empty"), "{body}");
+    assert_eq!(snapshot(&copy, &admin)["instance_roles"].as_array().unwrap().len(), 2);
+}
+
+/// The parts of a libpq URL the tests rebuild URLs from.
+mod url_parts {
+    pub struct Parts {
+        pub user: String,
+        pub password: String,
+        pub host: String,
+        pub port: String,
+        pub database: String,
+    }
+
+    /// `postgresql://user:password@host:port/database`.
+    pub fn parse(url: &str) -> Parts {
+        let rest = url.split_once("://").map(|(_, rest)| rest).unwrap();
+        let (credentials, rest) = rest.rsplit_once('@').unwrap();
+        let (user, password) = credentials.split_once(':').unwrap_or((credentials, ""));
+        let (address, database) = rest.split_once('/').unwrap();
+        let (host, port) = address.rsplit_once(':').unwrap_or((address, "5432"));
+        Parts {
+            user: user.into(),
+            password: password.into(),
+            host: host.into(),
+            port: port.into(),
+            database: database.split('?').next().unwrap().into(),
+        }
+    }
+}
