@@ -239,8 +239,10 @@ def config_file(path):
     return config
 
 
-def _fail(status, body):
-    print(json.dumps(body) if body is not None else f"status {status}", file=sys.stderr)
+def _fail(response):
+    """Exit status 1, with the core's failure answer on stderr."""
+    body = response.json()
+    print(json.dumps(body) if body is not None else f"status {response.status}", file=sys.stderr)
     return 1
 
 
@@ -275,9 +277,10 @@ def serve(args):
         server.server_close()
         raise
     try:
-        status, boot = core.admin({"command": "bootstrap", "issue_token": args.print_admin_token})
-        if not 200 <= status < 300:
-            return _fail(status, boot)
+        with core.admin({"command": "bootstrap", "issue_token": args.print_admin_token}) as answer:
+            if not 200 <= answer.status < 300:
+                return _fail(answer)
+            boot = answer.json()
         token = boot.get("token")
         if boot.get("created"):
             print(f"created the administrator {boot.get('username')}")
@@ -285,9 +288,10 @@ def serve(args):
             print(f"admin token: {token}")
         projects = []
         if args.repos:
-            status, registered = core.admin({"command": "register_repos", "dir": args.repos})
-            if not 200 <= status < 300:
-                return _fail(status, registered)
+            with core.admin({"command": "register_repos", "dir": args.repos}) as answer:
+                if not 200 <= answer.status < 300:
+                    return _fail(answer)
+                registered = answer.json()
             projects = [p["path"] for p in registered.get("projects", [])]
             for project in registered.get("projects", []):
                 print(f"project: {project['path']}{' (new)' if project.get('created') else ''}")
@@ -337,11 +341,10 @@ def admin(args):
     if not getattr(args, "data_dir", None):
         print("forgecore admin: --data-dir is required", file=sys.stderr)
         return 2
-    with _open({"data_dir": args.data_dir}) as core:
-        status, body = core.admin(_command(args))
-    if not 200 <= status < 300:
-        return _fail(status, body)
-    print(json.dumps(body))
+    with _open({"data_dir": args.data_dir}) as core, core.admin(_command(args)) as answer:
+        if not 200 <= answer.status < 300:
+            return _fail(answer)
+        print(json.dumps(answer.json()))
     return 0
 
 

@@ -99,8 +99,9 @@ class ForgecoreApp:
             response.close()
             raise
         if response.streamed:
-            return response.stream
-        return [response.body] if response.body else []
+            return response  # iterated in chunks; the server's close() frees it
+        body = response.read()
+        return [body] if body else []
 
 
 def make_app(core: Forgecore):
