@@ -296,23 +296,29 @@ def serve(args):
             for project in registered.get("projects", []):
                 print(f"project: {project['path']}{' (new)' if project.get('created') else ''}")
         server.set_app(make_app(core))
+        _stop_on_signals(server)
         print(f'try: curl -H "PRIVATE-TOKEN: {token or "<token>"}" {url}/api/v4/member_roles')
         if "forgecore" in projects:
             print(f"     curl {url}/api/v4/projects/forgecore/repository/tree")
         print(f"listening on {url}", flush=True)  # last: tells a supervisor the host is ready
-        signal.signal(signal.SIGTERM, _interrupt)
-        try:
-            server.serve_forever(poll_interval=0.2)
-        except KeyboardInterrupt:
-            pass
+        server.serve_forever(poll_interval=0.2)
         return 0
     finally:
         server.server_close()
         core.close()
 
 
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
+def _stop_on_signals(server):
+    """SIGINT and SIGTERM stop `serve_forever` between two connections. An exception raised by
+    the handler would land wherever the accepting thread is: inside `Thread.start()` it was
+    swallowed with the connection's error, and the host served on."""
+
+    def stop(signum, frame):
+        # shutdown() waits for the loop to end, so not from the loop's own thread.
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, stop)
 
 
 def _command(args):
