@@ -13,6 +13,8 @@ import threading
 from . import _native
 
 CHUNK_SIZE = 64 * 1024
+# The core's request body limit when the configuration sets no limits.max_body_bytes.
+DEFAULT_MAX_BODY_BYTES = 1 << 20
 
 
 class ForgecoreError(Exception):
@@ -124,6 +126,13 @@ class Response:
         self.close()
 
 
+def _max_body_bytes(config):
+    """limits.max_body_bytes of a configuration, or the core's default."""
+    limits = config.get("limits") if isinstance(config, dict) else None
+    value = limits.get("max_body_bytes") if isinstance(limits, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else DEFAULT_MAX_BODY_BYTES
+
+
 def _text(value):
     return value.encode("utf-8") if isinstance(value, str) else value
 
@@ -148,6 +157,7 @@ class Forgecore:
         if not ctx:
             raise ForgecoreError(500, {"message": "fc_open returned neither a context nor an error"})
         self._ctx = ctx
+        self._max_body_bytes = _max_body_bytes(config)
 
     # -- context lifetime -------------------------------------------------------------------
 
@@ -183,6 +193,12 @@ class Forgecore:
     @property
     def closed(self):
         return self._ctx is None
+
+    @property
+    def max_body_bytes(self):
+        """The request body limit of the configuration (limits.max_body_bytes): a host reads one
+        byte more, so that the core sees an oversized body and answers 413 itself."""
+        return self._max_body_bytes
 
     def __enter__(self):
         return self
