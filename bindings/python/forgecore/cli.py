@@ -1,7 +1,8 @@
 """The command line: `serve` runs the threaded stdlib HTTP host around the WSGI app (binding
-first so that port 0 works, then opening the core, bootstrapping the administrator and
-registering repositories; `--config FILE` is a JSON object merged over the configuration it
-builds, so an operator sets rate limits, limits and features), and `admin` turns each subcommand into one admin JSON command of
+first so that port 0 works, then opening the core and running its `start` admin command, which
+creates the administrator, registers repositories and answers the lines to print; `--config
+FILE` is a JSON object merged over the configuration it builds, so an operator sets rate
+limits, limits and features), and `admin` turns each subcommand into one admin JSON command of
 the core, printing its JSON answer (exit 1 and the body on stderr when it is not 2xx). The
 request handler here is the only socket code: it hands the raw target to the app and drains
 a body the app left unread so that the client gets the answer instead of a reset.
@@ -264,43 +265,27 @@ def serve(args):
     except OSError as error:
         print(f"forgecore: cannot listen on {host}:{port}: {error}", file=sys.stderr)
         return 1
-    real_port = server.server_address[1]
     url_host = f"[{host}]" if ":" in host else host
-    url = (args.external_url or f"http://{url_host}:{real_port}").rstrip("/")
+    url = args.external_url or f"http://{url_host}:{server.server_address[1]}"
     # The file's top-level keys replace the built ones; the core checks everything.
     config = {"data_dir": args.data_dir, "external_url": url, **(args.config or {})}
-    if isinstance(config.get("external_url"), str):
-        url = config["external_url"].rstrip("/")  # the links the core builds start with it
     try:
         core = _open(config)
     except SystemExit:
         server.server_close()
         raise
     try:
-        with core.admin({"command": "bootstrap", "issue_token": args.print_admin_token}) as answer:
+        start = {"command": "start", "issue_token": args.print_admin_token, "url": url}
+        if args.repos:
+            start["repos"] = args.repos
+        with core.admin(start) as answer:
             if not 200 <= answer.status < 300:
                 return _fail(answer)
-            boot = answer.json()
-        token = boot.get("token")
-        if boot.get("created"):
-            print(f"created the administrator {boot.get('username')}")
-        if token:
-            print(f"admin token: {token}")
-        projects = []
-        if args.repos:
-            with core.admin({"command": "register_repos", "dir": args.repos}) as answer:
-                if not 200 <= answer.status < 300:
-                    return _fail(answer)
-                registered = answer.json()
-            projects = [p["path"] for p in registered.get("projects", [])]
-            for project in registered.get("projects", []):
-                print(f"project: {project['path']}{' (new)' if project.get('created') else ''}")
+            lines = answer.json()["lines"]
         server.set_app(make_app(core))
         _stop_on_signals(server)
-        print(f'try: curl -H "PRIVATE-TOKEN: {token or "<token>"}" {url}/api/v4/member_roles')
-        if "forgecore" in projects:
-            print(f"     curl {url}/api/v4/projects/forgecore/repository/tree")
-        print(f"listening on {url}", flush=True)  # last: tells a supervisor the host is ready
+        # The last line, "listening on URL", tells a supervisor the host is ready.
+        print("\n".join(lines), flush=True)
         server.serve_forever(poll_interval=0.2)
         return 0
     finally:
