@@ -126,11 +126,14 @@ build-go:
 	cd bindings/go && $(call GO_LIB_STAMP,$(LIBDIR)) $(GO) build ./... && \
 		$(call GO_LIB_STAMP,$(LIBDIR)) $(GO) build -o $(LIBDIR)/forgecore-http ./cmd/forgecore-http
 	cd examples/go && $(call GO_LIB_STAMP,$(LIBDIR)) $(GO) build -o $(LIBDIR)/forgecore-example .
+	cd tools/loadtest && $(GO) build ./...
 
 # -count=1: the tests read files go test does not track (fixture scripts, git repositories).
+# The load tools' tests build the host from bindings/go, hence the stamp there too.
 test-go: build-go
 	cd bindings/go && $(GO) vet ./... && $(call GO_LIB_STAMP,$(LIBDIR)) $(GO) test -race -count=1 ./...
 	cd examples/go && $(GO) vet ./... && $(call GO_LIB_STAMP,$(LIBDIR)) $(GO) test -race -count=1 ./...
+	cd tools/loadtest && $(GO) vet ./... && $(call GO_LIB_STAMP,$(LIBDIR)) $(GO) test -race -count=1 ./...
 
 # Requests per second through the Go host (linked with the release library: CGO_LDFLAGS puts
 # target/release first on the link line) and the Python host, on loopback, bounded in time.
@@ -138,7 +141,7 @@ bench-go:
 	$(CARGO) build --release
 	cd bindings/go && CGO_LDFLAGS="-L$(CURDIR)/target/release" $(call GO_LIB_STAMP,$(CURDIR)/target/release) \
 		$(GO) build -o $(CURDIR)/target/release/forgecore-http ./cmd/forgecore-http
-	cd bindings/go && $(GO) build -o $(CURDIR)/target/release/forgecore-bench ./cmd/forgecore-bench
+	cd tools/loadtest && $(GO) build -o $(CURDIR)/target/release/forgecore-bench ./cmd/forgecore-bench
 	PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
 		target/release/forgecore-bench -go-host target/release/forgecore-http -python $(PYTHON)
 
@@ -146,13 +149,13 @@ clean:
 	$(CARGO) clean
 	rm -rf .run $(VENV) .bench
 
-# A soak of the Go host on loopback (bindings/go/cmd/forgecore-soak): SOAK_CLIENTS clients mix
+# A soak of the Go host on loopback (tools/loadtest/cmd/forgecore-soak): SOAK_CLIENTS clients mix
 # every endpoint for SOAK_SECONDS; it fails on any unexpected status or transport error, or when
 # the host's RSS or open file descriptors grow past their bounds. make test runs 10 s against
 # the debug build; make soak a minute against the release build.
 SOAK_CLIENTS ?= 32
 test-soak: build-go
-	cd bindings/go && $(GO) build -o $(LIBDIR)/forgecore-soak ./cmd/forgecore-soak
+	cd tools/loadtest && $(GO) build -o $(LIBDIR)/forgecore-soak ./cmd/forgecore-soak
 	$(LIBDIR)/forgecore-soak -go-host $(LIBDIR)/forgecore-http -clients $(SOAK_CLIENTS) -seconds 10 -warmup 3
 
 SOAK_SECONDS ?= 60
@@ -160,5 +163,5 @@ soak:
 	$(CARGO) build --release
 	cd bindings/go && CGO_LDFLAGS="-L$(CURDIR)/target/release" $(call GO_LIB_STAMP,$(CURDIR)/target/release) \
 		$(GO) build -o $(CURDIR)/target/release/forgecore-http ./cmd/forgecore-http
-	cd bindings/go && $(GO) build -o $(CURDIR)/target/release/forgecore-soak ./cmd/forgecore-soak
+	cd tools/loadtest && $(GO) build -o $(CURDIR)/target/release/forgecore-soak ./cmd/forgecore-soak
 	target/release/forgecore-soak -go-host target/release/forgecore-http -clients $(SOAK_CLIENTS) -seconds $(SOAK_SECONDS)

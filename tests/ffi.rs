@@ -1,13 +1,14 @@
 //! The C ABI called directly (`forgecore::ffi`): argument checking (NULL, non-UTF-8, malformed
 //! JSON) always answers a 400 JSON response and never crashes; the response accessors; the
-//! panic guard; one context under many threads; and the typed member-role exports.
+//! panic guard; one context under many threads; the typed member-role exports; and the admin
+//! command a host starts with.
 #![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 
 mod common;
 
 // `common::abi` is `forgecore::ffi::*` plus the response accessors that module does not
 // re-export (see its comment).
-use common::{cbytes, cstr, open_instance, FfiResponse, TempDir, TestInstance};
+use common::{cbytes, cstr, git, open_instance, FfiResponse, TempDir, TestInstance};
 use forgecore::ffi::{self, fc_ctx};
 use serde_json::{json, Value};
 use std::ffi::c_char;
@@ -838,6 +839,108 @@ fn admin_export_checks_its_arguments() {
     assert_eq!((status, body), (400, json!({"message": "Username has already been taken"})));
     let (status, _, _) = instance.request("GET", "/api/v4/member_roles", &[("PRIVATE-TOKEN", &token)], b"");
     assert_eq!(status, 200);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The first start of a host (`start`): what both hosts print comes from here.
+
+/// A directory of bare repositories, `demo/tool.git` and `forgecore.git`, for `repos`.
+fn repos_dir(instance: &TestInstance) -> std::path::PathBuf {
+    let repos = instance.root_dir().join("repos");
+    for repo in ["demo/tool.git", "forgecore.git"] {
+        std::fs::create_dir_all(repos.join(repo)).unwrap();
+        git(&repos.join(repo), &["init", "-q", "--bare"]);
+    }
+    repos
+}
+
+#[test]
+fn start_creates_the_administrator_registers_repos_and_says_what_to_print() {
+    let instance = open_instance(json!({}));
+    let repos = repos_dir(&instance);
+    let url = "http://127.0.0.1:8080";
+    let first = instance
+        .admin_ok(json!({"command": "start", "issue_token": false, "repos": repos, "url": "http://127.0.0.1:8080/"}));
+    let token = first["token"].as_str().expect("a token on the first start").to_string();
+    assert!(token.starts_with("glpat-"), "{first}");
+    assert_eq!((&first["created"], &first["username"]), (&json!(true), &json!("root")));
+    assert_eq!(
+        first["projects"],
+        json!([{"path": "demo/tool", "created": true}, {"path": "forgecore", "created": true}])
+    );
+    assert_eq!(
+        first["lines"],
+        json!([
+            "created the administrator root",
+            format!("admin token: {token}"),
+            "project: demo/tool (new)",
+            "project: forgecore (new)",
+            format!("try: curl -H \"PRIVATE-TOKEN: {token}\" {url}/api/v4/member_roles"),
+            format!("     curl {url}/api/v4/projects/forgecore/repository/tree"),
+            format!("listening on {url}"),
+        ])
+    );
+    let (status, _, _) = instance.request("GET", "/api/v4/member_roles", &[("PRIVATE-TOKEN", &token)], b"");
+    assert_eq!(status, 200);
+    let (status, project) = instance.request_json("GET", "/api/v4/projects/demo%2Ftool", &[], b"");
+    assert_eq!((status, &project["visibility"]), (200, &json!("public")));
+
+    // Started again: nobody created, no token unless asked for, the projects kept.
+    let again = instance.admin_ok(json!({"command": "start", "repos": repos, "url": url}));
+    assert_eq!((&again["created"], again.get("token")), (&json!(false), None));
+    assert_eq!(
+        again["lines"],
+        json!([
+            "project: demo/tool",
+            "project: forgecore",
+            format!("try: curl -H \"PRIVATE-TOKEN: <token>\" {url}/api/v4/member_roles"),
+            format!("     curl {url}/api/v4/projects/forgecore/repository/tree"),
+            format!("listening on {url}"),
+        ])
+    );
+
+    // issue_token: a fresh token for the administrator; without repos, no project lines.
+    let fresh = instance.admin_ok(json!({"command": "start", "issue_token": true, "url": url}));
+    let fresh_token = fresh["token"].as_str().unwrap();
+    assert_ne!(fresh_token, token);
+    assert_eq!(
+        fresh["lines"],
+        json!([
+            format!("admin token: {fresh_token}"),
+            format!("try: curl -H \"PRIVATE-TOKEN: {fresh_token}\" {url}/api/v4/member_roles"),
+            format!("listening on {url}"),
+        ])
+    );
+    assert_eq!(fresh["projects"], json!([]));
+}
+
+#[test]
+fn start_prints_the_external_url_and_refuses_before_writing() {
+    // The configured external_url is the URL links are built with: it wins over `url`.
+    let instance = open_instance(json!({"external_url": "https://forge.example/"}));
+    let started = instance.admin_ok(json!({"command": "start", "url": "http://127.0.0.1:1"}));
+    let token = started["token"].as_str().unwrap();
+    assert_eq!(
+        started["lines"],
+        json!([
+            "created the administrator root",
+            format!("admin token: {token}"),
+            format!("try: curl -H \"PRIVATE-TOKEN: {token}\" https://forge.example/api/v4/member_roles"),
+            "listening on https://forge.example",
+        ])
+    );
+
+    // Without either, `url` is missing; a `repos` that does not exist is refused with the
+    // step's name before the administrator is created, whose token would otherwise be lost.
+    let instance = open_instance(json!({}));
+    assert_eq!(instance.admin(json!({"command": "start"})), (400, json!({"error": "url is missing"})));
+    let missing = instance.root_dir().join("no-such-dir");
+    assert_eq!(
+        instance.admin(json!({"command": "start", "repos": missing, "url": "http://h"})),
+        (400, json!({"message": "register_repos: dir does not exist"}))
+    );
+    let started = instance.admin_ok(json!({"command": "start", "url": "http://h"}));
+    assert_eq!(started["lines"][0], json!("created the administrator root"));
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! Administration of the instance: users, tokens, groups, projects, members and job tokens.
+//! Administration of the instance: users, tokens, groups, projects, members and job tokens,
+//! and a host's first start.
 //!
 //! These run with the authority of whoever can open the data directory (the CLI, an embedding
 //! program), so they take no caller. One JSON command in, one JSON object out:
@@ -16,7 +17,9 @@ use crate::store::{self, groups::Group, members::Source, projects::NewProject, V
 use serde_json::{json, Value};
 use std::path::Path;
 
-/// Runs one administrative command.
+/// Runs one administrative command, named by `command`: `user_add`, `token_add`,
+/// `token_revoke`, `group_add`, `project_add`, `member_add`, `job_token_add`, `bootstrap`,
+/// `register_repos`, `start` or `store_copy`.
 pub fn run(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let command = params.required_string("command")?;
     match command.as_str() {
@@ -29,6 +32,7 @@ pub fn run(ctx: &Context, params: &Params) -> ApiResult<Response> {
         "job_token_add" => job_token_add(ctx, params),
         "bootstrap" => bootstrap(ctx, params),
         "register_repos" => register_repos(ctx, params),
+        "start" => start(ctx, params),
         "store_copy" => store_copy(ctx, params),
         _ => Err(ApiError::InvalidValue("command".into())),
     }
@@ -110,8 +114,8 @@ fn token_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
 fn token_revoke(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let token = params.required_string("token")?;
     let digest = tokens::digest(&token);
-    let revoked = ctx.store.write(|db| {
-        Ok::<_, ApiError>(store::tokens::revoke_personal(db, &digest)? || store::tokens::revoke_job(db, &digest)?)
+    let revoked = ctx.store.write(|db| -> ApiResult<_> {
+        Ok(store::tokens::revoke_personal(db, &digest)? || store::tokens::revoke_job(db, &digest)?)
     })?;
     if revoked {
         Ok(Response::json(200, &json!({ "revoked": true })))
@@ -240,12 +244,19 @@ fn job_token_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     Ok(Response::json(201, &json!({ "token": token })))
 }
 
+/// The administrator [`bootstrap_administrator`] created or issued a token for.
+struct Administrator {
+    username: String,
+    created: bool,
+    token: String,
+}
+
 /// On an instance with no users, creates the administrator `root` and a token for it. With
 /// `issue_token`, an instance that has one gets a fresh token for its first administrator.
-fn bootstrap(ctx: &Context, params: &Params) -> ApiResult<Response> {
-    let issue_token = params.bool("issue_token")?.unwrap_or(false);
+/// `None` when neither happened.
+fn bootstrap_administrator(ctx: &Context, issue_token: bool) -> ApiResult<Option<Administrator>> {
     let token = new_token(tokens::PERSONAL_PREFIX)?;
-    let outcome = ctx.store.write(|db| -> ApiResult<_> {
+    ctx.store.write(|db| -> ApiResult<_> {
         let (user, created) = if store::users::count(db)? == 0 {
             (store::users::insert(db, "root", "Administrator", None, true)?, true)
         } else {
@@ -255,13 +266,24 @@ fn bootstrap(ctx: &Context, params: &Params) -> ApiResult<Response> {
             }
         };
         store::tokens::insert_personal(db, user.id, "bootstrap", &tokens::digest(&token))?;
-        Ok(Some((user, created)))
-    })?;
-    let body = match outcome {
-        Some((user, created)) => json!({"created": created, "username": user.username, "token": token}),
+        Ok(Some(Administrator { username: user.username, created, token: token.clone() }))
+    })
+}
+
+/// `{"created", "username", "token"}`, or `{"created": false}` when nothing happened.
+fn administrator_entity(administrator: Option<&Administrator>) -> Value {
+    match administrator {
+        Some(a) => json!({"created": a.created, "username": a.username, "token": a.token}),
         None => json!({"created": false}),
-    };
-    Ok(Response::json(200, &body))
+    }
+}
+
+/// `{"command": "bootstrap", "issue_token": false}`: see [`bootstrap_administrator`]. Answers
+/// `{"created": true, "username": "root", "token": "glpat-..."}`, or `{"created": false}`.
+fn bootstrap(ctx: &Context, params: &Params) -> ApiResult<Response> {
+    let issue_token = params.bool("issue_token")?.unwrap_or(false);
+    let administrator = bootstrap_administrator(ctx, issue_token)?;
+    Ok(Response::json(200, &administrator_entity(administrator.as_ref())))
 }
 
 /// Git repositories under `dir`: bare ones and work trees, not looking inside either.
@@ -282,17 +304,26 @@ fn find_repositories(dir: &Path, depth: usize, found: &mut Vec<(std::path::PathB
     }
 }
 
-/// Registers every git repository under `dir` as a public project named by its path relative
-/// to `dir` (a `.git` suffix dropped), creating public groups as needed. Already registered
-/// paths are left as they are.
-fn register_repos(ctx: &Context, params: &Params) -> ApiResult<Response> {
-    let dir = std::fs::canonicalize(params.required_string("dir")?)
-        .map_err(|_| ApiError::validation("dir does not exist"))?;
+/// A project [`register_repositories`] found: its full path, and whether this call created it.
+struct Registered {
+    path: String,
+    created: bool,
+}
+
+/// The directory `register_repos` searches, made absolute, or 400.
+fn repos_dir(dir: &str) -> ApiResult<std::path::PathBuf> {
+    std::fs::canonicalize(dir).map_err(|_| ApiError::validation("dir does not exist"))
+}
+
+/// Registers every git repository under `dir` (absolute) as a public project named by its path
+/// relative to `dir` (a `.git` suffix dropped), creating public groups as needed. Already
+/// registered paths are left as they are.
+fn register_repositories(ctx: &Context, dir: &Path) -> ApiResult<Vec<Registered>> {
     let mut repos = Vec::new();
-    find_repositories(&dir, 0, &mut repos);
+    find_repositories(dir, 0, &mut repos);
     let mut registered = Vec::new();
     for (path, git_dir) in repos {
-        let Some(relative) = path.strip_prefix(&dir).ok().and_then(|p| p.to_str()) else { continue };
+        let Some(relative) = path.strip_prefix(dir).ok().and_then(|p| p.to_str()) else { continue };
         let full_path = relative.strip_suffix(".git").unwrap_or(relative).to_string();
         if check_path("path", &full_path).is_err() {
             continue;
@@ -315,9 +346,83 @@ fn register_repos(ctx: &Context, params: &Params) -> ApiResult<Response> {
             insert_project(db, &full_path, &git_dir, Visibility::Public, None)?;
             Ok(true)
         })?;
-        registered.push(json!({"path": full_path, "created": created}));
+        registered.push(Registered { path: full_path, created });
     }
-    Ok(Response::json(200, &json!({ "projects": registered })))
+    Ok(registered)
+}
+
+fn registered_entity(projects: &[Registered]) -> Value {
+    projects.iter().map(|p| json!({"path": p.path, "created": p.created})).collect()
+}
+
+/// `{"command": "register_repos", "dir": "/srv/git"}`: see [`register_repositories`]. Answers
+/// `{"projects": [{"path": "top/app", "created": true}, ...]}`.
+fn register_repos(ctx: &Context, params: &Params) -> ApiResult<Response> {
+    let dir = repos_dir(&params.required_string("dir")?)?;
+    let projects = register_repositories(ctx, &dir)?;
+    Ok(Response::json(200, &json!({ "projects": registered_entity(&projects) })))
+}
+
+/// `{"command": "start", "issue_token": false, "repos": "/srv/git", "url": "http://host:port"}`:
+/// a host's first steps as one command, so that every host starts alike. It runs `bootstrap`
+/// (with `issue_token`), then `register_repos` on `repos` when given, and answers what they
+/// answer (`created`, `username`, `token`; `projects`) plus `lines`: the text the host prints
+/// before serving, one line each, the last `listening on URL`. URL is the configured
+/// `external_url`, else `url` (the address the host listens on). A step's refusal names the
+/// step (`{"message": "register_repos: dir does not exist"}`); `repos` is checked before
+/// anything is written.
+fn start(ctx: &Context, params: &Params) -> ApiResult<Response> {
+    let issue_token = params.bool("issue_token")?.unwrap_or(false);
+    let url = match (ctx.config.external_base(), params.string("url")?) {
+        (Some(external), _) => external.to_string(),
+        (None, Some(listening)) => listening.trim_end_matches('/').to_string(),
+        (None, None) => return Err(ApiError::MissingParam("url".into())),
+    };
+    let repos = match params.string("repos")? {
+        Some(dir) => Some(in_step("register_repos", repos_dir(&dir))?),
+        None => None,
+    };
+    let administrator = in_step("bootstrap", bootstrap_administrator(ctx, issue_token))?;
+    let projects = match &repos {
+        Some(dir) => in_step("register_repos", register_repositories(ctx, dir))?,
+        None => Vec::new(),
+    };
+    let mut body = administrator_entity(administrator.as_ref());
+    body["projects"] = registered_entity(&projects);
+    body["lines"] = json!(start_lines(administrator.as_ref(), &projects, &url));
+    Ok(Response::json(200, &body))
+}
+
+/// A refusal of one step of `start` with the step's name before its message.
+fn in_step<T>(step: &str, result: ApiResult<T>) -> ApiResult<T> {
+    result.map_err(|error| match error {
+        ApiError::Validation(Value::String(message)) => ApiError::validation(format!("{step}: {message}")),
+        other => other,
+    })
+}
+
+/// What a host prints on starting, in order: the administrator created and its token, the
+/// projects registered, a first request to try, and last `listening on URL`, which tells a
+/// supervisor the host is ready.
+fn start_lines(administrator: Option<&Administrator>, projects: &[Registered], url: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(administrator) = administrator {
+        if administrator.created {
+            lines.push(format!("created the administrator {}", administrator.username));
+        }
+        lines.push(format!("admin token: {}", administrator.token));
+    }
+    for project in projects {
+        lines.push(format!("project: {}{}", project.path, if project.created { " (new)" } else { "" }));
+    }
+    let token = administrator.map_or("<token>", |a| a.token.as_str());
+    lines.push(format!("try: curl -H \"PRIVATE-TOKEN: {token}\" {url}/api/v4/member_roles"));
+    if projects.iter().any(|p| p.path == "forgecore") {
+        // `make run` serves this checkout as `forgecore`: its tree is a request worth trying.
+        lines.push(format!("     curl {url}/api/v4/projects/forgecore/repository/tree"));
+    }
+    lines.push(format!("listening on {url}"));
+    lines
 }
 
 /// Copies this instance's whole store into the empty PostgreSQL database `to` (a libpq URL),

@@ -1,13 +1,13 @@
 """The HTTP host over a real socket: raw targets keep %2F and %2E, bodies reach the core
-byte for byte (and a too large one is a 413, not a reset), the core's status, headers and
-empty bodies come back unchanged."""
+byte for byte (and a too large one is a 413, not a reset, at the configuration's limit), the
+core's status, headers and empty bodies come back unchanged."""
 
 import json
 import socket
 
 import pytest
 
-from conftest import BINARY, git_out, unique
+from conftest import BINARY, git_out, start_server, stop_server, unique
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -97,6 +97,59 @@ def test_body_read_is_bounded(server):
             answer += chunk
     assert answer.startswith(b"HTTP/1.0 413 ")
     assert answer.endswith(b'{"message":"413 Request Entity Too Large"}')
+
+
+
+def _role_body(name, size):
+    """A valid member role as JSON, padded with spaces to `size` bytes."""
+    body = json.dumps({"name": name, "base_access_level": 10}).encode()
+    return body + b" " * (size - len(body))
+
+
+def _host_with_body_limit(tmp_path, limit, *extra):
+    """A host started with --config setting limits.max_body_bytes to `limit`."""
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"limits": {"max_body_bytes": limit}}))
+    return start_server(tmp_path / "data", "--config", config, *extra)
+
+
+def _post_role(host, body):
+    status, _, data = host.request("POST", "/api/v4/member_roles", {"Content-Type": "application/json"}, body,
+                                   token=host.token)
+    return status, json.loads(data)
+
+
+def test_body_limit_lowered_by_the_configuration(tmp_path):
+    """At limits.max_body_bytes 2048, a 4 KiB body is a 413 and a small role is created; of a
+    declared 10 GiB the host reads 2049 bytes and answers at once, instead of waiting (2 s
+    read timeout) for bytes it would not pass on."""
+    host = _host_with_body_limit(tmp_path, 2048, "--read-timeout", "2")
+    try:
+        assert _post_role(host, _role_body("small", 100))[0] == 201
+        assert _post_role(host, _role_body("large", 4096)) == (413, {"message": "413 Request Entity Too Large"})
+        with socket.create_connection((host.host, host.port), timeout=10) as connection:
+            connection.sendall(b"POST /api/v4/member_roles HTTP/1.1\r\nHost: x\r\n"
+                               b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (10 << 30))
+            connection.sendall(b" " * 2049)
+            answer = b""
+            while chunk := connection.recv(65536):
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.0 413 ")
+        assert answer.endswith(b'{"message":"413 Request Entity Too Large"}')
+    finally:
+        assert stop_server(host)[0] == 0
+
+
+def test_body_limit_raised_by_the_configuration(tmp_path):
+    """At limits.max_body_bytes 2 MiB, a 1.5 MiB body reaches the core whole (a role is
+    created) and one byte over 2 MiB is a 413."""
+    host = _host_with_body_limit(tmp_path, 2 << 20)
+    try:
+        status, role = _post_role(host, _role_body("padded", 1536 << 10))
+        assert (status, role["name"]) == (201, "padded")
+        assert _post_role(host, _role_body("large", (2 << 20) + 1)) == (413, {"message": "413 Request Entity Too Large"})
+    finally:
+        assert stop_server(host)[0] == 0
 
 
 def test_unknown_route_is_404_json(server):

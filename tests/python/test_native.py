@@ -25,7 +25,8 @@ def core(tmp_path):
 
 @pytest.fixture
 def admin_auth(core):
-    status, boot = core.admin({"command": "bootstrap"})
+    answer = core.admin({"command": "bootstrap"})
+    status, boot = answer.status, answer.json()
     assert status == 200 and boot["created"]
     return {"private_token": boot["token"]}
 
@@ -57,35 +58,40 @@ def test_open_failure_is_forgecore_error(tmp_path):
     assert "no_such_key" in raised.value.body["message"]
 
 
+def answer(response):
+    """(status, parsed JSON body or None) of a `Response`."""
+    return response.status, response.json()
+
+
 def test_typed_member_role_exports(core, admin_auth):
-    status, role = core.member_roles_create(admin_auth, {"name": "typed", "base_access_level": 30,
-                                                         "read_code": True})
+    status, role = answer(core.member_roles_create(admin_auth, {"name": "typed", "base_access_level": 30,
+                                                                "read_code": True}))
     assert status == 201
     assert (role["name"], role["base_access_level"], role["read_code"]) == ("typed", 30, True)
-    assert core.member_roles_list(admin_auth, {}) == (200, [role])
-    status, updated = core.member_roles_update(admin_auth, {"member_role_id": role["id"], "name": "renamed"})
+    assert answer(core.member_roles_list(admin_auth, {})) == (200, [role])
+    status, updated = answer(core.member_roles_update(admin_auth, {"member_role_id": role["id"], "name": "renamed"}))
     assert (status, updated["name"], updated["id"]) == (200, "renamed", role["id"])
-    assert core.member_roles_delete(admin_auth, {"member_role_id": role["id"]}) == (204, None)
-    assert core.member_roles_list(admin_auth, {}) == (200, [])
-    assert core.member_roles_list({}, {})[0] == 401
-    assert core.member_roles_delete(admin_auth, {"member_role_id": role["id"]})[0] == 404
+    assert answer(core.member_roles_delete(admin_auth, {"member_role_id": role["id"]})) == (204, None)
+    assert answer(core.member_roles_list(admin_auth, {})) == (200, [])
+    assert core.member_roles_list({}, {}).status == 401
+    assert core.member_roles_delete(admin_auth, {"member_role_id": role["id"]}).status == 404
 
 
 def test_typed_group_scope(core, admin_auth):
-    assert core.admin({"command": "group_add", "path": "tg"})[0] == 201
-    status, role = core.member_roles_create(admin_auth, {"group": "tg", "name": "g", "base_access_level": 10})
+    assert core.admin({"command": "group_add", "path": "tg"}).status == 201
+    status, role = answer(core.member_roles_create(admin_auth, {"group": "tg", "name": "g", "base_access_level": 10}))
     assert (status, role["group_id"] is not None) == (201, True)
-    assert core.member_roles_list(admin_auth, {"group": "tg"})[1] == [role]
-    assert core.member_roles_list(admin_auth, {})[1] == []
+    assert core.member_roles_list(admin_auth, {"group": "tg"}).json() == [role]
+    assert core.member_roles_list(admin_auth, {}).json() == []
 
 
 def test_admin_error_status(core):
-    assert core.admin({"command": "nope"}) == (400, {"error": "command does not have a valid value"})
+    assert answer(core.admin({"command": "nope"})) == (400, {"error": "command does not have a valid value"})
 
 
 def test_request(core, admin_auth):
     response = core.request("GET", "/api/v4/member_roles", [("PRIVATE-TOKEN", admin_auth["private_token"])])
-    assert (response.status, response.headers, response.body, response.streamed) == (
+    assert (response.status, response.headers, response.read(), response.streamed) == (
         200, {"Content-Type": "application/json"}, b"[]", False)
     response = core.request("POST", "/api/v4/member_roles", [("Private-Token", admin_auth["private_token"])],
                             b'{"name": "n\\u00e9", "base_access_level": 20}')
@@ -99,7 +105,7 @@ def test_body_read_in_chunks_and_freed(core):
         raw = lib.fc_request(ctx, b"GET", b"/api/v4/version", b"[]", None, 0)
     finally:
         core._leave()
-    whole = core.request("GET", "/api/v4/version").body
+    whole = core.request("GET", "/api/v4/version").read()
     stream = BodyStream(lib, raw, chunk_size=7)
     chunks = list(stream)
     assert b"".join(chunks) == whole
@@ -128,19 +134,19 @@ def test_sixteen_threads(core, admin_auth):
             results.append(core.request("POST", "/api/v4/member_roles",
                                         [("PRIVATE-TOKEN", token), ("Content-Type", "application/json")], body).status)
             results.append(core.request("GET", "/api/v4/member_roles", [("PRIVATE-TOKEN", token)]).status)
-            results.append(core.member_roles_list(admin_auth, {})[0])
+            results.append(core.member_roles_list(admin_auth, {}).status)
         return results
 
     with ThreadPoolExecutor(16) as pool:
         results = list(pool.map(work, range(16)))
     assert all(r == [201, 200, 200] * 5 for r in results), results
-    names = {role["name"] for role in core.member_roles_list(admin_auth, {})[1]}
+    names = {role["name"] for role in core.member_roles_list(admin_auth, {}).json()}
     assert names == {f"t{n}-{i}" for n in range(16) for i in range(5)}
 
 
 @pytest.fixture
 def project(core, git_repo):
-    assert core.admin({"command": "project_add", "path": "repo", "repo": str(git_repo), "visibility": "public"})[0] == 201
+    assert core.admin({"command": "project_add", "path": "repo", "repo": str(git_repo), "visibility": "public"}).status == 201
     return "repo"
 
 
@@ -158,7 +164,7 @@ def test_raw_blob_is_streamed(core, project, git_repo):
     response = core.repository_raw_blob({}, {"project": project, "sha": sha})
     assert response.status == 200
     assert response.streamed
-    with response.stream as stream:
-        chunks = list(stream)
+    with response:
+        chunks = list(response)
     assert b"".join(chunks) == BINARY
     assert len(chunks) > 1 and all(len(c) <= 64 * 1024 for c in chunks)

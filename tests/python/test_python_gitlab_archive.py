@@ -142,16 +142,16 @@ def test_rate_limit_answers_429_with_retry_after(server, fixture_dir):
 
 def test_binding_streams_and_writes_through_a_callback(tmp_path, fixture_dir):
     with Forgecore({"data_dir": str(tmp_path / "data")}) as core:
-        assert core.admin({"command": "group_add", "path": "ar", "visibility": "public"})[0] == 201
+        assert core.admin({"command": "group_add", "path": "ar", "visibility": "public"}).status == 201
         assert core.admin({"command": "project_add", "path": "ar/proj", "repo": str(fixture_dir / "repo.git"),
-                           "visibility": "public"})[0] == 201
+                           "visibility": "public"}).status == 201
         params = {"project": "ar/proj", "format": "zip", "path": "src"}
         streamed = core.repository_archive({}, params)
         assert streamed.status == 200 and streamed.streamed
         whole = streamed.read()
         pieces = []
         written = core.repository_archive_write(pieces.append, {}, params)
-        assert (written.status, written.body) == (200, b"")
+        assert (written.status, written.read()) == (200, b"")
         assert b"".join(pieces) == whole
         assert "filename=" in written.headers["Content-Disposition"]
         assert core.repository_archive_write(lambda piece: False, {}, params).status == 400

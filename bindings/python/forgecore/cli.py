@@ -1,7 +1,8 @@
 """The command line: `serve` runs the threaded stdlib HTTP host around the WSGI app (binding
-first so that port 0 works, then opening the core, bootstrapping the administrator and
-registering repositories; `--config FILE` is a JSON object merged over the configuration it
-builds, so an operator sets rate limits, limits and features), and `admin` turns each subcommand into one admin JSON command of
+first so that port 0 works, then opening the core and running its `start` admin command, which
+creates the administrator, registers repositories and answers the lines to print; `--config
+FILE` is a JSON object merged over the configuration it builds, so an operator sets rate
+limits, limits and features), and `admin` turns each subcommand into one admin JSON command of
 the core, printing its JSON answer (exit 1 and the body on stderr when it is not 2xx). The
 request handler here is the only socket code: it hands the raw target to the app and drains
 a body the app left unread so that the client gets the answer instead of a reset.
@@ -239,8 +240,10 @@ def config_file(path):
     return config
 
 
-def _fail(status, body):
-    print(json.dumps(body) if body is not None else f"status {status}", file=sys.stderr)
+def _fail(response):
+    """Exit status 1, with the core's failure answer on stderr."""
+    body = response.json()
+    print(json.dumps(body) if body is not None else f"status {response.status}", file=sys.stderr)
     return 1
 
 
@@ -262,53 +265,45 @@ def serve(args):
     except OSError as error:
         print(f"forgecore: cannot listen on {host}:{port}: {error}", file=sys.stderr)
         return 1
-    real_port = server.server_address[1]
     url_host = f"[{host}]" if ":" in host else host
-    url = (args.external_url or f"http://{url_host}:{real_port}").rstrip("/")
+    url = args.external_url or f"http://{url_host}:{server.server_address[1]}"
     # The file's top-level keys replace the built ones; the core checks everything.
     config = {"data_dir": args.data_dir, "external_url": url, **(args.config or {})}
-    if isinstance(config.get("external_url"), str):
-        url = config["external_url"].rstrip("/")  # the links the core builds start with it
     try:
         core = _open(config)
     except SystemExit:
         server.server_close()
         raise
     try:
-        status, boot = core.admin({"command": "bootstrap", "issue_token": args.print_admin_token})
-        if not 200 <= status < 300:
-            return _fail(status, boot)
-        token = boot.get("token")
-        if boot.get("created"):
-            print(f"created the administrator {boot.get('username')}")
-        if token:
-            print(f"admin token: {token}")
-        projects = []
+        start = {"command": "start", "issue_token": args.print_admin_token, "url": url}
         if args.repos:
-            status, registered = core.admin({"command": "register_repos", "dir": args.repos})
-            if not 200 <= status < 300:
-                return _fail(status, registered)
-            projects = [p["path"] for p in registered.get("projects", [])]
-            for project in registered.get("projects", []):
-                print(f"project: {project['path']}{' (new)' if project.get('created') else ''}")
+            start["repos"] = args.repos
+        with core.admin(start) as answer:
+            if not 200 <= answer.status < 300:
+                return _fail(answer)
+            lines = answer.json()["lines"]
         server.set_app(make_app(core))
-        print(f'try: curl -H "PRIVATE-TOKEN: {token or "<token>"}" {url}/api/v4/member_roles')
-        if "forgecore" in projects:
-            print(f"     curl {url}/api/v4/projects/forgecore/repository/tree")
-        print(f"listening on {url}", flush=True)  # last: tells a supervisor the host is ready
-        signal.signal(signal.SIGTERM, _interrupt)
-        try:
-            server.serve_forever(poll_interval=0.2)
-        except KeyboardInterrupt:
-            pass
+        _stop_on_signals(server)
+        # The last line, "listening on URL", tells a supervisor the host is ready.
+        print("\n".join(lines), flush=True)
+        server.serve_forever(poll_interval=0.2)
         return 0
     finally:
         server.server_close()
         core.close()
 
 
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt
+def _stop_on_signals(server):
+    """SIGINT and SIGTERM stop `serve_forever` between two connections. An exception raised by
+    the handler would land wherever the accepting thread is: inside `Thread.start()` it was
+    swallowed with the connection's error, and the host served on."""
+
+    def stop(signum, frame):
+        # shutdown() waits for the loop to end, so not from the loop's own thread.
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, stop)
 
 
 def _command(args):
@@ -337,11 +332,10 @@ def admin(args):
     if not getattr(args, "data_dir", None):
         print("forgecore admin: --data-dir is required", file=sys.stderr)
         return 2
-    with _open({"data_dir": args.data_dir}) as core:
-        status, body = core.admin(_command(args))
-    if not 200 <= status < 300:
-        return _fail(status, body)
-    print(json.dumps(body))
+    with _open({"data_dir": args.data_dir}) as core, core.admin(_command(args)) as answer:
+        if not 200 <= answer.status < 300:
+            return _fail(answer)
+        print(json.dumps(answer.json()))
     return 0
 
 

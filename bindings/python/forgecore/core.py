@@ -1,8 +1,9 @@
 """`Forgecore`: one opened core instance and the Python face of every C export. It turns
-Python values into the C arguments (UTF-8 strings, JSON texts, byte buffers), copies status,
-headers and body out of each `fc_response` before freeing it, and hands streamed bodies out as
-`BodyStream` iterators that free their response when closed. It also keeps `close()` from
-freeing the context while a call is in flight. It decides nothing about HTTP or GitLab.
+Python values into the C arguments (UTF-8 strings, JSON texts, byte buffers) and answers every
+call with one `Response`: status and headers copied out of the `fc_response`, an in-memory body
+copied and the `fc_response` freed at once, a streamed body left to a `BodyStream` that frees it
+when read to the end or closed. It also keeps `close()` from freeing the context while a call is
+in flight. It decides nothing about HTTP or GitLab.
 """
 
 import ctypes
@@ -12,6 +13,8 @@ import threading
 from . import _native
 
 CHUNK_SIZE = 64 * 1024
+# The core's request body limit when the configuration sets no limits.max_body_bytes.
+DEFAULT_MAX_BODY_BYTES = 1 << 20
 
 
 class ForgecoreError(Exception):
@@ -81,28 +84,53 @@ class BodyStream:
 
 
 class Response:
-    """Status, headers (a dict) and either `body` (bytes) or `stream` (a `BodyStream`)."""
+    """The core's answer to any call of `Forgecore`, as Go's `Response`: `status`, `headers` (a
+    dict) and a body. `read()` answers the whole body, iterating gives it in chunks, `json()`
+    parses it. A `streamed` body (archives, raw blobs, compares) is produced by the core while
+    it is read and holds its `fc_response` until read to the end or closed: `close()` it, or
+    use the response as a context manager."""
 
-    def __init__(self, status, headers, body=None, stream=None):
+    def __init__(self, status, headers, body=b"", stream=None):
         self.status = status
         self.headers = headers
-        self.body = body
-        self.stream = stream
+        self._body = body
+        self._stream = stream
 
     @property
     def streamed(self):
-        return self.stream is not None
+        return self._stream is not None
+
+    def __iter__(self):
+        if self._stream is not None:
+            return iter(self._stream)
+        return iter((self._body,) if self._body else ())
 
     def read(self):
-        """The whole body, reading a stream to its end."""
-        return self.stream.read() if self.stream is not None else self.body
+        """The whole body; of a streamed one, what is left of it, read to its end."""
+        return self._stream.read() if self._stream is not None else self._body
 
     def json(self):
-        return _parse_json(self.read())
+        """The body parsed as JSON; None for an empty body (a 204)."""
+        data = self.read()
+        return json.loads(data) if data else None
 
     def close(self):
-        if self.stream is not None:
-            self.stream.close()
+        """Frees what the response still holds (a streamed body's `fc_response`)."""
+        if self._stream is not None:
+            self._stream.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _max_body_bytes(config):
+    """limits.max_body_bytes of a configuration, or the core's default."""
+    limits = config.get("limits") if isinstance(config, dict) else None
+    value = limits.get("max_body_bytes") if isinstance(limits, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else DEFAULT_MAX_BODY_BYTES
 
 
 def _text(value):
@@ -124,11 +152,12 @@ class Forgecore:
         ctx = _native.CTX_P()
         failure = self._lib.fc_open(_json_arg(config), ctypes.byref(ctx))
         if failure:
-            status, _, body = self._take(failure)
-            raise ForgecoreError(status, _parse_json(body))
+            with self._wrap(failure) as refused:
+                raise ForgecoreError(refused.status, _parse_json(refused.read()))
         if not ctx:
             raise ForgecoreError(500, {"message": "fc_open returned neither a context nor an error"})
         self._ctx = ctx
+        self._max_body_bytes = _max_body_bytes(config)
 
     # -- context lifetime -------------------------------------------------------------------
 
@@ -165,6 +194,12 @@ class Forgecore:
     def closed(self):
         return self._ctx is None
 
+    @property
+    def max_body_bytes(self):
+        """The request body limit of the configuration (limits.max_body_bytes): a host reads one
+        byte more, so that the core sees an oversized body and answers 413 itself."""
+        return self._max_body_bytes
+
     def __enter__(self):
         return self
 
@@ -173,13 +208,6 @@ class Forgecore:
 
     # -- responses --------------------------------------------------------------------------
 
-    def _take(self, response):
-        """(status, headers, body bytes) copied out of an in-memory response, then freed."""
-        try:
-            return self._status_headers(response) + (self._body(response),)
-        finally:
-            self._lib.fc_response_free(response)
-
     def _status_headers(self, response):
         status = self._lib.fc_response_status(response)
         raw = self._lib.fc_response_headers(response)
@@ -187,22 +215,10 @@ class Forgecore:
         return status, headers
 
     def _body(self, response):
-        if self._lib.fc_response_streamed(response):
-            return self._drain(response)
+        """The in-memory body of a response that is not streamed."""
         size = ctypes.c_size_t(0)
         pointer = self._lib.fc_response_body(response, ctypes.byref(size))
         return ctypes.string_at(pointer, size.value) if pointer and size.value else b""
-
-    def _drain(self, response):
-        buffer = ctypes.create_string_buffer(CHUNK_SIZE)
-        chunks = []
-        while True:
-            n = self._lib.fc_response_read(response, buffer, CHUNK_SIZE)
-            if n < 0:
-                raise OSError("forgecore: reading the response body failed")
-            if n == 0:
-                return b"".join(chunks)
-            chunks.append(ctypes.string_at(buffer, n))
 
     def _wrap(self, response):
         """A `Response` from a raw one: in-memory bodies are copied and freed at once, a streamed
@@ -220,23 +236,19 @@ class Forgecore:
                 self._lib.fc_response_free(response)
 
     def _typed(self, function, *json_args):
-        """Calls a typed export with JSON arguments: (status, parsed JSON body or None)."""
-        response = self._wrap(self._call(function, *map(_json_arg, json_args)))
-        return response.status, _parse_json(response.read())
+        """Calls a typed export with each argument as JSON text."""
+        return self._wrap(self._call(function, *map(_json_arg, json_args)))
 
     # -- the doors --------------------------------------------------------------------------
 
     def request(self, method, target, headers=(), body=b""):
-        """Serves one raw HTTP request; `headers` is a list of (name, value) pairs.
-
-        A streamed answer comes back with `stream` set: iterate it or `close()` it.
-        """
+        """Serves one raw HTTP request; `headers` is a list of (name, value) pairs."""
         body = bytes(body or b"")
         pairs = _json_arg([[name, value] for name, value in headers])
         return self._wrap(self._call(self._lib.fc_request, _text(method), _text(target), pairs, body, len(body)))
 
-    # Typed doors: `auth` is {"private_token": ...}, {"job_token": ...} or {}; each answers
-    # (status, parsed JSON or None).
+    # Typed doors: `auth` is {"private_token": ...}, {"job_token": ...} or {}, `params` the
+    # route's parameters; each answers the `Response` the HTTP route would.
 
     def member_roles_list(self, auth=None, params=None):
         return self._typed(self._lib.fc_member_roles_list, auth, params)
@@ -254,43 +266,37 @@ class Forgecore:
         """Runs one admin command (`{"command": "user_add", ...}`)."""
         return self._typed(self._lib.fc_admin, command)
 
-    # Repository reads answer a whole `Response`: they carry pagination headers, and the raw
-    # blob is a streamed body.
-
-    def _repository(self, function, auth, params):
-        return self._wrap(self._call(function, _json_arg(auth), _json_arg(params)))
-
     def repository_tree(self, auth=None, params=None):
-        return self._repository(self._lib.fc_repository_tree, auth, params)
+        return self._typed(self._lib.fc_repository_tree, auth, params)
 
     def repository_blob(self, auth=None, params=None):
-        return self._repository(self._lib.fc_repository_blob, auth, params)
+        return self._typed(self._lib.fc_repository_blob, auth, params)
 
     def repository_raw_blob(self, auth=None, params=None):
-        return self._repository(self._lib.fc_repository_raw_blob, auth, params)
+        return self._typed(self._lib.fc_repository_raw_blob, auth, params)
 
     def repository_contributors(self, auth=None, params=None):
-        return self._repository(self._lib.fc_repository_contributors, auth, params)
+        return self._typed(self._lib.fc_repository_contributors, auth, params)
 
     def repository_merge_base(self, auth=None, params=None):
-        return self._repository(self._lib.fc_repository_merge_base, auth, params)
+        return self._typed(self._lib.fc_repository_merge_base, auth, params)
 
     def repository_compare(self, auth=None, params=None):
-        return self._repository(self._lib.fc_repository_compare, auth, params)
+        return self._typed(self._lib.fc_repository_compare, auth, params)
 
     def changelog_generate(self, auth=None, params=None):
-        return self._repository(self._lib.fc_changelog_generate, auth, params)
+        return self._typed(self._lib.fc_changelog_generate, auth, params)
 
     def changelog_commit(self, auth=None, params=None):
-        return self._repository(self._lib.fc_changelog_commit, auth, params)
+        return self._typed(self._lib.fc_changelog_commit, auth, params)
 
     def repository_health(self, auth=None, params=None):
-        return self._repository(self._lib.fc_repository_health, auth, params)
+        return self._typed(self._lib.fc_repository_health, auth, params)
 
     def repository_archive(self, auth=None, params=None):
-        """The archive as a streamed `Response` (`format`, `sha`, `path`, `exclude_paths`,
+        """The archive as a streamed body (`format`, `sha`, `path`, `exclude_paths`,
         `include_lfs_blobs` as on the HTTP route)."""
-        return self._repository(self._lib.fc_repository_archive, auth, params)
+        return self._typed(self._lib.fc_repository_archive, auth, params)
 
     def repository_archive_write(self, write, auth=None, params=None):
         """Hands the archive to `write(bytes)` piece by piece as it is produced; `write`

@@ -1,6 +1,7 @@
 """The WSGI application: it carries one HTTP request from a WSGI server into `fc_request`
 and the answer back, unchanged. It rebuilds the raw request target (keeping `%2F`), the header
-names and a bounded body, adds the reason phrase to the core's status and passes the core's
+names and the body (read up to one byte over the configuration's limits.max_body_bytes, so that
+the core answers 413 itself), adds the reason phrase to the core's status and passes the core's
 headers and body through (streamed bodies chunk by chunk, freed in `close()`). Routing,
 parameters, authentication and status codes all belong to the core.
 """
@@ -11,8 +12,6 @@ from wsgiref.util import is_hop_by_hop
 
 from .core import Forgecore
 
-# One byte over the core's default limit (1 MiB): enough for it to answer 413 itself.
-MAX_BODY_READ = (1 << 20) + 1
 _READ_CHUNK = 64 * 1024
 
 
@@ -52,8 +51,8 @@ def request_headers(environ):
     return headers
 
 
-def read_body(environ):
-    """The body, reading at most MAX_BODY_READ bytes (the core refuses anything longer)."""
+def read_body(environ, max_read):
+    """The body, reading at most `max_read` bytes (more than the core takes)."""
     try:
         length = int(environ.get("CONTENT_LENGTH") or 0)
     except ValueError:
@@ -61,7 +60,7 @@ def read_body(environ):
     stream = environ.get("wsgi.input")
     if length <= 0 or stream is None:
         return b""
-    remaining = min(length, MAX_BODY_READ)
+    remaining = min(length, max_read)
     chunks = []
     while remaining > 0:
         chunk = stream.read(min(remaining, _READ_CHUNK))
@@ -84,13 +83,14 @@ class ForgecoreApp:
 
     def __init__(self, core: Forgecore):
         self.core = core
+        self.max_body_read = core.max_body_bytes + 1
 
     def __call__(self, environ, start_response):
         response = self.core.request(
             environ.get("REQUEST_METHOD", "GET"),
             raw_target(environ),
             request_headers(environ),
-            read_body(environ),
+            read_body(environ, self.max_body_read),
         )
         headers = [(name, value) for name, value in response.headers.items() if not is_hop_by_hop(name)]
         try:
@@ -99,8 +99,9 @@ class ForgecoreApp:
             response.close()
             raise
         if response.streamed:
-            return response.stream
-        return [response.body] if response.body else []
+            return response  # iterated in chunks; the server's close() frees it
+        body = response.read()
+        return [body] if body else []
 
 
 def make_app(core: Forgecore):

@@ -9,11 +9,11 @@
 // as they are; the core checks them.
 //
 // It listens first (so that port 0 works and the URL is known), opens the core with that URL
-// as its external URL, creates the administrator on the first start (printing its token; with
-// -print-admin-token a fresh one every start), registers every git repository under -repos as
-// a public project, prints the URL last ("listening on URL" tells a supervisor the host is
-// ready), and on SIGINT or SIGTERM stops accepting, lets requests in flight finish and closes
-// the core.
+// as its external URL, runs the core's start admin command (which creates the administrator on
+// the first start, with -print-admin-token issues a fresh token every start, registers every
+// git repository under -repos as a public project, and answers the lines to print, the last
+// "listening on URL", which tells a supervisor the host is ready), serves, prints those lines,
+// and on SIGINT or SIGTERM stops accepting, lets requests in flight finish and closes the core.
 //
 // Clients that hold a connection without finishing their request must not hold the host: the
 // whole request, head and body, must arrive within -read-timeout (default 30s), and at most
@@ -33,7 +33,6 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -139,10 +138,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer listener.Close()
-	realPort := listener.Addr().(*net.TCPAddr).Port
-	url := strings.TrimRight(o.externalURL, "/")
+	url := o.externalURL
 	if url == "" {
-		url = "http://" + net.JoinHostPort(host, strconv.Itoa(realPort))
+		url = "http://" + net.JoinHostPort(host, strconv.Itoa(listener.Addr().(*net.TCPAddr).Port))
 	}
 
 	config := map[string]json.RawMessage{}
@@ -151,12 +149,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	for key, value := range o.config {
 		config[key] = value
-	}
-	if configured, ok := o.config["external_url"]; ok {
-		var text string
-		if json.Unmarshal(configured, &text) == nil {
-			url = strings.TrimRight(text, "/") // the links the core builds start with it
-		}
 	}
 	text, err := json.Marshal(config)
 	if err != nil {
@@ -170,51 +162,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	defer core.Close()
 
-	var boot struct {
-		Created  bool   `json:"created"`
-		Username string `json:"username"`
-		Token    string `json:"token"`
+	start := map[string]any{"command": "start", "issue_token": o.printAdminToken, "url": url}
+	if o.repos != "" {
+		start["repos"] = o.repos
 	}
-	if err := admin(core, map[string]any{"command": "bootstrap", "issue_token": o.printAdminToken}, &boot); err != nil {
+	var started struct {
+		Lines []string `json:"lines"`
+	}
+	if err := admin(core, start, &started); err != nil {
 		fmt.Fprintf(stderr, "forgecore-http: %v\n", err)
 		return 1
-	}
-	if boot.Created {
-		fmt.Fprintf(stdout, "created the administrator %s\n", boot.Username)
-	}
-	if boot.Token != "" {
-		fmt.Fprintf(stdout, "admin token: %s\n", boot.Token)
-	}
-	var projects []string
-	if o.repos != "" {
-		var registered struct {
-			Projects []struct {
-				Path    string `json:"path"`
-				Created bool   `json:"created"`
-			} `json:"projects"`
-		}
-		if err := admin(core, map[string]any{"command": "register_repos", "dir": o.repos}, &registered); err != nil {
-			fmt.Fprintf(stderr, "forgecore-http: %v\n", err)
-			return 1
-		}
-		for _, project := range registered.Projects {
-			projects = append(projects, project.Path)
-			note := ""
-			if project.Created {
-				note = " (new)"
-			}
-			fmt.Fprintf(stdout, "project: %s%s\n", project.Path, note)
-		}
-	}
-	token := boot.Token
-	if token == "" {
-		token = "<token>"
-	}
-	fmt.Fprintf(stdout, "try: curl -H \"PRIVATE-TOKEN: %s\" %s/api/v4/member_roles\n", token, url)
-	for _, project := range projects {
-		if project == "forgecore" {
-			fmt.Fprintf(stdout, "     curl %s/api/v4/projects/forgecore/repository/tree\n", url)
-		}
 	}
 
 	server := &http.Server{
@@ -231,7 +188,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- server.Serve(capConnections(listener.(*net.TCPListener), o.maxConnections)) }()
-	fmt.Fprintf(stdout, "listening on %s\n", url) // last: tells a supervisor the host is ready
+	for _, line := range started.Lines {
+		fmt.Fprintln(stdout, line)
+	}
 	if f, ok := stdout.(*os.File); ok {
 		_ = f.Sync()
 	}

@@ -2,8 +2,9 @@ package main
 
 // The soak's verdicts: it must fail when the host answers wrongly, when the host dies under
 // it, and when RSS or file descriptors grow past the bounds. The passing run is `make
-// test-soak`; these run short soaks in-process against the host built here (through a
-// wrapper script that `exec`s it, so that the pid the soak samples is the host's).
+// test-soak`; these run short soaks in-process against the host built here from the binding's
+// module (through a wrapper script that `exec`s it, so that the pid the soak samples is the
+// host's).
 
 import (
 	"os"
@@ -16,7 +17,11 @@ import (
 
 var hostBinary string
 
-const fixtureScript = "../../../../tests/fixtures/repo.sh"
+const (
+	fixtureScript = "../../../../tests/fixtures/repo.sh"
+	// bindingModule is the Go binding's module, whose cmd/forgecore-http is the host.
+	bindingModule = "../../../../bindings/go"
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "forgecore-soak-test-")
@@ -24,7 +29,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	hostBinary = filepath.Join(dir, "forgecore-http")
-	if out, err := exec.Command("go", "build", "-o", hostBinary, "forgecore.dev/forgecore/cmd/forgecore-http").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", hostBinary, "./cmd/forgecore-http")
+	build.Dir = bindingModule
+	if out, err := build.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		panic(string(out))
 	}

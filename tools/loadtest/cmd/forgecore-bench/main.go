@@ -36,7 +36,7 @@ import (
 	"sync"
 	"time"
 
-	"forgecore.dev/forgecore/internal/hostproc"
+	"forgecore.dev/loadtest/internal/hostproc"
 )
 
 const (

@@ -52,7 +52,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"forgecore.dev/forgecore/internal/hostproc"
+	"forgecore.dev/loadtest/internal/hostproc"
 )
 
 const (
