@@ -5,7 +5,6 @@ capped (anonymous callers: the newest 100, as GitLab caps them; signed in: the n
 
 import json
 import subprocess
-import time
 
 import pytest
 
@@ -14,7 +13,6 @@ from conftest import start_server, stop_server
 COMMITS = 12_000
 MESSAGE_BYTES = 6 * 1024  # 12,000 commits of 6 KiB: 70 MiB of messages in the range
 MEMORY_BOUND = 64 << 20
-TIME_BUDGET_SECONDS = 10  # the default compare_timeout_millis
 
 
 def fast_import_stream():
@@ -64,9 +62,7 @@ def test_a_long_compare_is_capped_streamed_and_bounded(host, long_repo):
     target = f"/api/v4/projects/long/repository/compare?from={root}&to=main"
     before = peak_memory(host.process.pid)
 
-    started = time.monotonic()
     status, headers, body = host.request("GET", target, token=host.token)
-    elapsed = time.monotonic() - started
     assert status == 200, body[:200]
     assert "content-length" not in headers, "a long compare is streamed"
     answer = json.loads(body)
@@ -75,7 +71,6 @@ def test_a_long_compare_is_capped_streamed_and_bounded(host, long_repo):
     assert [c["id"] for c in answer["commits"]] == expected
     assert answer["commit"]["id"] == expected[-1]
     assert answer["commits"][0]["message"].startswith(f"Commit {COMMITS - 10_000 + 1}\n\nline")
-    assert elapsed < TIME_BUDGET_SECONDS + 5, elapsed
 
     status, _, body = host.request("GET", target)
     anonymous = json.loads(body)
