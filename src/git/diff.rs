@@ -147,11 +147,7 @@ impl UntilDeadline<'_> {
 }
 
 impl gix::objs::Find for UntilDeadline<'_> {
-    fn try_find<'a>(
-        &self,
-        id: &gix::oid,
-        buffer: &'a mut Vec<u8>,
-    ) -> gix::error::Result<Option<gix::objs::Data<'a>>> {
+    fn try_find<'a>(&self, id: &gix::oid, buffer: &'a mut Vec<u8>) -> gix::error::Result<Option<gix::objs::Data<'a>>> {
         self.check()?;
         self.objects.try_find(id, buffer)
     }
