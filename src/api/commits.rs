@@ -3,8 +3,9 @@
 
 use super::Call;
 use crate::error::{ApiError, ApiResult};
-use crate::git::{self, commit::CommitInfo, time::rfc3339};
+use crate::git::{self, commit::CommitInfo};
 use crate::store::projects::Project;
+use forgecore_date::rfc3339;
 use serde_json::{json, Value};
 
 /// GitLab's short ids are 8 hex digits.

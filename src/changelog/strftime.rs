@@ -6,7 +6,7 @@
 //! `-` (no padding), `_` (spaces), `0` (zeros), `^` (upper case), `#` (swap case) and a width.
 //! An unknown directive is copied as it is, as Ruby does. Widths are capped at [`MAX_WIDTH`]; a
 //! wider one is copied as text too.
-use crate::git::time::civil_from_days;
+use forgecore_date::civil_from_days;
 
 pub const MAX_WIDTH: usize = 1024;
 

@@ -12,7 +12,6 @@ pub mod diff;
 pub mod health;
 pub mod merge_base;
 pub mod range;
-pub mod time;
 pub mod tree;
 pub mod write;
 

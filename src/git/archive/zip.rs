@@ -14,8 +14,8 @@
 
 use super::compress::Ordered;
 use super::{Content, Sink, Stream};
-use crate::git::time::civil_from_days;
 use flate2::{Compress, Compression, FlushCompress, Status};
+use forgecore_date::civil_from_days;
 use std::fs::File;
 use std::io::{self, Read, Seek, Write};
 

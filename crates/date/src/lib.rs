@@ -1,5 +1,7 @@
-//! Git timestamps as RFC 3339 text with the commit's own offset (`2024-01-02T10:00:00.000+02:00`),
-//! the form GitLab answers and Go's `time.Time` parses.
+//! Civil-date arithmetic in one place, for the core and both engines: days since the Unix epoch
+//! to a civil date, and git timestamps as RFC 3339 text with the commit's own offset
+//! (`2024-01-02T10:00:00.000+02:00`, the form GitLab answers and Go's `time.Time` parses).
+//! No dependencies.
 
 /// Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
 pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
