@@ -1,8 +1,8 @@
 //! GitLab's changelog template language against a table of templates and their outputs or
 //! parse errors (whitespace rules, selectors, truthiness, loops), through the public API.
 
-use forgecore::changelog::template::{Template, TemplateError, DEFAULT_TEMPLATE};
-use forgecore::changelog::value::Value;
+use forgecore_changelog::template::{Template, TemplateError, DEFAULT_TEMPLATE};
+use forgecore_changelog::value::Value;
 use std::time::{Duration, Instant};
 
 fn s(text: &str) -> Value {
