@@ -8,9 +8,10 @@
 //! - [`store`]: the SQLite store (schema, migrations, queries).
 //! - [`git`]: repository access through gix.
 //!
-//! Beside it, crates of the workspace (`crates/`) that cannot reach any of these:
-//! `forgecore_changelog` (GitLab's changelog engine, used by `api`; no git, no store) and
-//! `forgecore_date` (civil-date arithmetic).
+//! Beside it, crates of the workspace (`crates/`) that cannot reach any of these, used by
+//! `api`: `forgecore_archive` (repository archives: reads one repository, writes bytes),
+//! `forgecore_changelog` (GitLab's changelog engine: no git, no store) and `forgecore_date`
+//! (civil-date arithmetic).
 #![deny(unsafe_code)]
 
 pub mod api;

@@ -3,7 +3,6 @@
 //! (a bounded cache of thread-safe handles, a thread-local handle per request), resolving
 //! revisions, and the errors every operation shares.
 
-pub mod archive;
 pub mod blob;
 pub mod commit;
 pub mod compare;
@@ -98,13 +97,6 @@ pub fn open(git_dir: &str) -> GitResult<gix::Repository> {
     repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
     repo.objects.set_pack_cache(|| Box::new(gix::odb::pack::cache::lru::StaticLinkedList::<64>::new(PACK_CACHE_BYTES)));
     Ok(repo)
-}
-
-/// A handle of its own on the repository at `git_dir`, outside the cache: nothing else shares
-/// its object store, so dropping it unmaps every pack it mapped.
-pub fn open_uncached(git_dir: &Path) -> GitResult<gix::Repository> {
-    let repo = gix::ThreadSafeRepository::open_opts(git_dir, open_options()).map_err(|_| GitError::NoRepository)?;
-    Ok(repo.to_thread_local())
 }
 
 /// The git directory of `dir`: `dir/.git` for a work tree, `dir` itself for a bare repository.

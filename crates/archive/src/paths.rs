@@ -1,7 +1,7 @@
 //! The `path` and `exclude_paths` of an archive: cleaning them as Gitaly does, checking that
 //! they exist, and deciding which entries of the walk they select.
 
-use crate::git::{GitError, GitResult};
+use crate::Error;
 use gix::objs::tree::EntryKind;
 use gix::objs::{Find, TreeRefIter};
 
@@ -28,18 +28,21 @@ pub fn clean_path(path: &str) -> Option<Vec<u8>> {
 
 /// Whether `path` (cleaned, not empty) names an entry of any kind in the tree `root`, as
 /// Gitaly's archive precondition requires of `path` and every exclude.
-pub fn entry_exists(repo: &gix::Repository, root: gix::ObjectId, path: &[u8]) -> GitResult<bool> {
+pub fn entry_exists(repo: &gix::Repository, root: gix::ObjectId, path: &[u8]) -> Result<bool, Error> {
     let mut current = root;
     let mut buf = Vec::new();
     let mut components = path.split(|b| *b == b'/').peekable();
     while let Some(component) = components.next() {
-        let data = repo.try_find(&current, &mut buf).map_err(GitError::broken)?.ok_or(GitError::UnknownPath)?;
+        let data = repo
+            .try_find(&current, &mut buf)
+            .map_err(|source| Error::FindObject { id: current, source })?
+            .ok_or(Error::MissingObject { id: current })?;
         if data.kind != gix::objs::Kind::Tree {
             return Ok(false);
         }
         let mut found = None;
         for entry in TreeRefIter::from_bytes(data.data, repo.object_hash()) {
-            let entry = entry.map_err(|e| GitError::Broken(format!("{e:?}")))?;
+            let entry = entry.map_err(|source| Error::DecodeTree { id: current, source })?;
             if entry.filename.as_ref() as &[u8] == component {
                 found = Some((entry.mode.kind(), entry.oid.to_owned()));
                 break;
