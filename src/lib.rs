@@ -7,12 +7,15 @@
 //! - [`auth`]: caller identity and the permission function every operation uses.
 //! - [`store`]: the SQLite store (schema, migrations, queries).
 //! - [`git`]: repository access through gix.
-//! - [`changelog`]: GitLab's changelog engine (configuration, templates, versions), used by `api`.
+//!
+//! Beside it, crates of the workspace (`crates/`) that cannot reach any of these, used by
+//! `api`: `forgecore_archive` (repository archives: reads one repository, writes bytes),
+//! `forgecore_changelog` (GitLab's changelog engine: no git, no store) and `forgecore_date`
+//! (civil-date arithmetic).
 #![deny(unsafe_code)]
 
 pub mod api;
 pub mod auth;
-pub mod changelog;
 pub mod config;
 pub mod context;
 pub mod error;

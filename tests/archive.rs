@@ -389,7 +389,7 @@ fn compressed_formats_hold_the_same_tar_under_every_alias() {
         assert_same_tar(&bunzip(&body), &expected, format);
     }
     // The whole tree too (archives over 1 MiB span several gzip members or bzip2 streams; the
-    // unit tests of `git::archive::compress` cover that).
+    // unit tests of `forgecore_archive`'s `compress` cover that).
     let whole = git_archive(&fx.repo, "tar", &format!("proj-main-{main}"), &main, &[]);
     assert_same_tar(&gunzip(&archive(&fx, &target("tgz", "", false))), &whole, "tgz whole");
     assert_same_tar(&bunzip(&archive(&fx, &target("tbz2", "", false))), &whole, "tbz2 whole");

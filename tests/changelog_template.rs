@@ -2,8 +2,8 @@
 //! parse errors (whitespace rules, selectors, truthiness, loops), through the public API.
 #![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 
-use forgecore::changelog::template::{Template, TemplateError, DEFAULT_TEMPLATE};
-use forgecore::changelog::value::Value;
+use forgecore_changelog::template::{Template, TemplateError, DEFAULT_TEMPLATE};
+use forgecore_changelog::value::Value;
 use std::time::{Duration, Instant};
 
 fn s(text: &str) -> Value {

@@ -2,7 +2,7 @@
 //! Loading either succeeds or fails with a changelog error, within its budget, never a panic.
 #![no_main]
 
-use forgecore::changelog::config::{Config, ConfigLimits};
+use forgecore_changelog::config::{Config, ConfigLimits};
 use libfuzzer_sys::fuzz_target;
 use std::time::{Duration, Instant};
 

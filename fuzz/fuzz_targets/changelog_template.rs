@@ -2,8 +2,8 @@
 //! parse or fail with an error, and render within the output and time bounds, never panic.
 #![no_main]
 
-use forgecore::changelog::template::Template;
-use forgecore::changelog::value::Value;
+use forgecore_changelog::template::Template;
+use forgecore_changelog::value::Value;
 use libfuzzer_sys::fuzz_target;
 use std::time::{Duration, Instant};
 

@@ -24,7 +24,9 @@
 //!   share one bucket per project with GitLab's threshold of 100 (when the limit is on).
 //! - The body is produced on a thread while it is read (`crate::response::stream`):
 //!   memory stays bounded and a reader that goes away stops the work. What goes into the
-//!   archive, and how it matches `git archive`, is in [`crate::git::archive`].
+//!   archive, and how it matches `git archive`, is in [`forgecore_archive`]. Its errors after
+//!   the first byte can only end the body: the reader fails with the archive's error and its
+//!   causes, and a client that went away ends the work quietly.
 //!
 //! Not implemented: GitLab's hotlinking check (406 for `<img>`-style requests), which needs
 //! request headers an operation does not see.
@@ -34,10 +36,11 @@ use crate::auth::permissions::ProjectAbility;
 use crate::auth::Caller;
 use crate::config::RateLimit;
 use crate::error::{ApiError, ApiResult};
-use crate::git::archive::{self, Format, Spec};
 use crate::git::{self, tree as git_tree};
 use crate::params::Params;
 use crate::response::{Body, Response};
+use forgecore_archive::{self as archive, Format, Spec};
+use std::io::{self, Write};
 
 /// Most `exclude_paths` items one request may carry.
 pub const MAX_EXCLUDES: usize = 1000;
@@ -141,6 +144,7 @@ pub fn get(call: &Call, project: &str, format: Option<&str>, params: &Params) ->
         }
     };
     let root = git_tree::commit_tree(&repo, commit).map_err(|_| not_found())?;
+    // A path the archive cannot look up (a tree missing or corrupt) is GitLab's 404 too.
     let exists = |path: &[u8]| archive::entry_exists(&repo, root, path).unwrap_or(false);
     let include = match request.path.as_deref() {
         None => Vec::new(),
@@ -172,8 +176,11 @@ pub fn get(call: &Call, project: &str, format: Option<&str>, params: &Params) ->
     let filename = format!("{prefix}.{}", format.extension());
     let spec = Spec { format, commit, prefix, include, excludes, include_lfs: request.include_lfs };
     let git_dir = std::path::PathBuf::from(&project.repo_dir);
-    let reader = crate::response::stream::spawn("fc-archive", move |out| archive::write(&git_dir, &spec, out))
-        .map_err(ApiError::internal)?;
+    // The archive's errors become the body's: `io::Error::from` keeps their causes, and gives the
+    // output's own error back as it was, so a reader that went away (`BrokenPipe`) stops the
+    // producer quietly.
+    let produce = move |out: &mut dyn Write| archive::write(&git_dir, &spec, out).map_err(io::Error::from);
+    let reader = crate::response::stream::spawn("fc-archive", produce).map_err(ApiError::internal)?;
 
     Ok(Response {
         status: 200,

@@ -12,10 +12,6 @@
 use super::{commits, Call};
 use crate::auth::permissions::{self, ProjectAbility, ProjectAccess};
 use crate::auth::Caller;
-use crate::changelog::config::{Config, ConfigLimits, DEFAULT_PATH};
-use crate::changelog::release::{Author, Entry, MergeRequest, Release};
-use crate::changelog::strftime::DateTime;
-use crate::changelog::{commits as entries, insert, tags, version, ChangelogError};
 use crate::error::{ApiError, ApiResult, GitResultExt};
 use crate::git::range::{self, RangeCommit, RangeError};
 use crate::git::write::{self, Identity, WriteError};
@@ -23,6 +19,10 @@ use crate::git::{self, ResolveError};
 use crate::params::Params;
 use crate::response::Response;
 use crate::store::{self, projects::Project};
+use forgecore_changelog::config::{Config, ConfigLimits, DEFAULT_PATH};
+use forgecore_changelog::release::{Author, Entry, MergeRequest, Release};
+use forgecore_changelog::strftime::DateTime;
+use forgecore_changelog::{commits as entries, insert, tags, version, ChangelogError};
 use serde_json::{json, Value as Json};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -34,6 +34,8 @@ const MAX_CHANGELOG_FILE_BYTES: u64 = 32 << 20;
 const PUSH_FORBIDDEN: &str = "You are not allowed to commit a changelog on this branch";
 const INVALID_RANGE: &str = "Invalid or not found commit value in the given range";
 
+/// The engine's errors, and the ones raised here as GitLab's service raises them (a range, a
+/// file too large), are each a `Gitlab::Changelog::Error`: 422 with the text after the prefix.
 fn failed(e: ChangelogError) -> ApiError {
     ApiError::Unprocessable(format!("Failed to generate the changelog: {}", e.0))
 }

@@ -1,8 +1,9 @@
 //! GitLab's commit entity (`Entities::Commit`), shared by merge base, compare and changelog.
 
 use super::Call;
-use crate::git::{commit::CommitInfo, time::rfc3339};
+use crate::git::commit::CommitInfo;
 use crate::store::projects::Project;
+use forgecore_date::rfc3339;
 use serde_json::{json, Value};
 
 /// GitLab's short ids are 8 hex digits.

@@ -3,7 +3,6 @@
 //! (a bounded cache of thread-safe handles, a thread-local handle per request) and resolving
 //! revisions. Each operation has its own error enum; [`error`] says what they share.
 
-pub mod archive;
 pub mod blob;
 pub mod commit;
 pub mod compare;
@@ -13,7 +12,6 @@ pub mod error;
 pub mod health;
 pub mod merge_base;
 pub mod range;
-pub mod time;
 pub mod tree;
 pub mod write;
 
@@ -111,14 +109,6 @@ pub fn open(git_dir: &str) -> Result<gix::Repository, OpenError> {
     repo.object_cache_size_if_unset(OBJECT_CACHE_BYTES);
     repo.objects.set_pack_cache(|| Box::new(gix::odb::pack::cache::lru::StaticLinkedList::<64>::new(PACK_CACHE_BYTES)));
     Ok(repo)
-}
-
-/// A handle of its own on the repository at `git_dir`, outside the cache: nothing else shares
-/// its object store, so dropping it unmaps every pack it mapped.
-pub fn open_uncached(git_dir: &Path) -> Result<gix::Repository, OpenError> {
-    let repo = gix::ThreadSafeRepository::open_opts(git_dir, open_options())
-        .map_err(|e| OpenError { path: git_dir.to_path_buf(), source: error::boxed(e) })?;
-    Ok(repo.to_thread_local())
 }
 
 /// The git directory of `dir`: `dir/.git` for a work tree, `dir` itself for a bare repository.

@@ -6,14 +6,13 @@
 //! into, a submodule is written as an empty directory, a symlink as a link to its blob's text,
 //! a file with its blob (or its LFS object). Only the current directory chain is held.
 
-use super::attributes::Attributes;
-use super::objects::{BlobStream, Objects};
-use super::paths::Filter;
-use super::{lfs, Content, Sink};
+use crate::attributes::Attributes;
+use crate::objects::{BlobStream, Objects};
+use crate::paths::Filter;
+use crate::{lfs, Content, Error, Sink};
 use gix::objs::tree::EntryKind;
 use gix::objs::TreeRefIter;
 use std::collections::HashSet;
-use std::io;
 use std::path::{Path, PathBuf};
 
 /// Deepest tree nesting walked (git's `core.maxTreeDepth` default is 2048 in newer versions;
@@ -33,16 +32,14 @@ pub struct Walk<'a> {
 }
 
 struct Frame {
+    /// The tree this frame walks.
+    id: gix::ObjectId,
     data: Vec<u8>,
     pos: usize,
     /// Length of the path buffer for this tree's entries (the tree's own path and `/`).
     path_len: usize,
     /// Names seen in this tree, to skip a repeated one.
     seen: HashSet<Vec<u8>>,
-}
-
-fn broken(e: impl std::fmt::Display) -> io::Error {
-    io::Error::other(e.to_string())
 }
 
 /// Whether `name` may be a member name component: not empty, `.` or `..`, no `/` or `\`, and
@@ -66,12 +63,12 @@ impl Walk<'_> {
         attributes: &mut Attributes,
         free: &mut Vec<Vec<u8>>,
         scratch: &mut Vec<u8>,
-    ) -> io::Result<Frame> {
+    ) -> Result<Frame, Error> {
         let mut data = free.pop().unwrap_or_default();
         self.objects.load(id, gix::objs::Kind::Tree, &mut data)?;
         let mut gitattributes = None;
         for entry in TreeRefIter::from_bytes(&data, self.objects.object_hash()) {
-            let entry = entry.map_err(|e| broken(format!("{e:?}")))?;
+            let entry = entry.map_err(|source| Error::DecodeTree { id: id.to_owned(), source })?;
             if entry.filename == ".gitattributes"
                 && matches!(entry.mode.kind(), EntryKind::Blob | EntryKind::BlobExecutable)
             {
@@ -88,10 +85,10 @@ impl Walk<'_> {
             }
             _ => attributes.push(dir, b""),
         }
-        Ok(Frame { data, pos: 0, path_len, seen: HashSet::new() })
+        Ok(Frame { id: id.to_owned(), data, pos: 0, path_len, seen: HashSet::new() })
     }
 
-    pub fn run(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
+    pub fn run(&mut self, sink: &mut dyn Sink) -> Result<(), Error> {
         let filter = Filter { include: self.include, excludes: self.excludes };
         let everything = filter.is_everything();
         let mut attributes = Attributes::new(self.info_attributes.as_deref());
@@ -116,7 +113,7 @@ impl Walk<'_> {
                         free.push(std::mem::take(&mut frame.data));
                         continue 'frames;
                     }
-                    Some(Err(e)) => return Err(broken(format!("{e:?}"))),
+                    Some(Err(source)) => return Err(Error::DecodeTree { id: frame.id, source }),
                     Some(Ok(entry)) => entry,
                 };
                 frame.pos += iter.offset_to_next_entry(rest);
@@ -140,7 +137,7 @@ impl Walk<'_> {
                 match kind {
                     EntryKind::Tree => {
                         if stack.len() + 1 >= MAX_DEPTH {
-                            return Err(broken("the tree is nested too deeply"));
+                            return Err(Error::TooDeep { max: MAX_DEPTH });
                         }
                         sink.directory(&path, &id)?;
                         path.push(b'/');

@@ -1,7 +1,7 @@
 //! The `path` and `exclude_paths` of an archive: cleaning them as Gitaly does, checking that
 //! they exist, and deciding which entries of the walk they select.
 
-use crate::git::tree::Error;
+use crate::Error;
 use gix::objs::tree::EntryKind;
 use gix::objs::{Find, TreeRefIter};
 
@@ -35,14 +35,14 @@ pub fn entry_exists(repo: &gix::Repository, root: gix::ObjectId, path: &[u8]) ->
     while let Some(component) = components.next() {
         let data = repo
             .try_find(&current, &mut buf)
-            .map_err(|e| Error::Read { id: current, source: Box::new(e) })?
-            .ok_or(Error::MissingTree(current))?;
+            .map_err(|source| Error::FindObject { id: current, source })?
+            .ok_or(Error::MissingObject { id: current })?;
         if data.kind != gix::objs::Kind::Tree {
             return Ok(false);
         }
         let mut found = None;
         for entry in TreeRefIter::from_bytes(data.data, repo.object_hash()) {
-            let entry = entry.map_err(|e| Error::Decode { id: current, source: Box::new(e) })?;
+            let entry = entry.map_err(|source| Error::DecodeTree { id: current, source })?;
             if entry.filename.as_ref() as &[u8] == component {
                 found = Some((entry.mode.kind(), entry.oid.to_owned()));
                 break;

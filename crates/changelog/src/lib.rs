@@ -2,8 +2,13 @@
 //! ([`config`], its YAML in [`yaml`]), the template language ([`template`] over [`value`]s),
 //! release dates ([`strftime`]), versions and their order ([`version`]), choosing the previous
 //! tag ([`tags`]), reading commits for entries ([`commits`]), the section ([`release`]) and
-//! where it goes in an existing file ([`insert`]). `api::changelog` puts these together with the
-//! repository (`git::range`, `git::write`) and the store.
+//! where it goes in an existing file ([`insert`]). Its failures are [`ChangelogError`]s.
+//!
+//! Without git or the store, and the compiler keeps it so: the crate has no such dependency (no
+//! gix, no rusqlite, not forgecore). It is given text (configuration, tag names, commit
+//! messages, the current file) and answers text; the core's `api::changelog` reads the
+//! repository (`git::range`, `git::write`) and the store, and puts these together.
+#![forbid(unsafe_code)]
 
 pub mod commits;
 pub mod config;
@@ -16,8 +21,8 @@ pub mod value;
 pub mod version;
 pub mod yaml;
 
-/// A `Gitlab::Changelog::Error`: the API answers 422
-/// `{"message": "Failed to generate the changelog: <text>"}`.
+/// A `Gitlab::Changelog::Error`. The API answers it as 422
+/// `{"message": "Failed to generate the changelog: <text>"}`, so its text is part of the API.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChangelogError(pub String);
 
@@ -26,3 +31,5 @@ impl std::fmt::Display for ChangelogError {
         f.write_str(&self.0)
     }
 }
+
+impl std::error::Error for ChangelogError {}

@@ -6,7 +6,7 @@
 //! `-` (no padding), `_` (spaces), `0` (zeros), `^` (upper case), `#` (swap case) and a width.
 //! An unknown directive is copied as it is, as Ruby does. Widths are capped at [`MAX_WIDTH`]; a
 //! wider one is copied as text too.
-use crate::git::time::civil_from_days;
+use forgecore_date::{civil_from_days, days_from_civil, days_in_month, is_leap_year};
 
 pub const MAX_WIDTH: usize = 1024;
 
@@ -18,30 +18,6 @@ pub struct DateTime {
     pub nanos: u32,
     /// Offset east of UTC, in seconds.
     pub offset: i32,
-}
-
-/// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = i64::from(month);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn is_leap(year: i64) -> bool {
-    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-}
-
-fn days_in_month(year: i64, month: u32) -> u32 {
-    match month {
-        2 if is_leap(year) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
 }
 
 fn digits(text: &str, at: usize, n: usize) -> Option<u32> {
@@ -181,7 +157,7 @@ const DAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday",
 
 /// ISO 8601 week-based year and week number: the week is the one holding its Thursday.
 fn iso_week(f: &Fields) -> (i64, u32) {
-    let days_in = |year: i64| if is_leap(year) { 366 } else { 365 };
+    let days_in = |year: i64| if is_leap_year(year) { 366 } else { 365 };
     let monday_based = i64::from((f.wday + 6) % 7);
     let thursday = i64::from(f.yday) - monday_based + 3;
     if thursday < 1 {

@@ -12,10 +12,10 @@
 //! [`Ordered`] and written in order, so the output does not depend on the number of workers.
 //! The central directory is kept in memory up to 1 MiB, then in an unlinked temporary file.
 
-use super::compress::Ordered;
-use super::{Content, Sink, Stream};
-use crate::git::time::civil_from_days;
+use crate::compress::Ordered;
+use crate::{Content, Error, Sink, Stream};
 use flate2::{Compress, Compression, FlushCompress, Status};
+use forgecore_date::civil_from_days;
 use std::fs::File;
 use std::io::{self, Read, Seek, Write};
 
@@ -75,7 +75,7 @@ fn deflate(deflater: &mut Compress, data: &[u8], out: &mut Vec<u8>) -> io::Resul
     out.reserve(data.len() / 2 + 64);
     loop {
         let consumed = deflater.total_in() as usize;
-        let status = deflater.compress_vec(&data[consumed..], out, FlushCompress::Finish).map_err(io::Error::other)?;
+        let status = deflater.compress_vec(&data[consumed..], out, FlushCompress::Finish).map_err(Error::Deflate)?;
         match status {
             Status::StreamEnd => return Ok(()),
             _ => out.reserve(out.capacity().max(4096)),
@@ -96,7 +96,7 @@ fn deflate_piece(
     let mut rest = data;
     loop {
         let (before_in, before_out) = (deflater.total_in(), deflater.total_out());
-        let status = deflater.compress(rest, scratch, flush).map_err(io::Error::other)?;
+        let status = deflater.compress(rest, scratch, flush).map_err(Error::Deflate)?;
         let consumed = (deflater.total_in() - before_in) as usize;
         let produced = (deflater.total_out() - before_out) as usize;
         rest = &rest[consumed..];
@@ -294,7 +294,7 @@ impl<W: Write> Zip<W> {
     /// Writes the local header of `member` and records its central directory entry.
     fn begin(&mut self, member: &Member<'_>) -> io::Result<()> {
         if member.path.len() > 0xffff {
-            return Err(io::Error::other("a path is too long for zip"));
+            return Err(Error::MemberNameTooLong { name: member.path.into() }.into());
         }
         let mut flags = 0;
         if !member.path.is_ascii() && std::str::from_utf8(member.path).is_ok() {
@@ -415,7 +415,7 @@ impl<W: Write> Zip<W> {
             deflate_piece(&mut deflater, &[], true, &mut scratch, &mut |out| self.put(out))?;
         }
         if again.sum() != crc || self.offset - start != member.compressed {
-            return Err(io::Error::other("a file changed while archived"));
+            return Err(Error::MemberChanged { name: path.into() }.into());
         }
         Ok(())
     }
@@ -500,10 +500,10 @@ impl CentralDirectory {
         self.len += record.len() as u64;
         if self.memory.len() >= DIR_MEMORY {
             if self.file.is_none() {
-                self.file = Some(anonymous_file()?);
+                self.file = Some(anonymous_file().map_err(Error::TemporaryFile)?);
             }
             if let Some(file) = self.file.as_mut() {
-                file.write_all(&self.memory)?;
+                file.write_all(&self.memory).map_err(Error::TemporaryFile)?;
             }
             self.memory.clear();
         }
@@ -512,10 +512,10 @@ impl CentralDirectory {
 
     fn copy_to(&mut self, sink: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
         if let Some(file) = self.file.as_mut() {
-            file.seek(io::SeekFrom::Start(0))?;
+            file.seek(io::SeekFrom::Start(0)).map_err(Error::TemporaryFile)?;
             let mut buf = vec![0u8; 64 * 1024];
             loop {
-                let n = file.read(&mut buf)?;
+                let n = file.read(&mut buf).map_err(Error::TemporaryFile)?;
                 if n == 0 {
                     break;
                 }

@@ -12,6 +12,7 @@
 //! and its compressor's state: about 4.4 MB for bzip2 with 500k blocks (`bzip2 -5`), chosen
 //! over `-9` (7.6 MB a worker) to keep a host's peak under 64 MiB, for output about 5% larger.
 
+use crate::Error;
 use flate2::{Compression, GzBuilder};
 use std::io::{self, Write};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
@@ -41,8 +42,12 @@ impl Codec {
         }
     }
 
-    /// One complete member holding `data`.
+    /// One complete member holding `data`; a failure is [`Error::Compress`].
     fn compress(self, data: &[u8]) -> io::Result<Vec<u8>> {
+        self.encode(data).map_err(|e| Error::Compress(e).into())
+    }
+
+    fn encode(self, data: &[u8]) -> io::Result<Vec<u8>> {
         match self {
             Codec::Gzip => {
                 // `gzip -n`: no name, no time; level 6 as `git archive` uses.
@@ -82,7 +87,7 @@ pub struct Ordered<J, R> {
 }
 
 fn stopped() -> io::Error {
-    io::Error::other("an archive worker stopped")
+    Error::WorkerStopped.into()
 }
 
 impl<J: Send + 'static, R: Send + 'static> Ordered<J, R> {
@@ -98,14 +103,17 @@ impl<J: Send + 'static, R: Send + 'static> Ordered<J, R> {
             let (job_tx, job_rx) = sync_channel::<J>(1);
             let (result_tx, result_rx) = sync_channel::<R>(1);
             let mut work = make_worker();
-            let handle = std::thread::Builder::new().name(format!("fc-archive-{label}{i}")).spawn(move || {
-                // Ends when the jobs channel closes or nobody collects the results.
-                while let Ok(job) = job_rx.recv() {
-                    if result_tx.send(work(job)).is_err() {
-                        return;
+            let handle = std::thread::Builder::new()
+                .name(format!("fc-archive-{label}{i}"))
+                .spawn(move || {
+                    // Ends when the jobs channel closes or nobody collects the results.
+                    while let Ok(job) = job_rx.recv() {
+                        if result_tx.send(work(job)).is_err() {
+                            return;
+                        }
                     }
-                }
-            })?;
+                })
+                .map_err(Error::StartWorker)?;
             workers.push(Worker { jobs: Some(job_tx), results: result_rx, handle: Some(handle) });
         }
         Ok(Ordered { workers, sent: 0, received: 0 })

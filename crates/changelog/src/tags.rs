@@ -76,7 +76,7 @@ pub fn previous_tag<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::changelog::version::DEFAULT_TAG_REGEX;
+    use crate::version::DEFAULT_TAG_REGEX;
 
     #[test]
     fn the_seed_example() {

@@ -1,5 +1,11 @@
 //! Repository archives (B4) on gix primitives: what goes into an archive and in which order
-//! ([`walk`]), and the containers it is written in (`tar`, `zip`, compressed by `compress`).
+//! (`walk`), and the containers it is written in (`tar`, `zip`, compressed by `compress`).
+//! Its failures are one [`Error`].
+//!
+//! It reads one repository and writes bytes, nothing else: the crate does not depend on the
+//! core (forgecore), so it cannot reach the store, the API or authorization. The core checks
+//! who may download what, resolves the commit and cleans the paths ([`clean_path`],
+//! [`entry_exists`]) before it calls [`write()`], which opens the repository on its own.
 //!
 //! The contract is `git archive --format=tar --prefix=<prefix>/ <commit> -- <path>
 //! ':(exclude)<exclude>'...` (what Gitaly runs for GitLab), entry for entry: the same names,
@@ -23,11 +29,30 @@
 //! Memory: one tree object per directory level, one blob under 1 MiB at a time (larger ones
 //! stored whole are streamed; one stored as a delta is inflated whole, as gix can only do),
 //! the attribute patterns in scope, the bounded buffers of the writers and their two worker
-//! threads (`compress`), and the pages of the pack files the archive maps, which [`objects`]
+//! threads (`compress`), and the pages of the pack files the archive maps, which `objects`
 //! keeps to a few MiB however large the repository.
+//!
+//! Why the writers are our own, rather than the `tar` and `zip` crates (on which gix's
+//! `gix-archive` builds) or `git archive` itself:
+//! - Byte-identical output with `git archive`: the contract is git's bytes, so the writers
+//!   follow `archive-tar.c` and `archive-zip.c` field by field (the pax global header with the
+//!   commit id, git's modes, umask and `root` owner, its split of long names, its 10240-byte
+//!   blocks; zip's extended-timestamp field and the commit id as comment). A general-purpose
+//!   writer lays its headers out its own way.
+//! - Bounded memory, whatever the repository: every buffer is ours to bound. Entries are
+//!   written as they are read, large blobs inflated piece by piece (a zip member's content is
+//!   read twice rather than held), the zip central directory moves to a temporary file past
+//!   1 MiB, compression runs on at most two workers with bounded queues, and the archive's own
+//!   reader of the object database keeps the mapped pack pages to a few MiB. (`git archive`
+//!   itself holds hundreds of MiB on a large repository; see the README's Performance section.)
+//! - LFS: GitLab's archives carry LFS objects in place of their pointers, which Gitaly gets by
+//!   running `git archive` with its `gitaly-lfs-smudge` filter program. Here that is an
+//!   attribute lookup and a file read (`lfs`), and no program runs.
+#![forbid(unsafe_code)]
 
 mod attributes;
 mod compress;
+mod error;
 mod lfs;
 mod objects;
 mod paths;
@@ -35,6 +60,7 @@ mod tar;
 mod walk;
 mod zip;
 
+pub use error::Error;
 pub use paths::{clean_path, entry_exists};
 
 use objects::Objects;
@@ -96,13 +122,15 @@ pub struct Spec {
 }
 
 /// Writes the archive `spec` describes of the repository at `git_dir` to `out`, reading its
-/// objects with a reader of its own ([`objects`]). Errors from `out` end the walk at once.
-pub fn write(git_dir: &Path, spec: &Spec, out: &mut dyn Write) -> io::Result<()> {
+/// objects with a reader of its own (`objects`). An error from `out` ends the walk at once and
+/// is [`Error::Write`].
+pub fn write(git_dir: &Path, spec: &Spec, out: &mut dyn Write) -> Result<(), Error> {
     let mut objects = Objects::open(git_dir)?;
     let mut data = Vec::new();
     objects.load(&spec.commit, gix::objs::Kind::Commit, &mut data)?;
-    let commit = gix::objs::CommitRef::from_bytes(&data, objects.object_hash()).map_err(io::Error::other)?;
-    let mtime = commit.committer().map_err(io::Error::other)?.time().map_err(io::Error::other)?.seconds;
+    let decode = |source| Error::DecodeCommit { id: spec.commit, source };
+    let commit = gix::objs::CommitRef::from_bytes(&data, objects.object_hash()).map_err(decode)?;
+    let mtime = commit.committer().and_then(|committer| committer.time()).map_err(decode)?.seconds;
     let tree = commit.tree();
     let lfs_root = spec.include_lfs.then(|| lfs_objects_dir(objects.repo()));
     let info_attributes = Some(objects.repo().git_dir().join("info").join("attributes"));
@@ -119,7 +147,7 @@ pub fn write(git_dir: &Path, spec: &Spec, out: &mut dyn Write) -> io::Result<()>
         Format::Tar => {
             let mut tar = tar::Tar::new(out, &spec.commit, mtime)?;
             walk.run(&mut tar)?;
-            tar.finish()
+            Ok(tar.finish()?)
         }
         Format::TarGz | Format::TarBz2 => {
             let codec = if spec.format == Format::TarGz { compress::Codec::Gzip } else { compress::Codec::Bzip2 };
@@ -127,12 +155,12 @@ pub fn write(git_dir: &Path, spec: &Spec, out: &mut dyn Write) -> io::Result<()>
             let mut tar = tar::Tar::new(&mut members, &spec.commit, mtime)?;
             walk.run(&mut tar)?;
             tar.finish()?;
-            members.finish()
+            Ok(members.finish()?)
         }
         Format::Zip => {
             let mut zip = zip::Zip::new(out, &spec.commit, mtime)?;
             walk.run(&mut zip)?;
-            zip.finish()
+            Ok(zip.finish()?)
         }
     }
 }
@@ -149,6 +177,7 @@ fn lfs_objects_dir(repo: &gix::Repository) -> PathBuf {
 
 /// What a container writer receives from the walk, in archive order. `path` is the member name
 /// without a trailing `/` (writers add it to directories); `id` is the tree, blob or commit id.
+/// Writers speak `io::Error`; a failure that is not the output's carries an [`Error`].
 pub(crate) trait Sink {
     fn directory(&mut self, path: &[u8], id: &gix::oid) -> io::Result<()>;
     fn file(&mut self, path: &[u8], id: &gix::oid, executable: bool, content: Content<'_>) -> io::Result<()>;
@@ -167,6 +196,7 @@ pub(crate) trait Stream {
     /// Its length in bytes, known before the first byte.
     fn size(&self) -> u64;
     /// Hands exactly `size()` bytes, from the start, to `sink` in bounded pieces; an error if
-    /// the source has fewer or more.
+    /// the source has fewer or more (an [`Error`] carried in the `io::Error`, while an error of
+    /// `sink` comes back as it is).
     fn copy_to(&mut self, sink: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()>;
 }

@@ -26,6 +26,7 @@
 //! only through a multi-pack index, deltas against another pack) are read through the loose
 //! object store, then through a gix handle of the archive's own.
 
+use crate::Error;
 use gix::odb::pack::cache::lru::StaticLinkedList;
 use gix::odb::pack::data::decode::header::ResolvedBase as HeaderBase;
 use gix::odb::pack::{data, Bundle};
@@ -87,16 +88,9 @@ enum Found {
 
 /// A blob of at least [`STREAM_BYTES`] that [`BlobStream`] reads piece by piece.
 pub struct LargeBlob {
+    id: gix::ObjectId,
     place: Place,
     size: u64,
-}
-
-fn broken(e: impl std::fmt::Display) -> io::Error {
-    io::Error::other(e.to_string())
-}
-
-fn missing(id: &gix::oid) -> io::Error {
-    broken(format!("object {id} is missing"))
 }
 
 /// The process's resident file-backed memory in bytes (Linux), `None` elsewhere.
@@ -121,10 +115,18 @@ fn map_packs(pack_dir: &Path, hash: gix::hash::Kind) -> Vec<Bundle> {
     indexes.into_iter().filter_map(|path| Bundle::at(&path, hash).ok()).collect()
 }
 
+/// A handle of the archive's own on the repository at `git_dir`, opened as the core opens every
+/// repository (in isolation: no global or user configuration, the path as given) but outside
+/// any cache: nothing else shares its object store, so dropping it unmaps every pack it mapped.
+fn open_repository(git_dir: &Path) -> Result<gix::Repository, Error> {
+    let options = gix::open::Options::isolated().open_path_as_is(true);
+    gix::open_opts(git_dir, options).map_err(|source| Error::OpenRepository { path: git_dir.to_owned(), source })
+}
+
 impl Objects {
     /// A reader of its own on the repository at `git_dir`.
-    pub fn open(git_dir: &Path) -> io::Result<Objects> {
-        let mut repo = crate::git::open_uncached(git_dir).map_err(io::Error::other)?;
+    pub fn open(git_dir: &Path) -> Result<Objects, Error> {
+        let mut repo = open_repository(git_dir)?;
         repo.object_cache_size(None::<usize>);
         let hash = repo.object_hash();
         let objects_dir = repo.objects.store_ref().path().to_path_buf();
@@ -157,30 +159,31 @@ impl Objects {
     }
 
     /// Reads object `id` into `out`, which must be of `kind`.
-    pub fn load(&mut self, id: &gix::oid, kind: gix::objs::Kind, out: &mut Vec<u8>) -> io::Result<()> {
+    pub fn load(&mut self, id: &gix::oid, kind: gix::objs::Kind, out: &mut Vec<u8>) -> Result<(), Error> {
         let found = match self.find(id, out, u64::MAX)? {
             Found::Read(found) => found,
-            Found::Large(_) | Found::Missing => return Err(missing(id)),
+            Found::Large(_) | Found::Missing => return Err(Error::MissingObject { id: id.to_owned() }),
         };
         if found != kind {
-            return Err(broken(format!("{id} is a {found}, not a {kind}")));
+            return Err(Error::UnexpectedKind { id: id.to_owned(), expected: kind, actual: found });
         }
-        self.count(out.len() as u64)
+        self.count(out.len() as u64);
+        Ok(())
     }
 
     /// Reads blob `id` into `out`; or, when it is a large blob stored whole, leaves `out`
     /// alone and answers where it is, to be read with [`BlobStream`] before anything else is
     /// read (a remap may reorder the packs a [`LargeBlob`] refers to).
-    pub fn load_blob(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> io::Result<Option<LargeBlob>> {
+    pub fn load_blob(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> Result<Option<LargeBlob>, Error> {
         let kind = match self.find(id, out, STREAM_BYTES)? {
             Found::Large(large) => return Ok(Some(large)),
             Found::Read(kind) => kind,
-            Found::Missing => return Err(missing(id)),
+            Found::Missing => return Err(Error::MissingObject { id: id.to_owned() }),
         };
         if kind != gix::objs::Kind::Blob {
-            return Err(broken(format!("{id} is a {kind}, not a blob")));
+            return Err(Error::UnexpectedKind { id: id.to_owned(), expected: gix::objs::Kind::Blob, actual: kind });
         }
-        self.count(out.len() as u64)?;
+        self.count(out.len() as u64);
         Ok(None)
     }
 
@@ -203,36 +206,39 @@ impl Objects {
         all_there
     }
 
-    /// Inflates the packed zlib stream at `data_offset` of `packs[pack]` into `sink`: exactly
-    /// `size` bytes, or an error.
+    /// Inflates the packed zlib stream of blob `id` at `data_offset` of `packs[pack]` into
+    /// `sink`: exactly `size` bytes, or an error.
     fn copy_packed(
         &mut self,
+        id: gix::ObjectId,
         pack: usize,
         data_offset: u64,
         size: u64,
         sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
     ) -> io::Result<()> {
-        let truncated = || broken("a packed blob ends early");
+        let wrong_size = || io::Error::from(Error::BlobSize { id, size });
         let mut inflate = flate2::Decompress::new(true);
         let mut out = vec![0u8; PIECE];
         let (mut pos, mut since_check) = (data_offset, 0u64);
         loop {
-            let bundle = self.packs.get(pack).ok_or_else(truncated)?;
+            let bundle = self.packs.get(pack).ok_or_else(wrong_size)?;
             let end = (pos + PIECE as u64).min(bundle.pack.pack_end() as u64);
-            let input = bundle.pack.entry_slice(pos..end).ok_or_else(truncated)?;
+            let input = bundle.pack.entry_slice(pos..end).ok_or_else(wrong_size)?;
             let (before_in, before_out) = (inflate.total_in(), inflate.total_out());
-            let status = inflate.decompress(input, &mut out, flate2::FlushDecompress::None).map_err(broken)?;
+            let status = inflate
+                .decompress(input, &mut out, flate2::FlushDecompress::None)
+                .map_err(|source| Error::InflateBlob { id, source })?;
             let consumed = inflate.total_in() - before_in;
             let produced = (inflate.total_out() - before_out) as usize;
             if inflate.total_out() > size {
-                return Err(broken("a packed blob is longer than its header says"));
+                return Err(wrong_size());
             }
             sink(&out[..produced])?;
             if status == flate2::Status::StreamEnd {
                 break;
             }
             if consumed == 0 && produced == 0 {
-                return Err(truncated());
+                return Err(wrong_size());
             }
             pos += consumed;
             since_check += consumed;
@@ -244,20 +250,21 @@ impl Objects {
             }
         }
         if inflate.total_out() != size {
-            return Err(truncated());
+            return Err(wrong_size());
         }
         Ok(())
     }
 
     /// Object `id` read into `out`, or where it is when it is a blob of at least `stream_from`
     /// bytes stored whole: from the archive's packs, else loose, else through the gix handle.
-    fn find(&mut self, id: &gix::oid, out: &mut Vec<u8>, stream_from: u64) -> io::Result<Found> {
+    fn find(&mut self, id: &gix::oid, out: &mut Vec<u8>, stream_from: u64) -> Result<Found, Error> {
+        let unreadable = |source| Error::FindObject { id: id.to_owned(), source };
         for (i, pack) in self.packs.iter().enumerate() {
             let Some(index) = pack.index.lookup(id) else { continue };
             if let Ok(entry) = pack.pack.entry(pack.index.pack_offset_at_index(index)) {
                 if entry.header == data::entry::Header::Blob && entry.decompressed_size >= stream_from {
                     let place = Place::Packed { pack: i, data_offset: entry.data_offset };
-                    return Ok(Found::Large(LargeBlob { place, size: entry.decompressed_size }));
+                    return Ok(Found::Large(LargeBlob { id: id.to_owned(), place, size: entry.decompressed_size }));
                 }
             }
             // An error here (a delta whose base is in another pack) is for the fallback.
@@ -269,26 +276,28 @@ impl Objects {
         if stream_from < u64::MAX {
             if let Ok(Some((size, gix::objs::Kind::Blob))) = self.loose.try_header(id) {
                 if size >= stream_from {
-                    return Ok(Found::Large(LargeBlob { place: Place::Loose(self.loose.object_path(id)), size }));
+                    let place = Place::Loose(self.loose.object_path(id));
+                    return Ok(Found::Large(LargeBlob { id: id.to_owned(), place, size }));
                 }
             }
         }
         self.fallbacks += 1;
-        if let Some(data) = self.loose.try_find(id, out).map_err(broken)? {
+        if let Some(data) = self.loose.try_find(id, out).map_err(unreadable)? {
             return Ok(Found::Read(data.kind));
         }
         use gix::objs::Find;
-        Ok(self.repo.try_find(id, out).map_err(broken)?.map_or(Found::Missing, |data| Found::Read(data.kind)))
+        Ok(self.repo.try_find(id, out).map_err(unreadable)?.map_or(Found::Missing, |data| Found::Read(data.kind)))
     }
 
     /// The size of object `id` without inflating it.
-    pub fn size(&mut self, id: &gix::oid) -> io::Result<u64> {
-        let size = self.header_size(id)?.ok_or_else(|| missing(id))?;
-        self.count(0)?;
+    pub fn size(&mut self, id: &gix::oid) -> Result<u64, Error> {
+        let size = self.header_size(id)?.ok_or_else(|| Error::MissingObject { id: id.to_owned() })?;
+        self.count(0);
         Ok(size)
     }
 
-    fn header_size(&mut self, id: &gix::oid) -> io::Result<Option<u64>> {
+    fn header_size(&mut self, id: &gix::oid) -> Result<Option<u64>, Error> {
+        let unreadable = |source| Error::FindObject { id: id.to_owned(), source };
         for pack in &self.packs {
             let Some(index) = pack.index.lookup(id) else { continue };
             let in_pack = |offset| pack.pack.entry(offset).map(|entry| Some(HeaderBase::InPack(entry)));
@@ -305,23 +314,25 @@ impl Objects {
             }
             break;
         }
-        if let Some((size, _)) = self.loose.try_header(id).map_err(broken)? {
+        if let Some((size, _)) = self.loose.try_header(id).map_err(unreadable)? {
             return Ok(Some(size));
         }
-        Ok(self.repo.try_find_header(id).map_err(broken)?.map(|header| header.size()))
+        Ok(self.repo.try_find_header(id).map_err(unreadable)?.map(|header| header.size()))
     }
 
-    fn count(&mut self, bytes: u64) -> io::Result<()> {
+    /// Counts an object read, and every so often maps the packs again when the resident
+    /// file-backed memory has grown by the budget.
+    fn count(&mut self, bytes: u64) {
         self.objects_since_check += 1;
         self.bytes_since_check += bytes;
         if self.objects_since_check < CHECK_OBJECTS && self.bytes_since_check < CHECK_BYTES {
-            return Ok(());
+            return;
         }
         self.objects_since_check = 0;
         self.bytes_since_check = 0;
-        let Some(baseline) = self.baseline else { return Ok(()) };
+        let Some(baseline) = self.baseline else { return };
         if !self.over_budget() {
-            return Ok(());
+            return;
         }
         // Pack data first: it is most of the growth, and mapping it again costs nothing.
         // Replacing a mapping drops the old one; the new one holds no page yet.
@@ -334,7 +345,6 @@ impl Objects {
             self.baseline = resident_file_bytes();
             self.index_remaps += 1;
         }
-        Ok(())
     }
 }
 
@@ -344,47 +354,55 @@ pub struct BlobStream<'a> {
     pub blob: LargeBlob,
 }
 
-impl super::Stream for BlobStream<'_> {
+impl crate::Stream for BlobStream<'_> {
     fn size(&self) -> u64 {
         self.blob.size
     }
 
     fn copy_to(&mut self, sink: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        let LargeBlob { id, size, .. } = self.blob;
         match &self.blob.place {
-            Place::Packed { pack, data_offset } => self.objects.copy_packed(*pack, *data_offset, self.blob.size, sink),
-            Place::Loose(path) => copy_loose(path, self.blob.size, sink),
+            Place::Packed { pack, data_offset } => self.objects.copy_packed(id, *pack, *data_offset, size, sink),
+            Place::Loose(path) => copy_loose(id, path, size, sink),
         }
     }
 }
 
-/// Inflates the loose object at `path` (`blob <size>\0` then the content) into `sink`: exactly
-/// `size` bytes of content, or an error.
-fn copy_loose(path: &Path, size: u64, sink: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
-    let file = std::fs::File::open(path)?;
+/// Inflates the loose object `id` at `path` (`blob <size>\0` then the content) into `sink`:
+/// exactly `size` bytes of content, or an error.
+fn copy_loose(
+    id: gix::ObjectId,
+    path: &Path,
+    size: u64,
+    sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<()> {
+    let unreadable = |source| io::Error::from(Error::ReadLooseBlob { id, source });
+    let wrong_size = || io::Error::from(Error::BlobSize { id, size });
+    let file = std::fs::File::open(path).map_err(unreadable)?;
     let mut reader = flate2::read::ZlibDecoder::new(io::BufReader::new(file));
     let mut byte = [0u8; 1];
     for _ in 0..64 {
-        reader.read_exact(&mut byte)?;
+        reader.read_exact(&mut byte).map_err(unreadable)?;
         if byte[0] == 0 {
             break;
         }
     }
     if byte[0] != 0 {
-        return Err(broken("a loose object has no header"));
+        return Err(Error::LooseHeader { id }.into());
     }
     let mut piece = vec![0u8; PIECE];
     let mut left = size;
     while left > 0 {
         let want = piece.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-        let n = reader.read(&mut piece[..want])?;
+        let n = reader.read(&mut piece[..want]).map_err(unreadable)?;
         if n == 0 {
-            return Err(broken("a loose blob ends early"));
+            return Err(wrong_size());
         }
         sink(&piece[..n])?;
         left -= n as u64;
     }
-    if reader.read(&mut byte)? != 0 {
-        return Err(broken("a loose blob is longer than its header says"));
+    if reader.read(&mut byte).map_err(unreadable)? != 0 {
+        return Err(wrong_size());
     }
     Ok(())
 }
@@ -409,7 +427,7 @@ mod tests {
     fn objects_read_as_git_has_them_when_remapped_at_every_check() {
         // layered.git: two packs (deltas in them) and loose objects, blobs over 1 MiB among them.
         let root = std::env::temp_dir().join(format!("fc-archive-objects-{}", std::process::id()));
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/layered.sh");
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/layered.sh");
         assert!(Command::new("bash").arg(script).arg(&root).status().expect("bash runs").success());
         let git_dir = root.join("layered.git");
         let mut objects = Objects::open(&git_dir).expect("open");
@@ -452,7 +470,7 @@ mod tests {
                     let mut stream = BlobStream { objects: &mut objects, blob };
                     for _ in 0..2 {
                         ours.clear();
-                        super::super::Stream::copy_to(&mut stream, &mut |piece| {
+                        crate::Stream::copy_to(&mut stream, &mut |piece| {
                             assert!(piece.len() <= PIECE);
                             ours.extend_from_slice(piece);
                             Ok(())

@@ -6,9 +6,10 @@
 //! `../`) is not a pointer and is archived verbatim, so no file outside the store is ever
 //! named. The object is used only when it is a regular file of exactly the stated size.
 
+use crate::Error;
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Pointer files are small; git-lfs itself never reads more than this as a pointer.
 const MAX_POINTER_BYTES: usize = 1024;
@@ -16,11 +17,12 @@ const VERSION_LINE: &[u8] = b"version https://git-lfs.github.com/spec/v1";
 
 /// An LFS object opened for reading, with the size its pointer states.
 pub struct Object {
+    path: PathBuf,
     file: File,
     size: u64,
 }
 
-impl super::Stream for Object {
+impl crate::Stream for Object {
     fn size(&self) -> u64 {
         self.size
     }
@@ -29,14 +31,15 @@ impl super::Stream for Object {
     /// opened).
     fn copy_to(&mut self, sink: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
         use std::io::Seek;
-        self.file.seek(io::SeekFrom::Start(0))?;
+        let unreadable = |source| io::Error::from(Error::ReadLfsObject { path: self.path.clone(), source });
+        self.file.seek(io::SeekFrom::Start(0)).map_err(unreadable)?;
         let mut buf = vec![0u8; 64 * 1024];
         let mut left = self.size;
         while left > 0 {
             let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-            let n = self.file.read(&mut buf[..want])?;
+            let n = self.file.read(&mut buf[..want]).map_err(unreadable)?;
             if n == 0 {
-                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "an LFS object shrank while archived"));
+                return Err(Error::LfsObjectChanged { path: self.path.clone() }.into());
             }
             sink(&buf[..n])?;
             left -= n as u64;
@@ -91,7 +94,7 @@ pub fn open(store: &Path, data: &[u8]) -> Option<Object> {
     }
     let file = File::open(&path).ok()?;
     let opened = file.metadata().ok()?;
-    (opened.is_file() && opened.len() == size).then_some(Object { file, size })
+    (opened.is_file() && opened.len() == size).then_some(Object { path, file, size })
 }
 
 #[cfg(test)]
