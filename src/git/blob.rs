@@ -22,8 +22,6 @@ use gix::ObjectId;
 const MAX_SPEC_BYTES: usize = 4096 + 256;
 /// Fewest hex digits of an abbreviated id (git's `MINIMUM_ABBREV`).
 const MIN_ABBREV: usize = 4;
-/// How much of the start of a blob git inspects for NUL when deciding it is binary.
-const BINARY_PROBE_BYTES: usize = 8000;
 
 /// Why a blob could not be found or read.
 #[derive(Debug, thiserror::Error)]
@@ -125,5 +123,5 @@ pub fn read(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>, Error> {
 /// Whether `data` is text: valid UTF-8 with no NUL in its first 8000 bytes (git's binary
 /// heuristic, plus the encoding a `charset=utf-8` content type promises).
 pub fn is_text(data: &[u8]) -> bool {
-    !data[..data.len().min(BINARY_PROBE_BYTES)].contains(&0) && std::str::from_utf8(data).is_ok()
+    !forgecore_content::is_binary(data) && std::str::from_utf8(data).is_ok()
 }

@@ -47,8 +47,6 @@ pub type Result<T> = std::result::Result<T, Error>;
 const BIG_FILE_THRESHOLD: u64 = 512 << 20;
 /// Past this many bytes of deleted and added blobs, renames are paired by identical content only.
 const RENAME_CANDIDATE_BYTES: u64 = 32 << 20;
-/// git's `FIRST_FEW_BYTES`: a NUL among them makes a blob binary.
-const FIRST_FEW_BYTES: usize = 8000;
 /// Lines of context around each change (`-U3`).
 const CONTEXT: u32 = 3;
 /// xdiff keeps at most this many bytes of a function-name line.
@@ -353,7 +351,7 @@ impl Side {
         match self {
             Side::Absent => false,
             Side::Big => true,
-            Side::Data(data) => data[..data.len().min(FIRST_FEW_BYTES)].contains(&0),
+            Side::Data(data) => forgecore_content::is_binary(data),
         }
     }
 }

@@ -15,6 +15,7 @@
 use crate::compress::Ordered;
 use crate::{Content, Error, Sink, Stream};
 use flate2::{Compress, Compression, FlushCompress, Status};
+use forgecore_content::BinaryProbe;
 use forgecore_date::civil_from_days;
 use std::fs::File;
 use std::io::{self, Read, Seek, Write};
@@ -26,8 +27,6 @@ const METHOD_DEFLATE: u16 = 8;
 const CREATOR_UNIX: u16 = 0x0317;
 /// Central directory bytes kept in memory before they move to a temporary file.
 const DIR_MEMORY: usize = 1 << 20;
-/// How much of a blob git inspects for NUL to call it binary.
-const BINARY_PROBE: usize = 8000;
 
 pub struct Zip<W: Write> {
     out: W,
@@ -131,12 +130,12 @@ fn prepare(item: Item, deflater: &mut Compress) -> io::Result<Prepared> {
             size: target.len() as u64,
             creator: CREATOR_UNIX,
             external: 0o120777 << 16,
-            text: !target.contains(&0),
+            text: !forgecore_content::is_binary(&target),
             payload: target,
         },
         Item::File { path, executable, data } => {
             let crc = crc32(&data);
-            let text = !data[..data.len().min(BINARY_PROBE)].contains(&0);
+            let text = !forgecore_content::is_binary(&data);
             let mut method = METHOD_STORE;
             let mut payload = data;
             let size = payload.len() as u64;
@@ -372,13 +371,10 @@ impl<W: Write> Zip<W> {
         let size = stream.size();
         let mut deflater = Compress::new(Compression::new(6), false);
         let mut scratch = vec![0u8; 64 * 1024];
-        let (mut crc, mut seen, mut text, mut deflated) = (flate2::Crc::new(), 0usize, true, 0u64);
+        let (mut crc, mut probe, mut deflated) = (flate2::Crc::new(), BinaryProbe::default(), 0u64);
         stream.copy_to(&mut |chunk| {
             crc.update(chunk);
-            if seen < BINARY_PROBE {
-                text &= !chunk[..chunk.len().min(BINARY_PROBE - seen)].contains(&0);
-                seen += chunk.len();
-            }
+            probe.feed(chunk);
             deflate_piece(&mut deflater, chunk, false, &mut scratch, &mut |out| {
                 deflated += out.len() as u64;
                 Ok(())
@@ -398,7 +394,7 @@ impl<W: Write> Zip<W> {
             size,
             creator: if executable { CREATOR_UNIX } else { 0 },
             external: if executable { 0o100755 << 16 } else { 0 },
-            text,
+            text: !probe.is_binary(),
         };
         self.begin(&member)?;
         let (mut again, start) = (flate2::Crc::new(), self.offset);
