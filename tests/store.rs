@@ -175,3 +175,82 @@ mod url_parts {
         }
     }
 }
+
+/// A bare repository with one commit at `dir`.
+fn repository_with_a_commit(dir: &std::path::Path) {
+    let work = dir.with_extension("work");
+    for args in [
+        vec!["init", "-q", "-b", "main", work.to_str().unwrap()],
+        vec![
+            "-C",
+            work.to_str().unwrap(),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@x",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "one",
+        ],
+        vec!["clone", "-q", "--bare", work.to_str().unwrap(), dir.to_str().unwrap()],
+    ] {
+        assert!(std::process::Command::new("git").args(&args).status().unwrap().success(), "git {args:?}");
+    }
+}
+
+/// Projects on named storages keep their path relative to the storage: a host that mounts the
+/// storage elsewhere serves them from there, and a host without it says so (503) instead of
+/// pretending the repository is gone.
+#[test]
+fn projects_on_storages_are_served_wherever_each_host_mounts_them() {
+    let mount = common::TempDir::new();
+    std::fs::create_dir_all(mount.path().join("group")).unwrap();
+    repository_with_a_commit(&mount.path().join("group/app.git"));
+    let storages = json!({"default": mount.path()});
+    let instance = common::open_instance(json!({"storages": storages}));
+    let admin = instance.user_with_token("root", true);
+    let add = |repo: &str, storage: &str| {
+        instance.admin(
+            json!({"command": "project_add", "path": "app", "repo": repo, "storage": storage, "visibility": "public"}),
+        )
+    };
+    // What cannot name a repository inside a configured storage is refused.
+    for (repo, storage, why) in [
+        ("group/app.git", "nowhere", "storage nowhere is not configured"),
+        ("../x", "default", "without . or .."),
+        ("/etc", "default", "without . or .."),
+        ("group", "default", "is not a git repository"),
+    ] {
+        let (status, body) = add(repo, storage);
+        assert_eq!(status, 400, "{repo} on {storage}: {body}");
+        assert!(body["message"].as_str().unwrap().contains(why), "{body}");
+    }
+    let (status, body) = add("group/app.git", "default");
+    assert_eq!(status, 201, "{body}");
+    let tree = |instance: &TestInstance| instance.request_json("GET", "/api/v4/projects/app/repository/tree", &[], b"");
+    assert_eq!(tree(&instance).0, 200);
+
+    // Another host mounts the same storage at another path: the same project is served there.
+    let elsewhere = common::TempDir::new();
+    let moved = elsewhere.path().join("srv");
+    assert!(std::process::Command::new("cp").arg("-a").arg(mount.path()).arg(&moved).status().unwrap().success());
+    std::fs::remove_dir_all(mount.path().join("group")).unwrap();
+    let mut config = instance.config().clone();
+    config["storages"] = json!({"default": moved});
+    let other_host = instance.reopen_with(config.clone());
+    let (status, project) = other_host.request_json("GET", "/api/v4/projects/app", &[], b"");
+    assert_eq!((status, project["default_branch"].as_str()), (200, Some("main")));
+    assert_eq!(tree(&other_host).0, 200);
+
+    // A host without the storage: the project exists, its repository is not here.
+    config["storages"] = json!({});
+    let without = instance.reopen_with(config);
+    let (status, project) = without.request_json("GET", "/api/v4/projects/app", &[("PRIVATE-TOKEN", &admin)], b"");
+    assert_eq!((status, &project["default_branch"]), (200, &Value::Null));
+    assert_eq!(
+        tree(&without),
+        (503, json!({"message": "503 Service Unavailable - the project's repository storage is not on this host"}))
+    );
+}

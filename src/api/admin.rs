@@ -149,11 +149,25 @@ fn group_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     Ok(Response::json(201, &group_entity(&group)))
 }
 
-/// Registers a project at `full_path` serving the repository at `git_dir` in place.
+/// Where a new project's repository is: an absolute git directory, or a path relative to a
+/// named storage's root.
+struct Location {
+    repo_dir: String,
+    storage: Option<String>,
+}
+
+impl Location {
+    fn absolute(git_dir: &Path) -> ApiResult<Location> {
+        let repo_dir = git_dir.to_str().ok_or_else(|| ApiError::validation("repo path is not valid UTF-8"))?;
+        Ok(Location { repo_dir: repo_dir.to_string(), storage: None })
+    }
+}
+
+/// Registers a project at `full_path` serving the repository at `location` in place.
 fn insert_project(
     db: &mut Db,
     full_path: &str,
-    git_dir: &Path,
+    location: &Location,
     visibility: Visibility,
     forked_from: Option<&str>,
 ) -> ApiResult<store::projects::Project> {
@@ -168,8 +182,15 @@ fn insert_project(
         Some(parent) => Some(store::projects::find_by_full_path(db, parent)?.ok_or(ApiError::NotFound("Project"))?.id),
         None => None,
     };
-    let repo_dir = git_dir.to_str().ok_or_else(|| ApiError::validation("repo path is not valid UTF-8"))?;
-    let new = NewProject { group_id, path, full_path, repo_dir, visibility, forked_from_id, storage: None };
+    let new = NewProject {
+        group_id,
+        path,
+        full_path,
+        repo_dir: &location.repo_dir,
+        visibility,
+        forked_from_id,
+        storage: location.storage.as_deref(),
+    };
     Ok(store::projects::insert(db, &new)?)
 }
 
@@ -180,14 +201,43 @@ fn resolve_repo(repo: &str) -> ApiResult<std::path::PathBuf> {
     git::git_dir_of(&absolute).ok_or_else(|| ApiError::validation(format!("repo {repo} is not a git repository")))
 }
 
+/// The repository `repo` names on the storage `name`: a path relative to the storage's root (as
+/// this host's configuration gives it), staying inside it, naming a git repository. Its git
+/// directory relative to the root is what is stored, so every host with the storage finds it.
+fn on_storage(ctx: &Context, name: &str, repo: &str) -> ApiResult<Location> {
+    let root = ctx
+        .config
+        .storages
+        .get(name)
+        .ok_or_else(|| ApiError::validation(format!("storage {name} is not configured")))?;
+    let relative = Path::new(repo);
+    let inside = relative.components().all(|c| matches!(c, std::path::Component::Normal(_)));
+    if repo.is_empty() || !inside {
+        return Err(ApiError::validation("repo must be a path relative to the storage, without . or .."));
+    }
+    let root =
+        std::fs::canonicalize(root).map_err(|_| ApiError::validation(format!("storage {name} does not exist")))?;
+    let git_dir = resolve_repo(&root.join(relative).to_string_lossy())?;
+    let within = git_dir.strip_prefix(&root).map_err(|_| ApiError::validation("repo leads outside the storage"))?;
+    let repo_dir = within.to_str().ok_or_else(|| ApiError::validation("repo path is not valid UTF-8"))?;
+    Ok(Location { repo_dir: repo_dir.to_string(), storage: Some(name.to_string()) })
+}
+
+/// `{"command": "project_add", "path": "top/app", "repo": DIR}`: the repository at `DIR`
+/// served in place; with `"storage": NAME`, `DIR` is relative to that storage's root.
 fn project_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let full_path = params.required_string("path")?;
     check_path("path", &full_path)?;
-    let git_dir = resolve_repo(&params.required_string("repo")?)?;
+    let repo = params.required_string("repo")?;
+    let location = match params.string("storage")? {
+        Some(name) => on_storage(ctx, &name, &repo)?,
+        None => Location::absolute(&resolve_repo(&repo)?)?,
+    };
     let visibility = visibility(params, Visibility::Private)?;
     let forked_from = params.string("forked_from")?;
-    let project = ctx.store.write(|db| insert_project(db, &full_path, &git_dir, visibility, forked_from.as_deref()))?;
-    Ok(Response::json(201, &super::projects::entity(&super::base_url(ctx, None), &project)))
+    let project =
+        ctx.store.write(|db| insert_project(db, &full_path, &location, visibility, forked_from.as_deref()))?;
+    Ok(Response::json(201, &super::projects::entity(ctx, &super::base_url(ctx, None), &project)))
 }
 
 fn member_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
@@ -328,7 +378,7 @@ fn register_repositories(ctx: &Context, dir: &Path) -> ApiResult<Vec<Registered>
         if check_path("path", &full_path).is_err() {
             continue;
         }
-        let git_dir = std::fs::canonicalize(&git_dir).unwrap_or(git_dir);
+        let location = Location::absolute(&std::fs::canonicalize(&git_dir).unwrap_or(git_dir))?;
         let created = ctx.store.write(|db| -> ApiResult<_> {
             if store::projects::find_by_full_path(db, &full_path)?.is_some() {
                 return Ok(false);
@@ -343,7 +393,7 @@ fn register_repositories(ctx: &Context, dir: &Path) -> ApiResult<Vec<Registered>
                     insert_group(db, &prefix, Visibility::Public)?;
                 }
             }
-            insert_project(db, &full_path, &git_dir, Visibility::Public, None)?;
+            insert_project(db, &full_path, &location, Visibility::Public, None)?;
             Ok(true)
         })?;
         registered.push(Registered { path: full_path, created });

@@ -138,7 +138,7 @@ pub fn get(call: &Call, project: &str, format: Option<&str>, params: &Params) ->
     let (ref_name, commit) = match &request.sha {
         Some(sha) => (sha.clone(), git::resolve_commit(&repo, sha).map_err(|_| not_found())?),
         None => {
-            let branch = git::default_branch(&project.repo_dir).ok_or_else(not_found)?;
+            let branch = git::default_branch(call.git_dir(&project)?).ok_or_else(not_found)?;
             let commit = git::resolve_commit(&repo, &format!("refs/heads/{branch}")).map_err(|_| not_found())?;
             (branch, commit)
         }
@@ -175,7 +175,7 @@ pub fn get(call: &Call, project: &str, format: Option<&str>, params: &Params) ->
     }
     let filename = format!("{prefix}.{}", format.extension());
     let spec = Spec { format, commit, prefix, include, excludes, include_lfs: request.include_lfs };
-    let git_dir = std::path::PathBuf::from(&project.repo_dir);
+    let git_dir = call.git_dir(&project)?;
     // The archive's errors become the body's: `io::Error::from` keeps their causes, and gives the
     // output's own error back as it was, so a reader that went away (`BrokenPipe`) stops the
     // producer quietly.

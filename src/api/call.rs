@@ -16,6 +16,7 @@ use crate::store::Db;
 use crate::store::{self, groups::Group, projects::Project, StoreResult};
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde_json::Value;
+use std::path::PathBuf;
 
 pub struct Call<'a> {
     pub ctx: &'a Context,
@@ -66,6 +67,19 @@ pub fn base_url(ctx: &Context, host: Option<&str>) -> String {
             format!("http://{host}")
         }
         _ => "http://localhost".into(),
+    }
+}
+
+/// Where `project`'s repository is on this host: under the root this host's configuration
+/// gives its storage, or at the absolute path it was registered with. A project on a storage
+/// this host does not have is a 503: another host serves it (a front proxy routes by project).
+pub fn git_dir(ctx: &Context, project: &Project) -> ApiResult<PathBuf> {
+    match &project.storage {
+        None => Ok(PathBuf::from(&project.repo_dir)),
+        Some(name) => match ctx.config.storages.get(name) {
+            Some(root) => Ok(root.join(&project.repo_dir)),
+            None => Err(ApiError::Unavailable("the project's repository storage is not on this host")),
+        },
     }
 }
 
@@ -139,7 +153,12 @@ impl<'a> Call<'a> {
     /// The project's repository; one that cannot be opened is GitLab's `not_found` (`"Tree"`,
     /// `"Ref"`, ...: what the endpoint says is missing).
     pub fn repository(&self, project: &Project, not_found: &'static str) -> ApiResult<gix::Repository> {
-        git::open(&project.repo_dir).map_err(|_| ApiError::NotFound(not_found))
+        git::open(git_dir(self.ctx, project)?).map_err(|_| ApiError::NotFound(not_found))
+    }
+
+    /// Where the project's repository is on this host: see [`git_dir`].
+    pub fn git_dir(&self, project: &Project) -> ApiResult<PathBuf> {
+        git_dir(self.ctx, project)
     }
 
     pub fn web_url(&self, full_path: &str) -> String {

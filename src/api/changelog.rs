@@ -277,7 +277,7 @@ pub fn commit(call: &Call, project: &str, params: &Params) -> ApiResult<Response
     let user = call.caller.require_user()?.clone();
     let branch = match present(params, "branch")? {
         Some(branch) => branch,
-        None => git::default_branch(&project.repo_dir).unwrap_or_else(|| "main".into()),
+        None => git::default_branch(call.git_dir(&project)?).unwrap_or_else(|| "main".into()),
     };
     let full_branch = format!("refs/heads/{branch}");
     if <&gix::refs::FullNameRef>::try_from(full_branch.as_str()).is_err() || branch.starts_with('-') {

@@ -192,7 +192,7 @@ pub fn get(call: &Call, id_text: &str, params: &Params) -> ApiResult<Response> {
     let source = source_project(call, &project, id_text, request.from_project_id)?;
     let to_repo = call.repository(&project, "Ref")?;
     let to = resolve(&to_repo, &request.to)?;
-    let (repo, from) = if source.repo_dir == project.repo_dir {
+    let (repo, from) = if call.git_dir(&source)? == call.git_dir(&project)? {
         let from = resolve(&to_repo, &request.from)?;
         (to_repo, from)
     } else {
@@ -200,7 +200,7 @@ pub fn get(call: &Call, id_text: &str, params: &Params) -> ApiResult<Response> {
         let from = resolve(&from_repo, &request.from)?;
         let views = call.ctx.config.data_dir.join("fork-views");
         let view = git::compare::fork_view(&views, &from_repo, &to_repo).or_broken()?;
-        let repo = git::open(&view.to_string_lossy()).or_broken()?;
+        let repo = git::open(&view).or_broken()?;
         (repo, from)
     };
     let config = &call.ctx.config.limits;

@@ -33,7 +33,7 @@ pub fn get(call: &Call, project: &str, params: &Params) -> ApiResult<Response> {
     let report = if generate {
         let key = format!("health_generate:{}", project.id);
         call.ctx.throttle(call.ctx.config.rate_limits.health_generate, &key, THROTTLED)?;
-        let (report, millis) = generate_report(Path::new(&project.repo_dir))?;
+        let (report, millis) = generate_report(&call.git_dir(&project)?)?;
         call.ctx.store.write(|db| store::health_reports::save(db, project.id, &report, millis))?;
         report
     } else {

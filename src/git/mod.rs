@@ -75,8 +75,8 @@ struct Cache {
 static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(|| Mutex::new(Cache { handles: HashMap::new(), clock: 0 }));
 
 /// A thread-local handle on the repository at `git_dir`, from the shared cache.
-pub fn open(git_dir: &str) -> Result<gix::Repository, OpenError> {
-    let key = PathBuf::from(git_dir);
+pub fn open(git_dir: impl AsRef<Path>) -> Result<gix::Repository, OpenError> {
+    let key = git_dir.as_ref().to_path_buf();
     let shared = {
         let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
         cache.clock += 1;
@@ -121,7 +121,7 @@ pub fn git_dir_of(dir: &Path) -> Option<PathBuf> {
 }
 
 /// The short name of the branch HEAD points at, even when that branch has no commit yet.
-pub fn default_branch(git_dir: &str) -> Option<String> {
+pub fn default_branch(git_dir: impl AsRef<Path>) -> Option<String> {
     let repo = open(git_dir).ok()?;
     let name = repo.head_name().ok()??;
     Some(name.shorten().to_string())

@@ -255,6 +255,11 @@ impl TestInstance {
         TestInstance::open(Arc::clone(&self.dir), self.config.clone())
     }
 
+    /// Another host on the same store with a configuration of its own (its storages, say).
+    pub fn reopen_with(&self, config: Value) -> TestInstance {
+        TestInstance::open(Arc::clone(&self.dir), config)
+    }
+
     /// The directory this test owns (the data directory is its `data` child); put repositories
     /// and other fixtures here.
     pub fn root_dir(&self) -> &Path {
