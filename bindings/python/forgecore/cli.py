@@ -2,7 +2,8 @@
 first so that port 0 works, then opening the core and running its `start` admin command, which
 creates the administrator, registers repositories and answers the lines to print; `--config
 FILE` is a JSON object merged over the configuration it builds, so an operator sets rate
-limits, limits and features), and `admin` turns each subcommand into one admin JSON command of
+limits, limits, features, the store and storages), and `admin` (the same `--config FILE`, so
+every command works on either store) turns each subcommand into one admin JSON command of
 the core, printing its JSON answer (exit 1 and the body on stderr when it is not 2xx). The
 request handler here is the only socket code: it hands the raw target to the app and drains
 a body the app left unread so that the client gets the answer instead of a reset.
@@ -317,22 +318,25 @@ def _command(args):
     elif args.what == "group":
         command = {"command": "group_add", "path": args.path, "visibility": args.visibility}
     elif args.what == "project":
-        command = {"command": "project_add", "path": args.path, "repo": args.repo,
+        command = {"command": "project_add", "path": args.path, "repo": args.repo, "storage": args.storage,
                    "visibility": args.visibility, "forked_from": args.forked_from}
     elif args.what == "member":
         command = {"command": "member_add", "group": args.group, "project": args.project,
                    "username": args.user, "access_level": args.access_level,
                    "member_role_id": args.member_role_id}
+    elif args.what == "store-copy":
+        command = {"command": "store_copy", "to": args.to}
     else:
         command = {"command": "job_token_add", "project": args.project}
     return {key: value for key, value in command.items() if value is not None}
 
 
 def admin(args):
-    if not getattr(args, "data_dir", None):
-        print("forgecore admin: --data-dir is required", file=sys.stderr)
+    config = {**({"data_dir": args.data_dir} if getattr(args, "data_dir", None) else {}), **(args.config or {})}
+    if "data_dir" not in config:
+        print("forgecore admin: --data-dir is required (or data_dir in the --config file)", file=sys.stderr)
         return 2
-    with _open({"data_dir": args.data_dir}) as core, core.admin(_command(args)) as answer:
+    with _open(config) as core, core.admin(_command(args)) as answer:
         if not 200 <= answer.status < 300:
             return _fail(answer)
         print(json.dumps(answer.json()))
@@ -358,12 +362,15 @@ def _parser():
                      help="connections served at once; one more is answered 503 and closed (default %(default)s)")
     run.set_defaults(func=serve)
 
-    adm = commands.add_parser("admin", help="administer the instance in --data-dir")
+    adm = commands.add_parser("admin", help="administer the instance in --data-dir (or the --config file's store)")
     adm.add_argument("--data-dir")
+    adm.add_argument("--config", type=config_file, metavar="FILE",
+                     help="the JSON configuration the hosts take: its store (PostgreSQL) and storages")
     adm.set_defaults(func=admin)
-    # --data-dir is also accepted after the subcommand; SUPPRESS keeps an earlier one.
+    # --data-dir and --config are also accepted after the subcommand; SUPPRESS keeps earlier ones.
     data_dir = argparse.ArgumentParser(add_help=False)
     data_dir.add_argument("--data-dir", default=argparse.SUPPRESS)
+    data_dir.add_argument("--config", type=config_file, metavar="FILE", default=argparse.SUPPRESS)
     what = adm.add_subparsers(dest="what", required=True)
 
     def action(noun, verb):
@@ -387,7 +394,9 @@ def _parser():
     project = what.add_parser("project").add_subparsers(dest="action", required=True)
     p = action(project, "add")
     p.add_argument("path")
-    p.add_argument("--repo", required=True, metavar="GIT_DIR")
+    p.add_argument("--repo", required=True, metavar="GIT_DIR",
+                   help="the repository; with --storage, its path relative to that storage's root")
+    p.add_argument("--storage", metavar="NAME", help="a storage named in the configuration's storages")
     p.add_argument("--visibility", choices=["private", "internal", "public"])
     p.add_argument("--forked-from", metavar="PATH")
 
@@ -402,6 +411,11 @@ def _parser():
 
     job = what.add_parser("job-token").add_subparsers(dest="action", required=True)
     action(job, "add").add_argument("--project", required=True, metavar="PATH")
+
+    copy = what.add_parser("store-copy", parents=[data_dir],
+                           help="copy this instance's store into an empty PostgreSQL database")
+    copy.add_argument("--to", required=True, metavar="POSTGRES_URL")
+    copy.set_defaults(action="copy")
     return parser
 
 
