@@ -1,6 +1,7 @@
 # forgecore: build, serve, test and benchmark from a fresh checkout.
 #   make run    build, then serve the API on 127.0.0.1 with this checkout as a public demo project
-#   make test   every test: lints, Rust, the header, C, sanitizers, fuzzing, Python, Go, a short soak
+#   make test   every test: lints, Rust, the header, C, sanitizers, fuzzing, Python, many hosts on
+#               PostgreSQL, Go, a short soak
 #   make bench  in-process operations against the git CLI, and the Python host's throughput
 #               (and requests per second through the Go and Python hosts)
 #   make soak   mixed load on the Go host for a minute: every answer as expected, RSS and fds flat
@@ -18,7 +19,7 @@ LIBDIR := $(CURDIR)/target/debug
 
 export FORGECORE_LIB := $(LIBDIR)/libforgecore.so
 
-.PHONY: build run test test-lint test-rust test-rust-postgres postgres-server test-header test-c test-sanitizers test-fuzz test-python bench fuzz venv clean
+.PHONY: build run test test-lint test-rust test-rust-postgres postgres-server test-header test-c test-sanitizers test-fuzz test-python test-cluster bench fuzz venv clean
 .PHONY: build-go test-go bench-go test-soak soak
 
 build: build-go
@@ -30,7 +31,7 @@ run: build
 	PYTHONPATH=bindings/python $(PYTHON) -m forgecore serve --listen $(HOST):$(PORT) \
 		--data-dir .run/data --repos .run/repos --print-admin-token
 
-test: test-lint test-rust test-rust-postgres test-header test-c test-sanitizers test-fuzz test-python test-go test-soak
+test: test-lint test-rust test-rust-postgres test-header test-c test-sanitizers test-fuzz test-python test-cluster test-go test-soak
 
 # Habits as checks: formatting, clippy's warnings and the lints of Cargo.toml's [lints] table
 # (go vet runs in test-go).
@@ -44,8 +45,10 @@ test-rust:
 # A PostgreSQL server of the tests' own: Debian's postgresql package (installed here when it is
 # missing) and pg_virtualenv, which creates a throw-away cluster, runs the command with PGHOST,
 # PGPORT, PGUSER, PGPASSWORD and PGDATABASE set, and drops the cluster after. A server that
-# cannot start fails the run.
-PG_RUN = pg_virtualenv sh -c
+# cannot start fails the run. -t keeps the cluster in a temporary directory (as root too), so
+# runs at the same time (make run-cluster left running, two checkouts) do not refuse each
+# other's "15/regress"; pg_ctlcluster finds it through the PG_CLUSTER_CONF_ROOT it exports.
+PG_RUN = pg_virtualenv -t sh -c
 PG_URL = postgresql://$$PGUSER:$$PGPASSWORD@$$PGHOST:$$PGPORT/$$PGDATABASE
 postgres-server:
 	@command -v pg_virtualenv >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql; }
@@ -104,8 +107,16 @@ $(VPY): bindings/python/requirements-test.txt
 
 venv: $(VPY)
 
+# The tests marked `cluster` need a PostgreSQL server: test-cluster runs them.
 test-python: build $(VPY)
-	PYTHONPATH=bindings/python $(VPY) -m pytest -q tests/python
+	PYTHONPATH=bindings/python $(VPY) -m pytest -q -m "not cluster" tests/python
+
+# Many hosts on one data set (tests/python/test_cluster.py): two Go hosts and a Python host on
+# one database of a PostgreSQL server of the tests' own, which they also stop and start
+# (FORGECORE_TEST_PG_CTL) to see an outage answered 503 and service resume by itself.
+PG_CTL = pg_ctlcluster $$PGVERSION regress
+test-cluster: build $(VPY) postgres-server
+	$(PG_RUN) 'FORGECORE_TEST_POSTGRES="$(PG_URL)" FORGECORE_TEST_PG_CTL="$(PG_CTL)" PYTHONPATH=bindings/python $(VPY) -m pytest -q -m cluster tests/python/test_cluster.py'
 
 bench: $(VPY) bench-go
 	$(CARGO) build --release

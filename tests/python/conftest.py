@@ -1,6 +1,10 @@
 """Fixtures for the Python tests: the real host (`python -m forgecore serve` on 127.0.0.1:0
 with a temporary data directory) started as a subprocess and stopped after the module, the
 admin command line against the same data directory, and a raw `http.client` helper.
+
+The marker `cluster` names the tests of many hosts on one PostgreSQL server
+(`test_cluster.py`): `make test-cluster` runs them with a server of their own, `make
+test-python` deselects them.
 """
 
 import http.client
@@ -76,10 +80,22 @@ class Server:
         return status, (json.loads(data) if data else None)
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "cluster: many hosts on one PostgreSQL server (make test-cluster provides it)")
+
+
 def start_server(data_dir, *extra):
+    """The Python host on 127.0.0.1:0 with a fresh administrator token, once it is listening."""
+    return start_host([sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
+                       "--data-dir", str(data_dir), "--print-admin-token", *extra], data_dir)
+
+
+def start_host(command, data_dir):
+    """Runs a host's `command` (either host: both print "admin token: T", then "listening on
+    URL" when ready) and answers its Server once it listens."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
-         "--data-dir", str(data_dir), "--print-admin-token", *extra],
+        [str(part) for part in command],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
     )
     lines, found = [], {}
