@@ -1,5 +1,6 @@
 # forgecore: build, serve, test and benchmark from a fresh checkout.
 #   make run    build, then serve the API on 127.0.0.1 with this checkout as a public demo project
+#   make run-cluster  the same on three hosts (two Go, one Python) sharing one PostgreSQL database
 #   make test   every test: lints, Rust, the header, C, sanitizers, fuzzing, Python, many hosts on
 #               PostgreSQL, Go, a short soak
 #   make bench  in-process operations against the git CLI, and the Python host's throughput
@@ -19,7 +20,7 @@ LIBDIR := $(CURDIR)/target/debug
 
 export FORGECORE_LIB := $(LIBDIR)/libforgecore.so
 
-.PHONY: build run test test-lint test-rust test-rust-postgres postgres-server test-header test-c test-sanitizers test-fuzz test-python test-cluster bench fuzz venv clean
+.PHONY: build run run-cluster test test-lint test-rust test-rust-postgres postgres-server test-header test-c test-sanitizers test-fuzz test-python test-cluster bench fuzz venv clean
 .PHONY: build-go test-go bench-go test-soak soak
 
 build: build-go
@@ -117,6 +118,13 @@ test-python: build $(VPY)
 PG_CTL = pg_ctlcluster $$PGVERSION regress
 test-cluster: build $(VPY) postgres-server
 	$(PG_RUN) 'FORGECORE_TEST_POSTGRES="$(PG_URL)" FORGECORE_TEST_PG_CTL="$(PG_CTL)" PYTHONPATH=bindings/python $(VPY) -m pytest -q -m cluster tests/python/test_cluster.py'
+
+# Three hosts (Go, Python, Go on ports CLUSTER_PORT, +1, +2) on one PostgreSQL database of a
+# throw-away server, this checkout's history as the public project "forgecore" on the storage
+# "default"; Ctrl-C stops the hosts and drops the server. See examples/cluster/run.sh.
+CLUSTER_PORT ?= 8081
+run-cluster: build postgres-server
+	$(PG_RUN) 'HOST=$(HOST) CLUSTER_PORT=$(CLUSTER_PORT) PYTHON=$(PYTHON) examples/cluster/run.sh'
 
 bench: $(VPY) bench-go
 	$(CARGO) build --release
