@@ -4,7 +4,8 @@
 #   make test   every test: lints, Rust, the header, C, sanitizers, fuzzing, Python, many hosts on
 #               PostgreSQL, Go, a short soak
 #   make bench  in-process operations against the git CLI, and the Python host's throughput
-#               (and requests per second through the Go and Python hosts)
+#               (and requests per second through the Go and Python hosts, the Go host on SQLite
+#               and on PostgreSQL)
 #   make soak   mixed load on the Go host for a minute: every answer as expected, RSS and fds flat
 #   make fuzz   five minutes of each fuzz target
 
@@ -155,14 +156,15 @@ test-go: build-go
 	cd tools/loadtest && $(GO) vet ./... && $(call GO_LIB_STAMP,$(LIBDIR)) $(GO) test -race -count=1 ./...
 
 # Requests per second through the Go host (linked with the release library: CGO_LDFLAGS puts
-# target/release first on the link line) and the Python host, on loopback, bounded in time.
-bench-go:
+# target/release first on the link line) and the Python host, on loopback, bounded in time;
+# then the Go host once more with its data in PostgreSQL (a server of its own), side by side.
+bench-go: postgres-server
 	$(CARGO) build --release
 	cd bindings/go && CGO_LDFLAGS="-L$(CURDIR)/target/release" $(call GO_LIB_STAMP,$(CURDIR)/target/release) \
 		$(GO) build -o $(CURDIR)/target/release/forgecore-http ./cmd/forgecore-http
 	cd tools/loadtest && $(GO) build -o $(CURDIR)/target/release/forgecore-bench ./cmd/forgecore-bench
-	PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
-		target/release/forgecore-bench -go-host target/release/forgecore-http -python $(PYTHON)
+	$(PG_RUN) 'PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
+		target/release/forgecore-bench -go-host target/release/forgecore-http -python $(PYTHON) -postgres "$(PG_URL)"'
 
 clean:
 	$(CARGO) clean

@@ -2,6 +2,7 @@
 // (forgecore-http) and the Python host (python -m forgecore serve), on loopback:
 //
 //	forgecore-bench -go-host PATH [-python python3] [-seconds 3] [-clients 1,16] [-hosts go,python]
+//	                [-postgres URL [-postgres-hosts go] [-postgres-pool-size N] [-psql psql]]
 //
 // For each host it builds the fixture repositories (tests/fixtures/repo.sh) into a temporary
 // directory, starts the host on 127.0.0.1 port 0 with a fresh data directory and that
@@ -11,6 +12,13 @@
 // after a short warm-up, and prints one table. The endpoints: GET /api/v4/member_roles (10
 // roles) and a one-level tree, GET /api/v4/projects/fx%2Fwork/repository/tree (12 entries of
 // the fixture work tree, repacked).
+//
+// With -postgres (a libpq URL of a role that may create databases, e.g. the server `make
+// bench-go` starts under pg_virtualenv), each host named in -postgres-hosts is measured a second
+// time with its data in PostgreSQL: a fresh database per host (created with psql), passed in a
+// -config file as {"store": {"postgres": URL}}, the same repositories and roles. A second table
+// then puts both backends side by side with the PostgreSQL/SQLite ratio of median latencies
+// (the goal: reads within 2x of SQLite's).
 //
 // Loopback only and bounded: every request has a timeout, the run stops itself after its
 // budget (killing the hosts), and the hosts are stopped with SIGTERM at the end. Slowness is
@@ -26,6 +34,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,6 +69,10 @@ func run() int {
 	clientList := flag.String("clients", "1,16", "client counts, comma-separated")
 	hostList := flag.String("hosts", "go,python", "hosts to measure, comma-separated: go, python")
 	repoScript := flag.String("fixture-script", "tests/fixtures/repo.sh", "the script that builds the fixture repositories")
+	postgres := flag.String("postgres", "", "a PostgreSQL server `URL` (a role that may create databases): measure the -postgres-hosts on PostgreSQL too")
+	postgresHosts := flag.String("postgres-hosts", "go", "hosts to measure on PostgreSQL as well, comma-separated")
+	psql := flag.String("psql", "psql", "the psql program, which creates the databases")
+	poolSize := flag.Int("postgres-pool-size", 0, "store.pool_size of the hosts on PostgreSQL (0: the core's default)")
 	flag.Parse()
 
 	var clients []int
@@ -73,7 +86,18 @@ func run() int {
 	}
 	duration := time.Duration(*seconds * float64(time.Second))
 	hosts := strings.Split(*hostList, ",")
-	budget := time.Duration(len(hosts))*(startupTimeout+time.Duration(2*len(clients))*(duration+warmup+requestTimeout+5*time.Second)) + 30*time.Second
+	// What is measured: each host on SQLite, then the -postgres-hosts on PostgreSQL.
+	type hostRun struct{ host, backend string }
+	var runs []hostRun
+	for _, name := range hosts {
+		runs = append(runs, hostRun{strings.TrimSpace(name), sqlite})
+	}
+	if *postgres != "" {
+		for _, name := range strings.Split(*postgresHosts, ",") {
+			runs = append(runs, hostRun{strings.TrimSpace(name), postgresql})
+		}
+	}
+	budget := time.Duration(len(runs))*(startupTimeout+time.Duration(2*len(clients))*(duration+warmup+requestTimeout+5*time.Second)) + 30*time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 
@@ -98,9 +122,10 @@ func run() int {
 		*seconds, warmup, runtime.NumCPU(), runtime.GOMAXPROCS(0), loadAverage())
 	var rows []row
 	status := 0
-	for _, name := range hosts {
+	for i, r := range runs {
+		name := r.host
 		var command []string
-		switch strings.TrimSpace(name) {
+		switch name {
 		case "go":
 			if *goHost == "" {
 				fmt.Fprintln(os.Stderr, "forgecore-bench: -go-host is required for the go host")
@@ -114,29 +139,81 @@ func run() int {
 			return 2
 		}
 		// Both hosts take these (Go's flag package accepts the two-dash spelling too).
-		command = append(command, "--listen", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "data-"+name),
+		label := fmt.Sprintf("%s-%s-%d", name, r.backend, i)
+		command = append(command, "--listen", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "data-"+label),
 			"--repos", repos, "--print-admin-token")
-		hostRows, err := measureHost(ctx, name, command, clients, duration)
+		if r.backend == postgresql {
+			config, err := postgresConfig(*psql, *postgres, *poolSize, filepath.Join(dir, "config-"+label+".json"))
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "forgecore-bench: %s host on PostgreSQL: %v\n", name, err)
+				status = 1
+				continue
+			}
+			command = append(command, "--config", config)
+		}
+		hostRows, err := measureHost(ctx, name, r.backend, command, clients, duration)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "forgecore-bench: %s host: %v\n", name, err)
+			fmt.Fprintf(os.Stderr, "forgecore-bench: %s host (%s): %v\n", name, r.backend, err)
 			status = 1
 			continue
 		}
 		rows = append(rows, hostRows...)
 	}
 	printTable(rows)
+	if *postgres != "" {
+		fmt.Println()
+		printComparison(rows)
+	}
 	return status
 }
 
+// The backends a host keeps its data in.
+const (
+	sqlite     = "sqlite"
+	postgresql = "postgresql"
+)
+
+// postgresConfig creates a fresh database on the server (with psql) and writes a host
+// configuration naming it (and poolSize, unless 0) to path; answers path.
+func postgresConfig(psql, server string, poolSize int, path string) (string, error) {
+	name := fmt.Sprintf("forgecore_bench_%d_%d", os.Getpid(), time.Now().UnixNano())
+	url, err := databaseURL(server, name)
+	if err != nil {
+		return "", err
+	}
+	command := exec.Command(psql, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", "CREATE DATABASE "+name, server)
+	command.Env = append(os.Environ(), "PGCONNECT_TIMEOUT=10")
+	if out, err := command.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("CREATE DATABASE with %s: %v: %s", psql, err, bytes.TrimSpace(out))
+	}
+	store := map[string]any{"postgres": url}
+	if poolSize > 0 {
+		store["pool_size"] = poolSize
+	}
+	config, _ := json.Marshal(map[string]any{"store": store})
+	return path, os.WriteFile(path, config, 0o600)
+}
+
+// databaseURL is the libpq URL server with its database replaced by name.
+func databaseURL(server, name string) (string, error) {
+	u, err := neturl.Parse(server)
+	if err != nil || (u.Scheme != "postgresql" && u.Scheme != "postgres") || u.Host == "" {
+		return "", fmt.Errorf("-postgres must be a postgresql://user:password@host:port/database URL, got %q", server)
+	}
+	u.Path, u.RawPath = "/"+name, ""
+	return u.String(), nil
+}
+
 type row struct {
-	host, endpoint   string
+	host, backend    string
+	endpoint         string
 	clients          int
 	requests, errors int
 	rps              float64
 	median, p99      time.Duration
 }
 
-func measureHost(ctx context.Context, name string, command []string, clients []int, duration time.Duration) ([]row, error) {
+func measureHost(ctx context.Context, name, backend string, command []string, clients []int, duration time.Duration) ([]row, error) {
 	h, err := hostproc.Start(ctx, startupTimeout, command...)
 	if err != nil {
 		return nil, err
@@ -174,8 +251,8 @@ func measureHost(ctx context.Context, name string, command []string, clients []i
 				return rows, ctx.Err()
 			}
 			r := measure(newClient(n), h.URL+endpoint.target, endpoint.header, n, duration)
-			r.host, r.endpoint = name, "GET "+endpoint.target
-			fmt.Fprintf(os.Stderr, "  %-6s %-52s x%-3d %8.0f rps\n", r.host, r.endpoint, n, r.rps)
+			r.host, r.backend, r.endpoint = name, backend, "GET "+endpoint.target
+			fmt.Fprintf(os.Stderr, "  %-6s %-10s %-52s x%-3d %8.0f rps\n", r.host, r.backend, r.endpoint, n, r.rps)
 			rows = append(rows, r)
 		}
 	}
@@ -272,11 +349,61 @@ func measure(client *http.Client, url string, header http.Header, n int, duratio
 }
 
 func printTable(rows []row) {
-	lines := [][]string{{"host", "endpoint", "clients", "requests", "rps", "median", "p99", "errors"}}
+	lines := [][]string{{"host", "store", "endpoint", "clients", "requests", "rps", "median", "p99", "errors"}}
 	for _, r := range rows {
-		lines = append(lines, []string{r.host, r.endpoint, strconv.Itoa(r.clients), strconv.Itoa(r.requests),
+		lines = append(lines, []string{r.host, r.backend, r.endpoint, strconv.Itoa(r.clients), strconv.Itoa(r.requests),
 			fmt.Sprintf("%.0f", r.rps), ms(r.median), ms(r.p99), strconv.Itoa(r.errors)})
 	}
+	printLines(lines, 3)
+}
+
+// printComparison puts each host's rows on SQLite and on PostgreSQL side by side, with the
+// ratio of their median latencies; a ratio over 2 (the goal's bound) is marked. The p99s are
+// there because with many clients on few cores the median alone hides a long tail.
+func printComparison(rows []row) {
+	type key struct {
+		host, endpoint string
+		clients        int
+	}
+	on := map[string]map[key]row{sqlite: {}, postgresql: {}}
+	var order []key
+	for _, r := range rows {
+		k := key{r.host, r.endpoint, r.clients}
+		if r.backend == postgresql {
+			order = append(order, k)
+		}
+		on[r.backend][k] = r
+	}
+	lines := [][]string{{"host", "endpoint", "clients", "SQLite rps", "PostgreSQL rps",
+		"SQLite median / p99", "PostgreSQL median / p99", "PostgreSQL/SQLite median latency"}}
+	for _, k := range order {
+		lite, ok := on[sqlite][k]
+		pg := on[postgresql][k]
+		if !ok {
+			continue
+		}
+		lines = append(lines, []string{k.host, k.endpoint, strconv.Itoa(k.clients),
+			fmt.Sprintf("%.0f", lite.rps), fmt.Sprintf("%.0f", pg.rps),
+			ms(lite.median) + " / " + ms(lite.p99), ms(pg.median) + " / " + ms(pg.p99),
+			latencyRatio(lite.median, pg.median)})
+	}
+	printLines(lines, 2)
+}
+
+// latencyRatio is pg/lite as "1.23", "2.50 (over 2x)", or "-" without both figures.
+func latencyRatio(lite, pg time.Duration) string {
+	if lite <= 0 || pg <= 0 {
+		return "-"
+	}
+	ratio := float64(pg) / float64(lite)
+	if ratio > 2 {
+		return fmt.Sprintf("%.2f (over 2x)", ratio)
+	}
+	return fmt.Sprintf("%.2f", ratio)
+}
+
+// printLines prints a table whose first `text` columns are left-aligned, the others right.
+func printLines(lines [][]string, text int) {
 	widths := make([]int, len(lines[0]))
 	for _, line := range lines {
 		for i, cell := range line {
@@ -286,7 +413,7 @@ func printTable(rows []row) {
 	for n, line := range lines {
 		cells := make([]string, len(line))
 		for i, cell := range line {
-			if i < 2 {
+			if i < text {
 				cells[i] = cell + strings.Repeat(" ", widths[i]-len(cell))
 			} else {
 				cells[i] = strings.Repeat(" ", widths[i]-len(cell)) + cell
