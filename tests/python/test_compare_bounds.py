@@ -1,7 +1,8 @@
 """A compare over a long history through the Python host stays bounded: the commit list is
 capped (anonymous callers: the newest 100, as GitLab caps them; signed in: the newest
-`compare_max_commits`), the body is streamed, and the host's peak memory (VmHWM) stays under
-64 MiB although the whole range's commit messages add up to more than that."""
+`compare_max_commits`), the body is streamed, and the host's peak memory (VmHWM) grows by less
+than 32 MiB while it answers 70 MiB of commit messages. (The bound is on the growth: the debug
+library this test loads is itself a large share of an idle host's resident memory.)"""
 
 import json
 import subprocess
@@ -12,7 +13,7 @@ from conftest import start_server, stop_server
 
 COMMITS = 12_000
 MESSAGE_BYTES = 6 * 1024  # 12,000 commits of 6 KiB: 70 MiB of messages in the range
-MEMORY_BOUND = 64 << 20
+GROWTH_BOUND = 32 << 20
 
 
 def fast_import_stream():
@@ -66,7 +67,7 @@ def test_a_long_compare_is_capped_streamed_and_bounded(host, long_repo):
     assert status == 200, body[:200]
     assert "content-length" not in headers, "a long compare is streamed"
     answer = json.loads(body)
-    assert len(body) > 60 << 20, "the answer itself is larger than the memory bound"
+    assert len(body) > 2 * GROWTH_BOUND, "the answer itself is larger than the memory bound"
     expected = git_out(long_repo, "rev-list", "--reverse", "--max-count=10000", "main", f"^{root}")
     assert [c["id"] for c in answer["commits"]] == expected
     assert answer["commit"]["id"] == expected[-1]
@@ -78,4 +79,4 @@ def test_a_long_compare_is_capped_streamed_and_bounded(host, long_repo):
     assert [c["id"] for c in anonymous["commits"]] == expected[-100:]
 
     peak = peak_memory(host.process.pid)
-    assert peak < MEMORY_BOUND, f"host peak {peak >> 20} MiB (before the compares: {before >> 20} MiB)"
+    assert peak - before < GROWTH_BOUND, f"host peak {peak >> 20} MiB (before the compares: {before >> 20} MiB)"
