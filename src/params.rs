@@ -93,6 +93,19 @@ impl Params {
         }
     }
 
+    /// A revision parameter (a branch, tag or commit: `ref`, `sha`, `from`, `to`, ...): a string
+    /// that could name one, else 400 `<name> is invalid`. Refused before any lookup: a NUL or
+    /// other control character (GitLab refuses null bytes in any parameter), a leading `-` (an
+    /// option to git), and `..` (revision-range syntax; no ref name holds it). Invalid UTF-8
+    /// never gets this far: the request's parser answers it 400.
+    pub fn revision(&self, name: &str) -> ApiResult<Option<String>> {
+        let value = self.string(name)?;
+        match &value {
+            Some(text) if !plausible_revision(text) => Err(ApiError::InvalidParam(name.to_string())),
+            _ => Ok(value),
+        }
+    }
+
     pub fn required_string(&self, name: &str) -> ApiResult<String> {
         self.string(name)?.ok_or_else(|| ApiError::MissingParam(name.to_string()))
     }
@@ -153,4 +166,15 @@ pub fn parse_int_text(text: &str) -> Option<i64> {
         return None;
     }
     text.parse().ok()
+}
+
+/// Whether `text` could name a revision: see [`Params::revision`]. Whitespace around it is not
+/// judged (GitLab strips compare's refs, and an unknown name is the lookup's 404); a NUL is, as
+/// anywhere.
+pub fn plausible_revision(text: &str) -> bool {
+    let trimmed = text.trim_matches(|c: char| c.is_ascii_whitespace());
+    !text.contains('\0')
+        && !trimmed.starts_with('-')
+        && !trimmed.contains("..")
+        && !trimmed.chars().any(char::is_control)
 }

@@ -575,3 +575,59 @@ fn typed_exports_answer_what_the_routes_answer() {
     assert_eq!(body["notes"], http.1["notes"]);
     assert_eq!(w.file("main", "CHANGELOG.md"), notes(&body));
 }
+
+/// Merge request links from merge commits in GitLab's forms: `<full path>!<iid>` and, since
+/// 2022, the merge request's URL on any host; a squash commit merged by such a merge; never a
+/// merge request of another project. The rendered reference is always `<full path>!<iid>`.
+#[test]
+fn merge_requests_are_found_in_every_message_form_of_this_project_only() {
+    let instance = common::open_instance(json!({"external_url": "http://forge.test"}));
+    let dir = instance.root_dir().join("mr");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/merge_requests.sh");
+    assert!(std::process::Command::new("bash").arg(script).arg(&dir).status().unwrap().success());
+    instance.admin_ok(json!({"command": "group_add", "path": "fx", "visibility": "public"}));
+    instance.admin_ok(
+        json!({"command": "project_add", "path": "fx/mr", "repo": dir.join("mr.git"), "visibility": "public"}),
+    );
+    let notes = |query: &str| {
+        let target = format!("/api/v4/projects/fx%2Fmr/repository/changelog?version=1.1.0&date=2024-01-02{query}");
+        let (status, body) = instance.request_json("GET", &target, &[], b"");
+        assert_eq!(status, 200, "{body}");
+        body["notes"].as_str().unwrap().to_string()
+    };
+
+    // The custom template: each entry's title, merge_request.reference and Issue trailer.
+    let custom = notes("&config_file=configs/references.yml");
+    let mut lines: Vec<&str> = custom.lines().filter(|l| l.contains('|')).collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        [
+            "Change on security||#security",
+            "Change on short|fx/mr!1|#short",
+            "Change on url|fx/mr!2|#url",
+            "Squashed change|fx/mr!3|#squash",
+        ],
+        "{custom}"
+    );
+
+    // GitLab's default template links the same merge requests, on this instance's URL.
+    let default = notes("");
+    let entry = |title: &str| {
+        default.lines().find(|l| l.starts_with(&format!("- [{title}]"))).unwrap_or_else(|| panic!("{title}: {default}"))
+    };
+    assert!(
+        entry("Change on short").ends_with("([merge request](http://forge.test/fx/mr/-/merge_requests/1))"),
+        "{default}"
+    );
+    assert!(
+        entry("Change on url").ends_with("([merge request](http://forge.test/fx/mr/-/merge_requests/2))"),
+        "{default}"
+    );
+    assert!(
+        entry("Squashed change").ends_with("([merge request](http://forge.test/fx/mr/-/merge_requests/3))"),
+        "{default}"
+    );
+    assert!(!entry("Change on security").contains("merge request"), "another project's: {default}");
+    assert!(!default.contains("merge_requests/41"), "{default}");
+}

@@ -446,9 +446,10 @@ fn bad_parameters_are_4xx() {
         ("from=main&to=main&from_project_id=abc", 400, json!({"error": "from_project_id is invalid"})),
         ("from=nope&to=main", 404, json!({"message": "404 Ref Not Found"})),
         ("from=main&to=nope", 404, json!({"message": "404 Ref Not Found"})),
-        ("from=main..feature&to=main", 404, json!({"message": "404 Ref Not Found"})),
-        ("from=-p&to=main", 404, json!({"message": "404 Ref Not Found"})),
-        ("from=--output%3Dx&to=main", 404, json!({"message": "404 Ref Not Found"})),
+        // Revision ranges and options are no revisions (tests/refs.rs tries every parameter).
+        ("from=main..feature&to=main", 400, json!({"error": "from is invalid"})),
+        ("from=-p&to=main", 400, json!({"error": "from is invalid"})),
+        ("from=--output%3Dx&to=main", 400, json!({"error": "from is invalid"})),
         ("from=HEAD%40%7B&to=main", 404, json!({"message": "404 Ref Not Found"})),
         ("from=&to=main", 404, json!({"message": "404 Ref Not Found"})),
     ];

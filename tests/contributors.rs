@@ -126,8 +126,8 @@ fn bad_input_is_4xx() {
     instance.fixture_repos();
     for (query, status) in [
         ("ref=nope", 404),
-        ("ref=main..feature", 404),
-        ("ref=-v", 404),
+        ("ref=main..feature", 400),
+        ("ref=-v", 400),
         ("order_by=size", 400),
         ("sort=up", 400),
         ("per_page=0", 400),

@@ -64,7 +64,7 @@ struct Request {
 }
 
 fn parse(params: &Params) -> ApiResult<Request> {
-    let sha = params.string("sha")?;
+    let sha = params.revision("sha")?;
     let path = params.string("path")?;
     let include_lfs = params.bool("include_lfs_blobs")?.unwrap_or(true);
     let excludes: Vec<String> = params

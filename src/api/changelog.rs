@@ -75,12 +75,12 @@ impl Request {
         };
         Ok(Request {
             given_version,
-            from: params.string("from")?,
-            to: params.string("to")?,
+            from: params.revision("from")?,
+            to: params.revision("to")?,
             date,
             trailer: params.string("trailer")?.unwrap_or_else(|| DEFAULT_TRAILER.into()),
             config_file: present(params, "config_file")?.unwrap_or_else(|| DEFAULT_PATH.into()),
-            config_file_ref: present(params, "config_file_ref")?,
+            config_file_ref: params.revision("config_file_ref")?.filter(|s| !s.trim().is_empty()),
         })
     }
 }
@@ -225,13 +225,13 @@ fn build_release(
     let merged_by = if selected.is_empty() {
         Vec::new()
     } else {
-        let references: Vec<Option<(String, u64)>> = commits
+        let references: Vec<Option<u64>> = commits
             .iter()
-            .map(|c| (c.parents.len() > 1).then(|| entries::merge_request(&c.message)).flatten())
+            .map(|c| (c.parents.len() > 1).then(|| entries::merge_request_of(&c.message, &project.full_path)).flatten())
             .collect();
         range::merged_by(commits, |i| references[i].is_some())
             .into_iter()
-            .map(|m| m.and_then(|m| references[m].clone()))
+            .map(|m| m.and_then(|m| references[m]))
             .collect()
     };
     let mut emails: Vec<String> = selected.iter().map(|(i, _)| commits[*i].author_email.to_lowercase()).collect();
@@ -248,9 +248,9 @@ fn build_release(
             commit_web_url: call.web_url(&format!("{}/-/commit/{sha}", project.full_path)),
             trailers: entries::trailer_map(&trailers[i]),
             author: authors.get(&commit.author_email.to_lowercase()).cloned(),
-            merge_request: merged_by.get(i).cloned().flatten().map(|(path, iid)| MergeRequest {
-                reference: format!("{path}!{iid}"),
-                web_url: call.web_url(&format!("{path}/-/merge_requests/{iid}")),
+            merge_request: merged_by.get(i).copied().flatten().map(|iid| MergeRequest {
+                reference: format!("{}!{iid}", project.full_path),
+                web_url: call.web_url(&format!("{}/-/merge_requests/{iid}", project.full_path)),
             }),
         };
         release.add_entry(config, &category, entry);
@@ -275,7 +275,7 @@ pub fn commit(call: &Call, project: &str, params: &Params) -> ApiResult<Response
     })?;
     let request = Request::from_params(params)?;
     let user = call.caller.require_user()?.clone();
-    let branch = match present(params, "branch")? {
+    let branch = match params.revision("branch")?.filter(|s| !s.trim().is_empty()) {
         Some(branch) => branch,
         None => git::default_branch(call.git_dir(&project)?).unwrap_or_else(|| "main".into()),
     };

@@ -108,7 +108,7 @@ struct Request {
 
 fn request(params: &Params) -> ApiResult<Request> {
     let mut errors = Vec::new();
-    let mut required = |name: &str| match params.string(name) {
+    let mut required = |name: &str| match params.revision(name) {
         Ok(Some(value)) => value,
         Ok(None) => {
             errors.push(format!("{name} is missing"));

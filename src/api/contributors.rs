@@ -51,7 +51,7 @@ pub fn list(call: &Call, project: &str, params: &Params) -> ApiResult<Response> 
     let project = call.project(project, ProjectAbility::ReadCode)?;
     let (order_by, descending) = order(params)?;
     let page = pagination::page(call, params)?;
-    let revision = params.string("ref")?;
+    let revision = params.revision("ref")?;
     let repo = call.repository(&project, "")?;
     let mut contributors = match git::resolve_or_head(&repo, revision.as_deref()) {
         Ok(tip) => git::contributors::collect(&repo, tip).or_broken()?,

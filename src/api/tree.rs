@@ -53,7 +53,7 @@ pub fn list(call: &Call, project: &str, params: &Params) -> ApiResult<Response> 
     let project = call.project(project, ProjectAbility::ReadCode)?;
 
     // Parameters first: every 400 before any repository work.
-    let revision = params.string("ref")?;
+    let revision = params.revision("ref")?;
     let path = params.string("path")?.unwrap_or_default();
     let recursive = params.bool("recursive")?.unwrap_or(false);
     let mode = match params.string("pagination")?.as_deref() {

@@ -12,9 +12,10 @@ use std::sync::LazyLock;
 /// `REVERT_REGEX = /^This reverts commit (?<sha>[0-9a-f]{40})/i` (Ruby's `^`: any line start).
 static REVERT: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"(?mi)^This reverts commit (?P<sha>[0-9a-f]{40})").ok());
-/// `See merge request <full path>!<iid>` in a merge commit's message (decisions D5).
+/// `See merge request <reference>` in a merge commit's message (decisions D5): GitLab writes
+/// `<full path>!<iid>`, older versions `!<iid>`, and since 2022 the merge request's URL.
 static MERGE_REQUEST: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"See merge request (?P<path>[A-Za-z0-9_.][A-Za-z0-9_./-]*)!(?P<iid>[0-9]+)").ok());
+    LazyLock::new(|| Regex::new(r"See merge request (?P<reference>\S+)").ok());
 
 const NO_MESSAGE: &str = "No commit message";
 
@@ -64,11 +65,39 @@ pub fn reverted_sha(message: &str) -> Option<String> {
     re.captures(description(message)).and_then(|c| c.name("sha")).map(|m| m.as_str().to_string())
 }
 
-/// The merge request a merge commit names: (full path, iid).
-pub fn merge_request(message: &str) -> Option<(String, u64)> {
-    let c = MERGE_REQUEST.as_ref()?.captures(message)?;
-    let path = c.name("path")?.as_str().trim_end_matches(['.', '/']).to_string();
-    Some((path, c.name("iid")?.as_str().parse().ok()?))
+/// The leading decimal digits of `text` as a number.
+fn leading_number(text: &str) -> Option<u64> {
+    let end = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    text[..end].parse().ok()
+}
+
+/// One merge request reference: the project path it names (empty for `!<iid>`; for a URL, the
+/// URL's path, which may start with a relative URL root) and the iid.
+fn parse_reference(reference: &str) -> Option<(&str, u64)> {
+    if let Some(rest) = reference.strip_prefix("https://").or_else(|| reference.strip_prefix("http://")) {
+        let (_host, path) = rest.split_once('/')?;
+        let (project, iid) = path.split_once("/-/merge_requests/")?;
+        return Some((project, leading_number(iid)?));
+    }
+    let (path, iid) = reference.rsplit_once('!')?;
+    Some((path.trim_end_matches(['.', '/']), leading_number(iid)?))
+}
+
+/// The iid of the first merge request of `project` (its full path) that a merge commit names,
+/// in any of GitLab's forms: `<full path>!<iid>`, `!<iid>`, or its URL on any host (and under
+/// any relative URL root). Merge requests of other projects (a security fork's, say) are not
+/// this project's: GitLab looks them up in the project, and finds none.
+pub fn merge_request_of(message: &str, project: &str) -> Option<u64> {
+    let regex = MERGE_REQUEST.as_ref()?;
+    regex.captures_iter(message).find_map(|c| {
+        let (path, iid) = parse_reference(c.name("reference")?.as_str())?;
+        let names_project = path.is_empty()
+            || path.eq_ignore_ascii_case(project)
+            || (path.len() > project.len()
+                && path.is_char_boundary(path.len() - project.len() - 1)
+                && path[path.len() - project.len() - 1..].eq_ignore_ascii_case(&format!("/{project}")));
+        names_project.then_some(iid)
+    })
 }
 
 /// Each trailer key once, with its last value (a Ruby hash built from the trailer list).
@@ -128,9 +157,26 @@ mod tests {
         assert_eq!(reverted_sha(&format!("Revert \"x\"\n\nThis reverts commit {sha}.\n")).as_deref(), Some(sha));
         assert_eq!(reverted_sha(&format!("This reverts commit {sha}")), None, "the title is not the description");
         assert_eq!(
-            merge_request("Merge branch 'a' into 'main'\n\nSee merge request grp/sub.proj!42\n"),
-            Some(("grp/sub.proj".into(), 42))
+            merge_request_of("Merge branch 'a' into 'main'\n\nSee merge request grp/sub.proj!42\n", "grp/sub.proj"),
+            Some(42)
         );
+    }
+
+    #[test]
+    fn merge_requests_of_the_project_in_every_form() {
+        let of = |message: &str| merge_request_of(message, "grp/sub.proj");
+        assert_eq!(of("Merge\n\nSee merge request grp/sub.proj!42\n"), Some(42));
+        assert_eq!(of("Merge\n\nSee merge request GRP/Sub.proj!42."), Some(42), "case, trailing dot");
+        assert_eq!(of("Merge\n\nSee merge request !7\n"), Some(7));
+        assert_eq!(of("See merge request https://gitlab.com/grp/sub.proj/-/merge_requests/300\n"), Some(300));
+        assert_eq!(of("See merge request http://forge.test:8080/gitlab/grp/sub.proj/-/merge_requests/5"), Some(5));
+        // Another project's merge request is not this project's, whatever the form.
+        assert_eq!(of("See merge request grp/security/sub.proj!41"), None);
+        assert_eq!(of("See merge request https://gitlab.com/grp/security/sub.proj/-/merge_requests/41"), None);
+        assert_eq!(of("See merge request https://gitlab.com/xgrp/sub.proj/-/merge_requests/41"), None);
+        assert_eq!(of("See merge request other/proj!1\nSee merge request grp/sub.proj!2"), Some(2));
+        assert_eq!(of("See merge request grp/sub.proj"), None);
+        assert_eq!(of("no reference"), None);
     }
 
     #[test]
