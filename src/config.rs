@@ -23,6 +23,8 @@ pub struct Config {
     pub features: Features,
     #[serde(default)]
     pub limits: Limits,
+    #[serde(default)]
+    pub cache: CacheConfig,
     /// Where the data lives: SQLite in `data_dir` (the default) or a PostgreSQL database.
     #[serde(default)]
     pub store: StoreConfig,
@@ -123,6 +125,25 @@ pub struct Features {
 impl Default for Features {
     fn default() -> Self {
         Features { repository_health: true, test_panic_route: false }
+    }
+}
+
+/// `"cache": {"answers_bytes": ..., "archives": true, "archive_bytes": ...}`: what repeated
+/// reads may reuse. Answers that are pure functions of commit ids (contributors of a tip, merge
+/// bases, compares, a changelog range's commits) are kept in memory up to `answers_bytes`;
+/// archives on disk under `data_dir/archive-cache` up to `archive_bytes` (0 or `archives`
+/// false: none). Least recently used entries go first.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CacheConfig {
+    pub answers_bytes: u64,
+    pub archives: bool,
+    pub archive_bytes: u64,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig { answers_bytes: 32 << 20, archives: true, archive_bytes: 1 << 30 }
     }
 }
 

@@ -1,6 +1,7 @@
-//! `Context`: everything one opened forgecore instance owns (configuration, store), shared by
+//! `Context`: everything one opened forgecore instance owns (configuration, store, caches), shared by
 //! every thread that calls into it. It is `Send + Sync`; nothing in it is per request.
 
+use crate::cache::Caches;
 use crate::config::{Config, RateLimit};
 use crate::error::{ApiError, ApiResult};
 use crate::store::{self, Store};
@@ -8,6 +9,7 @@ use crate::store::{self, Store};
 pub struct Context {
     pub config: Config,
     pub store: Store,
+    pub caches: Caches,
 }
 
 const _: () = {
@@ -18,7 +20,8 @@ const _: () = {
 impl Context {
     pub fn open(config: Config) -> Result<Context, String> {
         let store = Store::open(&config.store.backend(), &config.data_dir)?;
-        Ok(Context { config, store })
+        let caches = Caches::open(&config.cache, &config.data_dir)?;
+        Ok(Context { config, store, caches })
     }
 
     pub fn from_json(config_json: &str) -> Result<Context, String> {

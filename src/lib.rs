@@ -16,6 +16,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod cache;
 pub mod config;
 pub mod context;
 pub mod error;

@@ -60,11 +60,18 @@ pub fn scratch_dir(label: &str) -> Result<PathBuf, String> {
 
 impl Fixture {
     /// Opens an instance on a fresh data directory and creates `root` (admin) and its token.
+    /// Nothing is cached: every row against git measures the work itself.
     pub fn new() -> Result<Fixture, String> {
+        Fixture::with_cache(json!({"answers_bytes": 0, "archives": false}))
+    }
+
+    /// As [`Fixture::new`], with the configuration's `cache` section `cache`.
+    pub fn with_cache(cache: Value) -> Result<Fixture, String> {
         let dir = scratch_dir("data")?;
         // The archive rows download far more than 5 archives a minute.
         let rate_limits = json!({"archive": {"limit": 0, "period_seconds": 60}});
-        let config = c(&json!({ "data_dir": dir.join("data"), "rate_limits": rate_limits }).to_string());
+        let config = json!({ "data_dir": dir.join("data"), "rate_limits": rate_limits, "cache": cache });
+        let config = c(&config.to_string());
         let mut ctx: *mut fc_ctx = std::ptr::null_mut();
         let failure = fc_open(config.as_ptr(), &mut ctx);
         if !failure.is_null() {

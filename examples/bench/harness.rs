@@ -138,6 +138,11 @@ pub struct Row {
 }
 
 impl Row {
+    /// forgecore's median time.
+    pub fn median(&self) -> Duration {
+        self.forgecore.median
+    }
+
     /// forgecore median / git median.
     pub fn ratio(&self) -> Option<f64> {
         match &self.git {

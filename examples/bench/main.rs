@@ -10,6 +10,7 @@
 mod fixture;
 mod harness;
 mod rows_archive;
+mod rows_cache;
 mod rows_changelog;
 mod rows_compare;
 mod rows_health;
@@ -188,7 +189,8 @@ fn repository_rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
     rows_archive::rows(bench, fx, &repo)?;
     rows_compare::rows(bench, fx, &repo)?;
     rows_changelog::rows(bench, fx, &repo)?;
-    rows_health::rows(bench, fx, &repo)
+    rows_health::rows(bench, fx, &repo)?;
+    rows_cache::rows(bench, &repo)
 }
 
 /// Where the time of `GET /api/v4/member_roles` goes: the same work in pieces, through the

@@ -29,7 +29,7 @@ fn big_blob_repository() -> Result<PathBuf, String> {
 }
 
 /// One download through `fc_request`: status and body length, the body read and dropped.
-fn download(fx: &Fixture, target: &CString) -> (u16, u64) {
+pub fn download(fx: &Fixture, target: &CString) -> (u16, u64) {
     let response =
         fc_request(fx.ctx(), c"GET".as_ptr(), target.as_ptr(), fx.auth_headers.as_ptr(), std::ptr::null(), 0);
     let status = fc_response_status(response);

@@ -28,19 +28,28 @@
 //!   the first byte can only end the body: the reader fails with the archive's error and its
 //!   causes, and a client that went away ends the work quietly.
 //!
+//! - Archives are cached on disk as Workhorse caches them ([`crate::cache::archives`], keyed by
+//!   the commit id and everything else the bytes depend on); rate limits and authorization
+//!   still apply to every request. Asked by full commit id, an archive carries an `ETag` and an
+//!   `If-None-Match` naming it is answered 304 before any object is read.
+//!
 //! Not implemented: GitLab's hotlinking check (406 for `<img>`-style requests), which needs
 //! request headers an operation does not see.
 
-use super::Call;
+use super::{conditional, Call};
 use crate::auth::permissions::ProjectAbility;
 use crate::auth::Caller;
+use crate::cache::archives::Lookup;
 use crate::config::RateLimit;
 use crate::error::{ApiError, ApiResult};
 use crate::git::{self, tree as git_tree};
 use crate::params::Params;
 use crate::response::{Body, Response};
+use crate::store::projects::Project;
 use forgecore_archive::{self as archive, Format, Spec};
+use sha2::{Digest, Sha256};
 use std::io::{self, Write};
+use std::path::Path;
 
 /// Most `exclude_paths` items one request may carry.
 pub const MAX_EXCLUDES: usize = 1000;
@@ -128,21 +137,90 @@ fn disposition(name: &str) -> String {
 }
 
 /// `format` is the suffix after `archive.` in the path, if any.
+/// Everything an archive's bytes depend on, as one text: the repository (its path, and the
+/// config and `info/attributes` that steer its attributes), the commit id (never a branch
+/// name: a branch that moves gives another key), the format, the prefix's parts, the path and
+/// excludes as asked, and LFS. `None` when the bytes could change under the same key: with
+/// LFS objects asked for and an LFS store present (an object may arrive later).
+fn archive_key(
+    git_dir: &Path,
+    project: &Project,
+    ref_name: &str,
+    commit: &str,
+    format: Format,
+    request: &Request,
+) -> Option<String> {
+    if request.include_lfs && git_dir.join("lfs/objects").exists() {
+        return None;
+    }
+    let read = |name: &str| std::fs::read(git_dir.join(name)).unwrap_or_default();
+    let steering = Sha256::digest([read("config"), read("info/attributes")].concat());
+    let steering: String = steering.iter().map(|b| format!("{b:02x}")).collect();
+    Some(format!(
+        "{}\0{steering}\0{}\0{ref_name}\0{}\0{}\0{:?}\0{:?}\0{}",
+        git_dir.display(),
+        project.path,
+        commit.to_ascii_lowercase(),
+        format.extension(),
+        request.path,
+        request.excludes,
+        request.include_lfs
+    ))
+}
+
 pub fn get(call: &Call, project: &str, format: Option<&str>, params: &Params) -> ApiResult<Response> {
     let format = format_of(format, params)?;
     let project = call.project(project, ProjectAbility::ReadCode)?;
     let request = parse(params)?;
     throttle(call, project.id)?;
+    let git_dir = call.git_dir(&project)?;
+
+    // Asked by full commit id, the answer never changes: a client that holds it gets a 304
+    // before any object is read.
+    let tag = request
+        .sha
+        .as_deref()
+        .filter(|sha| conditional::is_full_id(sha))
+        .and_then(|sha| archive_key(&git_dir, &project, sha, sha, format, &request))
+        .map(|key| conditional::etag(&key));
+    if let Some(not_modified) = tag.as_deref().and_then(|tag| conditional::not_modified(call, tag)) {
+        return Ok(not_modified);
+    }
 
     let repo = call.repository(&project, "File")?;
     let (ref_name, commit) = match &request.sha {
         Some(sha) => (sha.clone(), git::resolve_commit(&repo, sha).map_err(|_| not_found())?),
         None => {
-            let branch = git::default_branch(call.git_dir(&project)?).ok_or_else(not_found)?;
+            let branch = git::default_branch(&git_dir).ok_or_else(not_found)?;
             let commit = git::resolve_commit(&repo, &format!("refs/heads/{branch}")).map_err(|_| not_found())?;
             (branch, commit)
         }
     };
+    let cache = call.ctx.caches.archives.as_ref();
+    let key = archive_key(&git_dir, &project, &ref_name, &commit.to_string(), format, &request)
+        .filter(|_| cache.is_some())
+        .map(|key| hex_digest(&key));
+    let headers = |filename: &str| {
+        let mut headers = vec![
+            ("Content-Type".to_string(), format.content_type().to_string()),
+            ("Content-Disposition".to_string(), disposition(filename)),
+            ("Content-Transfer-Encoding".to_string(), "binary".to_string()),
+        ];
+        headers.extend(tag.clone().map(|tag| ("ETag".to_string(), tag)));
+        headers
+    };
+    let filename = |prefix: &str| format!("{prefix}.{}", format.extension());
+    // A cached archive was checked when it was built: its paths exist at its commit.
+    if let (Some(cache), Some(key)) = (cache, key.as_deref()) {
+        if let Some(cached) = cache.hit(key) {
+            let prefix = prefix_of(&project, &ref_name, commit, &request);
+            return Ok(Response {
+                status: 200,
+                headers: headers(&filename(&prefix)),
+                body: Body::Stream(Box::new(cached)),
+            });
+        }
+    }
     let root = git_tree::commit_tree(&repo, commit).map_err(|_| not_found())?;
     // A path the archive cannot look up (a tree missing or corrupt) is GitLab's 404 too.
     let exists = |path: &[u8]| archive::entry_exists(&repo, root, path).unwrap_or(false);
@@ -165,32 +243,51 @@ pub fn get(call: &Call, project: &str, format: Option<&str>, params: &Params) ->
         excludes.push(cleaned);
     }
 
+    let prefix = prefix_of(&project, &ref_name, commit, &request);
+    if !archive::safe_prefix(&prefix) {
+        return Err(not_found());
+    }
+    let headers = headers(&filename(&prefix));
+    let spec = Spec { format, commit, prefix, include, excludes, include_lfs: request.include_lfs };
+    // The archive's errors become the body's: `io::Error::from` keeps their causes, and gives the
+    // output's own error back as it was, so a reader that went away (`BrokenPipe`) stops the
+    // producer quietly.
+    let body: Body = match (cache, key) {
+        (Some(cache), Some(key)) => match cache.lookup(&key).map_err(ApiError::internal)? {
+            Lookup::Hit(cached) => Body::Stream(Box::new(cached)),
+            Lookup::Join(growing) => Body::Stream(Box::new(growing)),
+            Lookup::Build(mut builder, growing) => {
+                std::thread::Builder::new()
+                    .name("fc-archive".into())
+                    .spawn(move || {
+                        let written = archive::write(&git_dir, &spec, &mut builder).map_err(io::Error::from);
+                        builder.finish(written);
+                    })
+                    .map_err(ApiError::internal)?;
+                Body::Stream(Box::new(growing))
+            }
+        },
+        _ => {
+            let produce = move |out: &mut dyn Write| archive::write(&git_dir, &spec, out).map_err(io::Error::from);
+            Body::Stream(Box::new(crate::response::stream::spawn("fc-archive", produce).map_err(ApiError::internal)?))
+        }
+    };
+    Ok(Response { status: 200, headers, body })
+}
+
+/// The directory every member lies under: `<project>-<ref>-<commit>[-<path>]`, as GitLab names it.
+fn prefix_of(project: &Project, ref_name: &str, commit: gix::ObjectId, request: &Request) -> String {
     let mut prefix = format!("{}-{}-{}", project.path, ref_name.replace('/', "-"), commit.to_hex());
     if let Some(path) = request.path.as_deref().filter(|p| !p.trim().is_empty()) {
         prefix.push('-');
         prefix.push_str(&path.replace('/', "-"));
     }
-    if !archive::safe_prefix(&prefix) {
-        return Err(not_found());
-    }
-    let filename = format!("{prefix}.{}", format.extension());
-    let spec = Spec { format, commit, prefix, include, excludes, include_lfs: request.include_lfs };
-    let git_dir = call.git_dir(&project)?;
-    // The archive's errors become the body's: `io::Error::from` keeps their causes, and gives the
-    // output's own error back as it was, so a reader that went away (`BrokenPipe`) stops the
-    // producer quietly.
-    let produce = move |out: &mut dyn Write| archive::write(&git_dir, &spec, out).map_err(io::Error::from);
-    let reader = crate::response::stream::spawn("fc-archive", produce).map_err(ApiError::internal)?;
+    prefix
+}
 
-    Ok(Response {
-        status: 200,
-        headers: vec![
-            ("Content-Type".into(), format.content_type().into()),
-            ("Content-Disposition".into(), disposition(&filename)),
-            ("Content-Transfer-Encoding".into(), "binary".into()),
-        ],
-        body: Body::Stream(Box::new(reader)),
-    })
+/// A cache file's name for `key`.
+fn hex_digest(key: &str) -> String {
+    Sha256::digest(key.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

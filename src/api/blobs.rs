@@ -19,7 +19,7 @@
 //!   too, under its own counter `large_blob_raw:<project id>` so that B2's advice to use raw
 //!   holds when B2 is exhausted.
 
-use super::Call;
+use super::{conditional, Call};
 use crate::auth::permissions::ProjectAbility;
 use crate::error::{ApiError, ApiResult};
 use crate::git::{self, blob::BlobHeader};
@@ -56,9 +56,26 @@ fn content(repo: &gix::Repository, header: &BlobHeader) -> ApiResult<Vec<u8>> {
 }
 
 /// B2: the blob as JSON with Base64 content.
+/// 304 when the request already holds the blob: at once when `sha` is its full id, else once
+/// the name is resolved to an id; never after reading the content.
+fn unchanged(call: &Call, sha: &str, header: Option<&BlobHeader>) -> Option<Response> {
+    let id = match header {
+        Some(header) => header.id.to_string(),
+        None if conditional::is_full_id(sha) => sha.to_string(),
+        None => return None,
+    };
+    conditional::not_modified(call, &conditional::etag(&id))
+}
+
 pub fn get(call: &Call, project: &str, sha: &str) -> ApiResult<Response> {
     let project = call.project(project, ProjectAbility::ReadCode)?;
+    if let Some(not_modified) = unchanged(call, sha, None) {
+        return Ok(not_modified);
+    }
     let (repo, header) = find(call, &project, sha)?;
+    if let Some(not_modified) = unchanged(call, sha, Some(&header)) {
+        return Ok(not_modified);
+    }
     let cap = call.ctx.config.limits.blob_json_max_bytes;
     if header.size > cap {
         return Err(ApiError::BadRequest(format!(
@@ -84,7 +101,10 @@ pub fn get(call: &Call, project: &str, sha: &str) -> ApiResult<Response> {
     body.extend_from_slice(format!("\",\"sha\":\"{}\"}}", header.id).as_bytes());
     Ok(Response {
         status: 200,
-        headers: vec![("Content-Type".into(), "application/json".into())],
+        headers: vec![
+            ("Content-Type".into(), "application/json".into()),
+            ("ETag".into(), conditional::etag(&header.id.to_string())),
+        ],
         body: Body::Bytes(body),
     })
 }
@@ -92,7 +112,13 @@ pub fn get(call: &Call, project: &str, sha: &str) -> ApiResult<Response> {
 /// B3: the exact bytes, streamed.
 pub fn raw(call: &Call, project: &str, sha: &str) -> ApiResult<Response> {
     let project = call.project(project, ProjectAbility::ReadCode)?;
+    if let Some(not_modified) = unchanged(call, sha, None) {
+        return Ok(not_modified);
+    }
     let (repo, header) = find(call, &project, sha)?;
+    if let Some(not_modified) = unchanged(call, sha, Some(&header)) {
+        return Ok(not_modified);
+    }
     throttle_large(call, &header, format!("large_blob_raw:{}", project.id), LARGE_RAW_BLOB_THROTTLED)?;
     let data = content(&repo, &header)?;
     let content_type = if git::blob::is_text(&data) { "text/plain; charset=utf-8" } else { "application/octet-stream" };
@@ -103,6 +129,7 @@ pub fn raw(call: &Call, project: &str, sha: &str) -> ApiResult<Response> {
         ("Cache-Control", "max-age=0, private, must-revalidate, no-store, no-cache".to_string()),
         ("Expires", "Fri, 01 Jan 1990 00:00:00 GMT".to_string()),
         ("X-Content-Type-Options", "nosniff".to_string()),
+        ("ETag", conditional::etag(&header.id.to_string())),
     ];
     Ok(Response {
         status: 200,

@@ -24,6 +24,8 @@ pub struct Call<'a> {
     /// `scheme://host[:port]` without a trailing slash and without `/api/v4`.
     pub base_url: String,
     pub origin: Origin,
+    /// The request's `If-None-Match` (the HTTP door only; see `conditional`).
+    pub if_none_match: Option<String>,
 }
 
 /// The route a paginated answer links back to: its raw path after `/api/v4` and its
@@ -121,7 +123,7 @@ impl<'a> Call<'a> {
             &format!("api:{}", caller.rate_key()),
             "This endpoint has been requested too many times. Try again later.",
         )?;
-        Ok(Call { ctx, caller, base_url, origin })
+        Ok(Call { ctx, caller, base_url, origin, if_none_match: None })
     }
 
     /// The project named by `id` (an integer id or a full path), checked for `ability`.

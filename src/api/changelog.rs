@@ -196,11 +196,17 @@ fn generate_section(
         (None, None) => git::resolve_or_head(repo, None).map_err(|_| failure(INVALID_RANGE))?,
     };
     let limit = call.ctx.config.limits.changelog_max_commits as usize;
-    let commits = match range::commits(repo, Some(from), to, limit) {
-        Ok(commits) => commits,
-        Err(RangeError::TooMany) => return Err(failure(format!("The commits range exceeds {limit} elements."))),
-        Err(e) => return Err(ApiError::internal(e)),
+    // The commits of a fixed range are the same for every request: walked once.
+    let key = format!("changelog_range\0{}\0{from}\0{to}\0{limit}", call.git_dir(project)?.display());
+    let weigh = |range: &Vec<RangeCommit>| {
+        range.iter().map(|c| c.message.len() + c.author_name.len() + c.author_email.len() + 128).sum()
     };
+    let commits =
+        match call.ctx.caches.answers.get_or_compute(key, weigh, || range::commits(repo, Some(from), to, limit)) {
+            Ok(commits) => commits,
+            Err(RangeError::TooMany) => return Err(failure(format!("The commits range exceeds {limit} elements."))),
+            Err(e) => return Err(ApiError::internal(e)),
+        };
     let release = build_release(call, project, &config, &version, request, &commits)?;
     let deadline = Instant::now() + Duration::from_millis(call.ctx.config.limits.changelog_parse_millis);
     let section = release.to_markdown(&config, deadline).map_err(failed)?;

@@ -34,7 +34,7 @@
 //! - The body is streamed: commit entities are read while it is written, one at a time, so a
 //!   compare's memory is its diffs (bounded by the limits) whatever the range.
 
-use super::{commits, Call};
+use super::{commits, conditional, Call};
 use crate::auth::permissions::{self, ProjectAbility};
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult, GitResultExt};
@@ -46,6 +46,7 @@ use crate::store::{self, projects::Project, Db};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::Write;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How far `forked_from_id` links are followed to find a fork network's root.
@@ -192,7 +193,33 @@ pub fn get(call: &Call, id_text: &str, params: &Params) -> ApiResult<Response> {
     let source = source_project(call, &project, id_text, request.from_project_id)?;
     let to_repo = call.repository(&project, "Ref")?;
     let to = resolve(&to_repo, &request.to)?;
-    let (repo, from) = if call.git_dir(&source)? == call.git_dir(&project)? {
+    let config = &call.ctx.config.limits;
+    let max_commits = match call.caller {
+        Caller::Anonymous => config.compare_max_commits_anonymous.min(config.compare_max_commits),
+        _ => config.compare_max_commits,
+    };
+    let limits = DiffLimits::from_config(config);
+    let (to_dir, from_dir) = (call.git_dir(&project)?, call.git_dir(&source)?);
+    // What the answer depends on besides the two commits; with two full ids it is fixed.
+    let key = |from: &str, to: &str| {
+        format!(
+            "compare\0{}\0{}\0{from}\0{to}\0{}\0{}\0{max_commits}\0{limits:?}\0{}",
+            to_dir.display(),
+            from_dir.display(),
+            request.straight,
+            request.unidiff,
+            call.base_url
+        )
+    };
+    let tag =
+        (conditional::is_full_id(strip(&request.from)) && conditional::is_full_id(strip(&request.to))).then(|| {
+            let (from, to) = (strip(&request.from).to_lowercase(), strip(&request.to).to_lowercase());
+            conditional::etag(&format!("{}\0{}", key(&from, &to), project.full_path))
+        });
+    if let Some(not_modified) = tag.as_deref().and_then(|tag| conditional::not_modified(call, tag)) {
+        return Ok(not_modified);
+    }
+    let (repo, from) = if from_dir == to_dir {
         let from = resolve(&to_repo, &request.from)?;
         (to_repo, from)
     } else {
@@ -203,14 +230,19 @@ pub fn get(call: &Call, id_text: &str, params: &Params) -> ApiResult<Response> {
         let repo = git::open(&view).or_broken()?;
         (repo, from)
     };
-    let config = &call.ctx.config.limits;
-    let max_commits = match call.caller {
-        Caller::Anonymous => config.compare_max_commits_anonymous.min(config.compare_max_commits),
-        _ => config.compare_max_commits,
-    };
     let deadline = Instant::now() + Duration::from_millis(config.compare_timeout_millis);
-    let limits = DiffLimits::from_config(config);
-    let comparison = compare(&repo, from, to, &request, max_commits as usize, deadline, &limits)?;
+    let answers = &call.ctx.caches.answers;
+    let key = key(&from.to_string(), &to.to_string());
+    let comparison = match answers.get::<Comparison>(&key) {
+        Some(kept) => kept,
+        None => {
+            let fresh = Arc::new(compare(&repo, from, to, &request, max_commits as usize, deadline, &limits)?);
+            if !fresh.timed_out {
+                answers.put(key, Arc::clone(&fresh), fresh.weight());
+            }
+            fresh
+        }
+    };
     let project_url = call.web_url(&project.full_path);
     let web_url = format!("{project_url}/-/compare/{}...{to}", comparison.base.unwrap_or(from));
     let repo = repo.into_sync();
@@ -218,11 +250,11 @@ pub fn get(call: &Call, id_text: &str, params: &Params) -> ApiResult<Response> {
         write_body(out, &repo.to_thread_local(), &project_url, &comparison, &web_url)
     })
     .map_err(ApiError::internal)?;
-    Ok(Response {
-        status: 200,
-        headers: vec![("Content-Type".into(), "application/json".into())],
-        body: Body::Stream(Box::new(reader)),
-    })
+    let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
+    if let Some(tag) = tag {
+        headers.push(("ETag".into(), tag));
+    }
+    Ok(Response { status: 200, headers, body: Body::Stream(Box::new(reader)) })
 }
 
 /// Everything of a compare but the commit entities, which are read while the body is written.
@@ -231,8 +263,18 @@ struct Comparison {
     ids: Vec<gix::ObjectId>,
     diffs: Vec<DiffEntity>,
     overflow: bool,
+    /// Cut by the time budget: a later request may do better, so it is not kept.
+    timed_out: bool,
     same: bool,
     base: Option<gix::ObjectId>,
+}
+
+impl Comparison {
+    /// Bytes it holds, for the answers cache.
+    fn weight(&self) -> usize {
+        let diffs: usize = self.diffs.iter().map(|d| d.diff.len() + d.new_path.len() + d.old_path.len() + 128).sum();
+        self.ids.len() * 24 + diffs + 256
+    }
 }
 
 /// The merge base (unless `straight`), the newest commits of the range and the diffs within
@@ -250,18 +292,18 @@ fn compare(
     let base =
         if request.straight || same { Some(from) } else { git::merge_base::best(repo, from, &[to]).or_broken()? };
     if same {
-        return Ok(Comparison { ids: Vec::new(), diffs: Vec::new(), overflow: false, same, base });
+        return Ok(Comparison { ids: Vec::new(), diffs: Vec::new(), overflow: false, timed_out: false, same, base });
     }
     let ids = git::compare::range(repo, from, to, max_commits, deadline)
         .or_broken()?
         .ok_or(ApiError::Unavailable("the comparison took longer than its time budget"))?;
     let old_tree = base.map(|commit| git::tree::commit_tree(repo, commit)).transpose().or_broken()?;
     let new_tree = git::tree::commit_tree(repo, to).or_broken()?;
-    let (diffs, overflow) = match gitdiff::changes(repo, old_tree, Some(new_tree), deadline).or_broken()? {
+    let (diffs, cut) = match gitdiff::changes(repo, old_tree, Some(new_tree), deadline).or_broken()? {
         Some(changes) => diff_entities(repo, &changes, limits, request.unidiff, deadline).or_broken()?,
-        None => (Vec::new(), true),
+        None => (Vec::new(), Cut::Deadline),
     };
-    Ok(Comparison { ids, diffs, overflow, same, base })
+    Ok(Comparison { ids, diffs, overflow: cut != Cut::No, timed_out: cut == Cut::Deadline, same, base })
 }
 
 /// The whole answer in GitLab's field order; each commit is read and written in turn, so no
@@ -300,8 +342,17 @@ fn write_body(
     out.write_all(b"}")
 }
 
-/// The diffs of `changes` within `limits`, as GitLab presents them, and whether a hard limit
-/// cut the list (`compare_timeout`). The counting is Gitaly's: lines and bytes of every patch
+/// Where a list of diffs ended: with the changes, at a hard limit, or at the deadline (the
+/// last two are GitLab's `compare_timeout`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cut {
+    No,
+    Limits,
+    Deadline,
+}
+
+/// The diffs of `changes` within `limits`, as GitLab presents them, and whether and why the
+/// list was cut. The counting is Gitaly's: lines and bytes of every patch
 /// line but hunk headers; a collapsed or too large patch gives its lines and its whole size
 /// back.
 fn diff_entities(
@@ -310,13 +361,13 @@ fn diff_entities(
     limits: &DiffLimits,
     unidiff: bool,
     deadline: Instant,
-) -> gitdiff::Result<(Vec<DiffEntity>, bool)> {
+) -> gitdiff::Result<(Vec<DiffEntity>, Cut)> {
     let expanded = changes.len() == 1;
     let (mut files, mut lines, mut bytes) = (0u64, 0i64, 0i64);
     let mut out = Vec::new();
     for change in changes {
         if Instant::now() > deadline {
-            return Ok((out, true));
+            return Ok((out, Cut::Deadline));
         }
         files += 1;
         let (mut text, mut collapsed, mut too_large, mut binary) = (Vec::new(), false, false, false);
@@ -345,7 +396,7 @@ fn diff_entities(
             }
         }
         if files > limits.max_files || lines >= limits.max_lines as i64 || bytes >= limits.max_bytes as i64 {
-            return Ok((out, true));
+            return Ok((out, Cut::Limits));
         }
         if !collapsed && !too_large && !expanded && text.len() as u64 >= limits.collapse_patch_bytes {
             text.clear();
@@ -353,7 +404,7 @@ fn diff_entities(
         }
         out.push(entity(change, &text, binary, collapsed, too_large, unidiff));
     }
-    Ok((out, false))
+    Ok((out, Cut::No))
 }
 
 fn lossy(bytes: &[u8]) -> String {

@@ -53,8 +53,20 @@ pub fn list(call: &Call, project: &str, params: &Params) -> ApiResult<Response> 
     let page = pagination::page(call, params)?;
     let revision = params.revision("ref")?;
     let repo = call.repository(&project, "")?;
+    let git_dir = call.git_dir(&project)?;
     let mut contributors = match git::resolve_or_head(&repo, revision.as_deref()) {
-        Ok(tip) => git::contributors::collect(&repo, tip).or_broken()?,
+        // One walk per tip, whatever the page, order or caller: the answer is the tip's.
+        Ok(tip) => {
+            let key = format!("contributors\0{}\0{tip}", git_dir.display());
+            let weigh = |all: &Vec<Contributor>| all.iter().map(|c| c.name.len() + c.email.len() + 64).sum();
+            let all = call
+                .ctx
+                .caches
+                .answers
+                .get_or_compute(key, weigh, || git::contributors::collect(&repo, tip))
+                .or_broken()?;
+            all.as_ref().clone()
+        }
         // An empty repository has no contributors; an unknown ref is GitLab's bare 404.
         Err(ResolveError::Unknown) if revision.is_none() => Vec::new(),
         Err(ResolveError::Unknown) => return Err(ApiError::NotFound("")),

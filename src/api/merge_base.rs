@@ -33,7 +33,14 @@ pub fn get(call: &Call, project: &str, params: &Params) -> ApiResult<Response> {
         [one] => return Err(ApiError::validation(format!("Could not find ref: {one}"))),
         many => return Err(ApiError::validation(format!("Could not find refs: {}", many.join(", ")))),
     }
-    let base = git::merge_base::best(&repo, ids[0], &ids[1..]).or_broken()?;
+    let names: Vec<String> = ids.iter().map(|id| id.to_string()).collect();
+    let key = format!("merge_base\0{}\0{}", call.git_dir(&project)?.display(), names.join("\0"));
+    let base = call
+        .ctx
+        .caches
+        .answers
+        .get_or_compute(key, |_| 64, || git::merge_base::best(&repo, ids[0], &ids[1..]))
+        .or_broken()?;
     let base = base.ok_or(ApiError::NotFound("Merge Base"))?;
     let info = git::commit::read(&repo, base).or_broken()?;
     Ok(Response::json(200, &commits::entity(call, &project, &info)))

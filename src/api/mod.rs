@@ -9,6 +9,7 @@ mod call;
 pub mod changelog;
 pub mod commits;
 pub mod compare;
+pub mod conditional;
 pub mod contributors;
 pub mod groups;
 pub mod health;

@@ -34,6 +34,7 @@ fn serve(
     let request = Request::parse(ctx, method, target, headers, body)?;
     let credentials = Credentials::collect(request.headers(), &request.query);
     let base_url = api::base_url(ctx, request.header("host"));
-    let call = Call::new(ctx, &credentials, base_url, Origin::request(&request.raw_path, &request.query_pairs))?;
+    let mut call = Call::new(ctx, &credentials, base_url, Origin::request(&request.raw_path, &request.query_pairs))?;
+    call.if_none_match = request.header("if-none-match").map(str::to_string);
     router::dispatch(&call, &request)
 }

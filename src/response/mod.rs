@@ -28,7 +28,12 @@ impl Response {
 
     /// 204 with an empty body and no content type.
     pub fn no_content() -> Response {
-        Response { status: 204, headers: Vec::new(), body: Body::Bytes(Vec::new()) }
+        Response::empty(204)
+    }
+
+    /// `status` with an empty body and no headers.
+    pub fn empty(status: u16) -> Response {
+        Response { status, headers: Vec::new(), body: Body::Bytes(Vec::new()) }
     }
 
     pub fn with_header(mut self, name: &str, value: impl Into<String>) -> Response {

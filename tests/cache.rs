@@ -1,0 +1,179 @@
+//! Repeated reads: answers that are pure functions of commit ids computed once, archives cached
+//! on disk as Workhorse caches them, and conditional requests (`ETag`, `If-None-Match`, 304)
+//! on answers addressed by object ids. Every cached answer is byte-identical to a fresh one,
+//! and nothing is stale: a key names commits, never branches.
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
+
+mod common;
+
+use common::{git, git_text, TestInstance};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+fn world(config: Value) -> (TestInstance, PathBuf) {
+    let instance = common::open_instance(config);
+    let fixtures = instance.fixture_repos();
+    (instance, fixtures.join("work"))
+}
+
+fn get(instance: &TestInstance, target: &str, headers: &[(&str, &str)]) -> (u16, Vec<(String, String)>, Vec<u8>) {
+    instance.request("GET", target, headers, b"")
+}
+
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+}
+
+/// A new commit on `main` of the work tree, by a new author.
+fn commit_on_main(work: &Path, author: &str) -> String {
+    std::fs::write(work.join("moved.txt"), format!("{author}\n")).unwrap();
+    git(work, &["add", "moved.txt"]);
+    git(
+        work,
+        &[
+            "-c",
+            &format!("user.name={author}"),
+            "-c",
+            &format!("user.email={author}@example.com"),
+            "commit",
+            "-q",
+            "-m",
+            author,
+        ],
+    );
+    git_text(work, &["rev-parse", "HEAD"])
+}
+
+/// The cache directory's entries: (final files, temporary files).
+fn cache_files(instance: &TestInstance) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let dir = instance.data_dir().join("archive-cache");
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(&dir).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    files.sort();
+    files.into_iter().partition(|p| !p.file_name().unwrap().to_string_lossy().starts_with('.'))
+}
+
+#[test]
+fn cached_answers_are_byte_identical_and_follow_a_moving_branch() {
+    let (instance, work) = world(json!({}));
+    let targets = [
+        "/api/v4/projects/fx%2Fwork/repository/contributors?per_page=2&page=1",
+        "/api/v4/projects/fx%2Fwork/repository/contributors?per_page=2&page=2&order_by=email",
+        "/api/v4/projects/fx%2Fwork/repository/compare?from=feature&to=main",
+        "/api/v4/projects/fx%2Fwork/repository/merge_base?refs[]=main&refs[]=feature",
+        "/api/v4/projects/fx%2Fwork/repository/archive.tar",
+        "/api/v4/projects/fx%2Fwork/repository/archive.zip?path=docs",
+    ];
+    let first: Vec<_> = targets.iter().map(|t| get(&instance, t, &[])).collect();
+    assert!(first.iter().all(|(status, _, _)| *status == 200), "{:?}", first.iter().map(|r| r.0).collect::<Vec<_>>());
+    let again: Vec<_> = targets.iter().map(|t| get(&instance, t, &[])).collect();
+    for ((target, a), b) in targets.iter().zip(&first).zip(&again) {
+        assert_eq!(a.2, b.2, "{target}: a cached answer is the same bytes");
+    }
+    assert_eq!(cache_files(&instance).0.len(), 2, "two archives, each built once and kept");
+
+    // main moves: every answer follows it at once.
+    let tip = commit_on_main(&work, "newcomer");
+    let (_, _, contributors) = get(&instance, "/api/v4/projects/fx%2Fwork/repository/contributors?per_page=100", &[]);
+    assert!(String::from_utf8_lossy(&contributors).contains("newcomer@example.com"));
+    let (_, _, compare) = get(&instance, targets[2], &[]);
+    let compare: Value = serde_json::from_slice(&compare).unwrap();
+    assert_eq!(compare["commit"]["id"], json!(tip));
+    let (_, headers, _) = get(&instance, targets[4], &[]);
+    assert!(header(&headers, "Content-Disposition").unwrap().contains(&tip), "the new tip's archive");
+    assert_eq!(cache_files(&instance).0.len(), 3);
+}
+
+#[test]
+fn concurrent_first_downloads_build_once() {
+    let (instance, work) = world(json!({}));
+    let ctx = instance.ctx();
+    let target = "/api/v4/projects/fx%2Fwork/repository/archive.tar.bz2?sha=main";
+    let bodies: Vec<Vec<u8>> = std::thread::scope(|s| {
+        let downloads: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| forgecore::http::handle(ctx, "GET", target, Vec::new(), b"").into_bytes().unwrap()))
+            .collect();
+        downloads.into_iter().map(|d| d.join().unwrap()).collect()
+    });
+    let archives = ctx.caches.archives.as_ref().unwrap();
+    assert_eq!(archives.builds(), 1, "four concurrent first downloads, one build");
+    assert!(bodies.windows(2).all(|w| w[0] == w[1]));
+    assert!(!bodies[0].is_empty());
+    // The cached bytes are git's archive (compressed by us, so compare what is inside).
+    let tar = {
+        use std::io::Read;
+        let mut tar = Vec::new();
+        bzip2::read::BzDecoder::new(&bodies[0][..]).read_to_end(&mut tar).unwrap();
+        tar
+    };
+    let commit = git_text(&work, &["rev-parse", "main"]);
+    let expected = git(&work, &["archive", "--format=tar", &format!("--prefix=work-main-{commit}/"), "main"]);
+    assert_eq!(tar, expected);
+}
+
+#[test]
+fn an_abandoned_download_leaves_no_entry_and_the_cap_holds() {
+    let (instance, _) = world(json!({"cache": {"archive_bytes": 40_000}}));
+    let target = "/api/v4/projects/fx%2Fwork/repository/archive.tar?sha=main";
+    let abandoned = instance.request_response("GET", target, &[], b"");
+    let mut some = [0u8; 512];
+    assert_eq!(forgecore::ffi::fc_response_read(abandoned.as_ptr(), some.as_mut_ptr(), some.len()), 512);
+    drop(abandoned);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while cache_files(&instance) != (vec![], vec![]) {
+        assert!(std::time::Instant::now() < deadline, "{:?}", cache_files(&instance));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Many archives, a cap of 40 kB: the least recently used go.
+    for format in ["tar", "zip", "tar.gz", "tar.bz2"] {
+        for path in ["", "&path=docs", "&path=src"] {
+            let (status, _, _) =
+                get(&instance, &format!("/api/v4/projects/fx%2Fwork/repository/archive.{format}?sha=main{path}"), &[]);
+            assert!(status == 200 || status == 404, "{format}{path}: {status}");
+            let total: u64 = cache_files(&instance).0.iter().map(|p| p.metadata().unwrap().len()).sum();
+            assert!(total <= 40_000, "{total} bytes kept");
+        }
+    }
+    assert!(!cache_files(&instance).0.is_empty());
+}
+
+#[test]
+fn answers_addressed_by_object_ids_are_not_modified_only_when_the_tag_matches() {
+    let (instance, work) = world(json!({}));
+    let blob = git_text(&work, &["rev-parse", "main:README.md"]);
+    let (main, feature) = (git_text(&work, &["rev-parse", "main"]), git_text(&work, &["rev-parse", "feature"]));
+    let addressed = [
+        format!("/api/v4/projects/fx%2Fwork/repository/blobs/{blob}"),
+        format!("/api/v4/projects/fx%2Fwork/repository/blobs/{blob}/raw"),
+        format!("/api/v4/projects/fx%2Fwork/repository/archive.zip?sha={main}"),
+        format!("/api/v4/projects/fx%2Fwork/repository/compare?from={feature}&to={main}"),
+    ];
+    for target in &addressed {
+        let (status, headers, body) = get(&instance, target, &[]);
+        assert_eq!(status, 200, "{target}");
+        let tag = header(&headers, "ETag").unwrap_or_else(|| panic!("{target}: no ETag")).to_string();
+        assert!(tag.starts_with('"') && tag.ends_with('"'), "{tag}");
+        let (status, headers, empty) = get(&instance, target, &[("If-None-Match", &tag)]);
+        assert_eq!((status, empty.len()), (304, 0), "{target}");
+        assert_eq!(header(&headers, "ETag"), Some(tag.as_str()));
+        let (status, _, again) = get(&instance, target, &[("If-None-Match", "\"something else\"")]);
+        assert_eq!(status, 200, "{target}: another tag is no match");
+        assert_eq!(again, body);
+    }
+    // The blob's tag is its id.
+    let (_, headers, _) = get(&instance, &addressed[0], &[]);
+    assert_eq!(header(&headers, "ETag"), Some(format!("\"{blob}\"").as_str()));
+    // A branch name can move: no tag, and If-None-Match changes nothing.
+    for target in [
+        "/api/v4/projects/fx%2Fwork/repository/archive.zip?sha=main",
+        "/api/v4/projects/fx%2Fwork/repository/compare?from=feature&to=main",
+    ] {
+        let (status, headers, _) = get(&instance, target, &[("If-None-Match", "*")]);
+        assert_eq!((status, header(&headers, "ETag")), (200, None), "{target}");
+    }
+    // A tag never opens what the caller may not read.
+    instance.admin_ok(json!({"command": "project_add", "path": "fx/secret", "repo": work, "visibility": "private"}));
+    let (status, _, _) =
+        get(&instance, &format!("/api/v4/projects/fx%2Fsecret/repository/blobs/{blob}"), &[("If-None-Match", "*")]);
+    assert_eq!(status, 404);
+}
