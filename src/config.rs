@@ -42,7 +42,7 @@ pub struct StoreConfig {
     pub sqlite: Option<SqliteConfig>,
     /// A libpq URL.
     pub postgres: Option<String>,
-    /// Connections each process keeps to PostgreSQL at most.
+    /// Connections each process keeps to PostgreSQL at most (8; see the README on sizing it).
     pub pool_size: u32,
     /// The longest wait for PostgreSQL: connecting, a pooled connection, a statement, a lock.
     pub timeout_millis: u64,
@@ -55,7 +55,7 @@ pub struct SqliteConfig {}
 
 impl Default for StoreConfig {
     fn default() -> Self {
-        StoreConfig { sqlite: None, postgres: None, pool_size: 16, timeout_millis: 5_000 }
+        StoreConfig { sqlite: None, postgres: None, pool_size: 8, timeout_millis: 5_000 }
     }
 }
 

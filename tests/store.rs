@@ -254,3 +254,32 @@ fn projects_on_storages_are_served_wherever_each_host_mounts_them() {
         (503, json!({"message": "503 Service Unavailable - the project's repository storage is not on this host"}))
     );
 }
+
+/// Hosts that start together on one empty database: every one bootstraps without an error,
+/// and there is one administrator.
+#[test]
+#[ignore = "needs a PostgreSQL server: make test-rust-postgres"]
+fn hosts_starting_together_on_an_empty_database_make_one_administrator() {
+    let url = common::new_postgres_database(&server());
+    let dirs: Vec<common::TempDir> = (0..4).map(|_| common::TempDir::new()).collect();
+    let answers: Vec<Value> = std::thread::scope(|s| {
+        let starts: Vec<_> = dirs
+            .iter()
+            .map(|dir| {
+                let config = json!({"data_dir": dir.path(), "store": {"postgres": url}}).to_string();
+                s.spawn(move || {
+                    let ctx = forgecore::Context::from_json(&config).unwrap();
+                    let params = forgecore::params::Params::from_json_object(
+                        json!({"command": "bootstrap", "issue_token": true}),
+                    )
+                    .unwrap();
+                    let answer = forgecore::api::admin::run(&ctx, &params).unwrap();
+                    serde_json::from_slice::<Value>(&answer.into_bytes().unwrap()).unwrap()
+                })
+            })
+            .collect();
+        starts.into_iter().map(|s| s.join().unwrap()).collect()
+    });
+    assert_eq!(answers.iter().filter(|a| a["created"] == json!(true)).count(), 1, "{answers:?}");
+    assert!(answers.iter().all(|a| a["username"] == json!("root") && a["token"].is_string()), "{answers:?}");
+}

@@ -13,7 +13,7 @@ use crate::git;
 use crate::params::Params;
 use crate::response::Response;
 use crate::store::Db;
-use crate::store::{self, groups::Group, members::Source, projects::NewProject, Visibility};
+use crate::store::{self, groups::Group, members::Source, projects::NewProject, StoreError, StoreResult, Visibility};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -304,20 +304,29 @@ struct Administrator {
 /// On an instance with no users, creates the administrator `root` and a token for it. With
 /// `issue_token`, an instance that has one gets a fresh token for its first administrator.
 /// `None` when neither happened.
+///
+/// Hosts that start together on one empty PostgreSQL database may all count no user; all but
+/// one then find `root` taken, and look again: the administrator is there now.
 fn bootstrap_administrator(ctx: &Context, issue_token: bool) -> ApiResult<Option<Administrator>> {
     let token = new_token(tokens::PERSONAL_PREFIX)?;
-    ctx.store.write(|db| -> ApiResult<_> {
-        let (user, created) = if store::users::count(db)? == 0 {
-            (store::users::insert(db, "root", "Administrator", None, true)?, true)
-        } else {
-            match store::users::first_admin(db)? {
-                Some(admin) if issue_token => (admin, false),
-                _ => return Ok(None),
-            }
-        };
-        store::tokens::insert_personal(db, user.id, "bootstrap", &tokens::digest(&token))?;
-        Ok(Some(Administrator { username: user.username, created, token: token.clone() }))
-    })
+    let attempt = || {
+        ctx.store.write(|db| -> StoreResult<_> {
+            let (user, created) = if store::users::count(db)? == 0 {
+                (store::users::insert(db, "root", "Administrator", None, true)?, true)
+            } else {
+                match store::users::first_admin(db)? {
+                    Some(admin) if issue_token => (admin, false),
+                    _ => return Ok(None),
+                }
+            };
+            store::tokens::insert_personal(db, user.id, "bootstrap", &tokens::digest(&token))?;
+            Ok(Some(Administrator { username: user.username, created, token: token.clone() }))
+        })
+    };
+    match attempt() {
+        Err(StoreError::Conflict(_)) => Ok(attempt()?),
+        other => Ok(other?),
+    }
 }
 
 /// `{"created", "username", "token"}`, or `{"created": false}` when nothing happened.
