@@ -204,6 +204,9 @@ impl Row {
 /// The rows of one run.
 pub struct Bench {
     pub settings: Settings,
+    /// How the repositories are kept in this pass (`as built`, `commit-graph`): every row's name
+    /// ends with it in brackets.
+    pub repositories: Option<String>,
     rows: Vec<Row>,
     /// Returned by `compare`/`alone` for a row the filter skips, so that chaining still works.
     skipped: Option<Row>,
@@ -211,7 +214,7 @@ pub struct Bench {
 
 impl Bench {
     pub fn new(settings: Settings) -> Bench {
-        Bench { settings, rows: Vec::new(), skipped: None }
+        Bench { settings, repositories: None, rows: Vec::new(), skipped: None }
     }
 
     /// Whether a row of this name runs (see `FC_BENCH_FILTER`).
@@ -230,7 +233,10 @@ impl Bench {
         })
     }
 
-    fn push(&mut self, row: Row) -> &mut Row {
+    fn push(&mut self, mut row: Row) -> &mut Row {
+        if let Some(repositories) = &self.repositories {
+            row.name = format!("{} [{repositories}]", row.name);
+        }
         eprintln!("  {:<48} {}", row.name, human(row.forgecore.median));
         self.rows.push(row);
         self.rows.last_mut().expect("just pushed")
@@ -261,6 +267,11 @@ impl Bench {
 
     pub fn rows(&self) -> &[Row] {
         &self.rows
+    }
+
+    /// One line per row measured against git: exactly `ratio <row> [<setting>]: <forgecore/git>`.
+    pub fn ratio_lines(&self) -> String {
+        self.rows.iter().filter_map(|row| row.ratio().map(|r| format!("ratio {}: {r:.2}\n", row.name))).collect()
     }
 
     /// The table, as aligned plain text.

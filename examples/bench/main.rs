@@ -4,6 +4,9 @@
 //! Add a row with one call in `rows` (see README.md):
 //!   bench.compare("tree -r", || fx.request("GET", &tree_url, None), &["git", "-C", dir, "ls-tree", "-r", "-t", "HEAD"]);
 //!   bench.alone("GET /version via fc_request", Target::under_us(20), || ...);
+//! Every row runs twice: on the repositories as built, and on maintained copies (a commit-graph
+//! and one pack with a bitmap, as a forge's maintenance keeps them); the run ends with one line
+//! per row measured against git, `ratio <row> [<setting>]: <forgecore/git>`.
 //! This is not a test: a slow row prints MISS and the run still succeeds. Only a broken setup
 //! (the instance cannot be opened, a fixture request fails) exits non-zero.
 
@@ -48,11 +51,21 @@ fn run() -> Result<(), String> {
     );
     println!();
 
-    let fx = Fixture::new()?;
+    // Every row twice: on the repositories as built, and as a forge's maintenance keeps them
+    // (`git commit-graph write --reachable` and `git repack -adb`), which git then uses too.
     let mut bench = Bench::new(settings.clone());
-    eprintln!("measuring:");
-    rows(&mut bench, &fx)?;
+    let mut last = None;
+    for kept in [Kept::AsBuilt, Kept::Maintained] {
+        KEPT.set(kept);
+        bench.repositories = Some(kept.label().into());
+        let fx = Fixture::new()?;
+        eprintln!("measuring, repositories {}:", kept.label());
+        rows(&mut bench, &fx)?;
+        last = Some(fx);
+    }
+    let fx = last.ok_or("no pass ran")?;
     println!("{}", bench.table());
+    print!("{}", bench.ratio_lines());
 
     let missed = bench.rows().iter().any(|r| r.name.contains("member_roles") && r.missed());
     let breakdown = match std::env::var("FC_BENCH_BREAKDOWN").as_deref() {
@@ -108,6 +121,52 @@ fn rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
     repository_rows(bench, fx)
 }
 
+/// How the benchmark repositories are kept in the current pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kept {
+    AsBuilt,
+    /// After `git commit-graph write --reachable` and `git repack -adb`, as maintenance leaves
+    /// a repository on a forge.
+    Maintained,
+}
+
+impl Kept {
+    fn label(self) -> &'static str {
+        match self {
+            Kept::AsBuilt => "as built",
+            Kept::Maintained => "commit-graph",
+        }
+    }
+}
+
+thread_local! {
+    static KEPT: std::cell::Cell<Kept> = const { std::cell::Cell::new(Kept::AsBuilt) };
+}
+
+/// A maintained copy of `repo` (`<name>-maintained.git` beside it), made once: cloned, then
+/// with a commit-graph of every reachable commit and one pack with a bitmap.
+fn maintained(repo: &Path) -> Result<PathBuf, String> {
+    let name = repo.file_name().and_then(|n| n.to_str()).ok_or("an odd repository name")?;
+    let copy = repo.with_file_name(format!("{}-maintained.git", name.trim_end_matches(".git")));
+    if copy.join("objects/info/commit-graph").exists() {
+        return Ok(copy);
+    }
+    eprintln!("maintaining a copy of {} (commit-graph, repack -adb)...", repo.display());
+    let _ = std::fs::remove_dir_all(&copy);
+    let run = |args: &[&str]| -> Result<(), String> {
+        let status = Command::new("git").args(args).stdout(std::process::Stdio::null()).status();
+        match status {
+            Ok(s) if s.success() => Ok(()),
+            other => Err(format!("git {args:?}: {other:?}")),
+        }
+    };
+    let copy_text = copy.to_str().ok_or("the repository path is not UTF-8")?;
+    run(&["clone", "-q", "--bare", "--no-local", repo.to_str().ok_or("not UTF-8")?, copy_text])?;
+    run(&["-C", copy_text, "commit-graph", "write", "--reachable"])?;
+    run(&["-C", copy_text, "repack", "-q", "-adb"])?;
+    Ok(copy)
+}
+
 /// The benchmark repository: `make-repo.sh --files 100000 --commits 20000`, built once into
 /// `.bench/` (about a minute) and reused; `FC_BENCH_REPO` names another bare repository.
 fn bench_repository() -> Result<PathBuf, String> {
@@ -116,7 +175,16 @@ fn bench_repository() -> Result<PathBuf, String> {
 
 /// A `make-repo.sh` repository (`extra` options after `--files` and `--commits`) built once
 /// into `.bench/NAME` and reused, or the repository the environment variable `env` names.
+/// In the maintained pass, the maintained copy of it.
 pub fn built_repository(env: &str, name: &str, files: u32, commits: u32, extra: &[&str]) -> Result<PathBuf, String> {
+    let repo = as_built(env, name, files, commits, extra)?;
+    match KEPT.get() {
+        Kept::AsBuilt => Ok(repo),
+        Kept::Maintained => maintained(&repo),
+    }
+}
+
+fn as_built(env: &str, name: &str, files: u32, commits: u32, extra: &[&str]) -> Result<PathBuf, String> {
     if let Ok(path) = std::env::var(env) {
         return Ok(PathBuf::from(path));
     }
