@@ -41,6 +41,12 @@ impl Git {
         Cmd::new("git", std::iter::once(dir.as_str()).chain(args.iter().copied()))
     }
 
+    /// A shell pipeline or sequence of git commands on this repository (`GIT_DIR` exported).
+    pub fn shell(&self, script: &str) -> Cmd {
+        let dir = quote(&self.git_dir.to_string_lossy());
+        Cmd::new("bash", ["-c", &format!("set -eo pipefail; export GIT_DIR={dir}; {script}")])
+    }
+
     /// The standard output of `git <args>`, or why it failed.
     pub fn bytes(&self, args: &[&str]) -> Result<Vec<u8>, String> {
         self.cmd(args).run()

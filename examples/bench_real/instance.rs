@@ -5,9 +5,16 @@
 //!
 //! Requests go through `forgecore::http::handle`, the core's HTTP entry point (`fc_request`
 //! is it plus the C strings), as the administrator, so that no cap for anonymous callers
-//! applies, on a context whose compare and diff limits are raised past any real history (see
-//! [`raised_limits`]) and whose caches are off: a row measures computing an answer, as git
-//! computes it, not finding it again. The archive and large-blob rate limits are off: the
+//! applies. Two contexts share the data directory:
+//! - [`Instance::get`] and [`Instance::drain`] use one whose compare and diff limits are
+//!   raised past any real history (see [`raised_limits`]), so that a compare lists every commit
+//!   and computes every patch and can be checked against git in full;
+//! - [`Instance::cached_differs`] asks one with raised limits and the caches on (answers in
+//!   memory, archives on disk) twice, to check that a computed and a cached answer are the
+//!   bytes of the uncached one.
+//!
+//! The first has its caches off: a row measures computing an answer, as git computes
+//! it, not finding it again. Both switch the archive and large-blob rate limits off: the
 //! rows download the same things many times.
 
 use forgecore::response::Body;
@@ -55,6 +62,7 @@ impl Answer {
 pub struct Instance {
     dir: PathBuf,
     raised: Context,
+    cached: Context,
     headers: Vec<(String, String)>,
 }
 
@@ -110,10 +118,13 @@ impl Instance {
                 .ok_or("token_add gave no token")?
                 .to_string();
             admin(&raised, json!({"command": "project_add", "path": PROJECT, "repo": repo, "visibility": "public"}))?;
-            Ok::<_, String>((raised, token))
+            let cached = Context::from_json(&config(&data, raised_limits(), true))?;
+            Ok::<_, String>((raised, cached, token))
         })();
         match opened {
-            Ok((raised, token)) => Ok(Instance { dir, raised, headers: vec![("PRIVATE-TOKEN".into(), token)] }),
+            Ok((raised, cached, token)) => {
+                Ok(Instance { dir, raised, cached, headers: vec![("PRIVATE-TOKEN".into(), token)] })
+            }
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&dir);
                 Err(e)
@@ -135,6 +146,26 @@ impl Instance {
     /// and dropped. Whether it was answered 200 and read to its end.
     pub fn drain(&self, target: &str) -> bool {
         Self::drain_on(&self.raised, target, &self.headers)
+    }
+
+    /// Why the caching context's answers to `target` (the first computes and keeps it, the
+    /// second finds it) are not `answer` (the uncached one), if they are not.
+    pub fn cached_differs(&self, target: &str, answer: &Answer) -> Option<String> {
+        for attempt in ["computed", "cached"] {
+            let again = Self::whole(&self.cached, target, &self.headers);
+            if again.status != answer.status || again.body != answer.body {
+                let at = again.body.iter().zip(&answer.body).position(|(a, b)| a != b);
+                return Some(format!(
+                    "the {attempt} answer of a context with caches on differs: status {} vs {}, {} vs {} bytes, \
+                     first difference at {at:?}\nforgecore: GET {target} (twice, caches on)",
+                    again.status,
+                    answer.status,
+                    again.body.len(),
+                    answer.body.len()
+                ));
+            }
+        }
+        None
     }
 
     fn whole(ctx: &Context, target: &str, headers: &[(String, String)]) -> Answer {

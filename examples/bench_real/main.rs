@@ -10,7 +10,7 @@
 //! 2. times forgecore's request and the git command doing the same work (report.rs, with
 //!    `measure` of examples/bench/harness.rs), and prints both medians and their ratio.
 //!
-//! Rows: tree and blobs.
+//! Rows: tree, blobs and archives in every format.
 //! Every mismatch is printed after the table with the request and the git
 //! command that reproduce it, and makes the run exit 1 once every row has run; a setup that
 //! fails (no repository, the instance does not open) exits 2.
@@ -26,6 +26,7 @@ mod harness;
 mod instance;
 mod report;
 mod revisions;
+mod rows_archive;
 mod rows_blobs;
 mod rows_tree;
 
@@ -102,6 +103,7 @@ fn run() -> Result<bool, String> {
     eprintln!("checking and measuring:");
     rows_tree::rows(&mut report, &fx, &git, &revs);
     rows_blobs::rows(&mut report, &fx, &git, &revs);
+    rows_archive::rows(&mut report, &fx, &git, &revs);
 
     println!("{}", report.table());
     if report.failed() {
