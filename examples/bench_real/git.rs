@@ -81,8 +81,8 @@ impl Cmd {
         self.output().map(|(stdout, _)| stdout)
     }
 
-    /// `run`, with the standard error too.
-    fn output(&self) -> Result<(Vec<u8>, String), String> {
+    /// `run`, with the standard error too (git's warnings).
+    pub fn output(&self) -> Result<(Vec<u8>, String), String> {
         let output = Command::new(&self.argv[0])
             .args(&self.argv[1..])
             .envs(CLEAN_ENV)

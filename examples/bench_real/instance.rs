@@ -5,16 +5,18 @@
 //!
 //! Requests go through `forgecore::http::handle`, the core's HTTP entry point (`fc_request`
 //! is it plus the C strings), as the administrator, so that no cap for anonymous callers
-//! applies. Two contexts share the data directory:
+//! applies. Three contexts share the data directory:
 //! - [`Instance::get`] and [`Instance::drain`] use one whose compare and diff limits are
 //!   raised past any real history (see [`raised_limits`]), so that a compare lists every commit
 //!   and computes every patch and can be checked against git in full;
+//! - [`Instance::get_default`] uses GitLab's default limits, for the rows that check what an
+//!   instance answers out of the box (the newest commits, collapsed patches, a cut list);
 //! - [`Instance::cached_differs`] asks one with raised limits and the caches on (answers in
 //!   memory, archives on disk) twice, to check that a computed and a cached answer are the
 //!   bytes of the uncached one.
 //!
-//! The first has its caches off: a row measures computing an answer, as git computes
-//! it, not finding it again. Both switch the archive and large-blob rate limits off: the
+//! The first two have their caches off: a row measures computing an answer, as git computes
+//! it, not finding it again. All three switch the archive and large-blob rate limits off: the
 //! rows download the same things many times.
 
 use forgecore::response::Body;
@@ -62,6 +64,7 @@ impl Answer {
 pub struct Instance {
     dir: PathBuf,
     raised: Context,
+    defaults: Context,
     cached: Context,
     headers: Vec<(String, String)>,
 }
@@ -118,12 +121,13 @@ impl Instance {
                 .ok_or("token_add gave no token")?
                 .to_string();
             admin(&raised, json!({"command": "project_add", "path": PROJECT, "repo": repo, "visibility": "public"}))?;
+            let defaults = Context::from_json(&config(&data, json!({}), false))?;
             let cached = Context::from_json(&config(&data, raised_limits(), true))?;
-            Ok::<_, String>((raised, cached, token))
+            Ok::<_, String>((raised, defaults, cached, token))
         })();
         match opened {
-            Ok((raised, cached, token)) => {
-                Ok(Instance { dir, raised, cached, headers: vec![("PRIVATE-TOKEN".into(), token)] })
+            Ok((raised, defaults, cached, token)) => {
+                Ok(Instance { dir, raised, defaults, cached, headers: vec![("PRIVATE-TOKEN".into(), token)] })
             }
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&dir);
@@ -142,10 +146,20 @@ impl Instance {
         Self::whole(&self.raised, target, &self.headers)
     }
 
+    /// One request on the context with GitLab's default limits, its body read whole.
+    pub fn get_default(&self, target: &str) -> Answer {
+        Self::whole(&self.defaults, target, &self.headers)
+    }
+
     /// One request as a host serving it makes it: the body read to its end in 64 KiB pieces
     /// and dropped. Whether it was answered 200 and read to its end.
     pub fn drain(&self, target: &str) -> bool {
         Self::drain_on(&self.raised, target, &self.headers)
+    }
+
+    /// `drain` on the context with GitLab's default limits.
+    pub fn drain_default(&self, target: &str) -> bool {
+        Self::drain_on(&self.defaults, target, &self.headers)
     }
 
     /// Why the caching context's answers to `target` (the first computes and keeps it, the

@@ -10,7 +10,7 @@
 //! 2. times forgecore's request and the git command doing the same work (report.rs, with
 //!    `measure` of examples/bench/harness.rs), and prints both medians and their ratio.
 //!
-//! Rows: tree, blobs and archives in every format.
+//! Rows: tree, blobs, archives in every format, compare and merge base.
 //! Every mismatch is printed after the table with the request and the git
 //! command that reproduce it, and makes the run exit 1 once every row has run; a setup that
 //! fails (no repository, the instance does not open) exits 2.
@@ -20,6 +20,7 @@
 //! `FC_BENCH_MAX_ITERS`, `FC_BENCH_FILTER` (only rows whose name contains it).
 //! Nothing is written to the repository; the instance's data directory is removed at the end.
 
+mod commits;
 mod git;
 #[path = "../bench/harness.rs"]
 mod harness;
@@ -28,6 +29,8 @@ mod report;
 mod revisions;
 mod rows_archive;
 mod rows_blobs;
+mod rows_compare;
+mod rows_merge_base;
 mod rows_tree;
 
 use git::Git;
@@ -104,6 +107,8 @@ fn run() -> Result<bool, String> {
     rows_tree::rows(&mut report, &fx, &git, &revs);
     rows_blobs::rows(&mut report, &fx, &git, &revs);
     rows_archive::rows(&mut report, &fx, &git, &revs);
+    rows_compare::rows(&mut report, &fx, &git, &revs);
+    rows_merge_base::rows(&mut report, &fx, &git, &revs);
 
     println!("{}", report.table());
     if report.failed() {

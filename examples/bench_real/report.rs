@@ -188,6 +188,21 @@ impl Report {
     }
 }
 
+/// The first place two texts differ, as "line N" with both lines, for a mismatch message.
+pub fn first_difference(ours: &str, theirs: &str) -> String {
+    let (mut a, mut b) = (ours.split_inclusive('\n'), theirs.split_inclusive('\n'));
+    for line in 1.. {
+        match (a.next(), b.next()) {
+            (Some(x), Some(y)) if x == y => continue,
+            (x, y) => {
+                let show = |l: Option<&str>| l.map_or("<end>".to_string(), |l| format!("{:?}", clip(l, 200)));
+                return format!("line {line}: forgecore {} | git {}", show(x), show(y));
+            }
+        }
+    }
+    unreachable!("the loop returns")
+}
+
 /// At most `max` characters of `text`, marked when cut.
 pub fn clip(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
