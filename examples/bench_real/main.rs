@@ -10,8 +10,8 @@
 //! 2. times forgecore's request and the git command doing the same work (report.rs, with
 //!    `measure` of examples/bench/harness.rs), and prints both medians and their ratio.
 //!
-//! Rows: tree, blobs, archives in every format, compare and merge base.
-//! Every mismatch is printed after the table with the request and the git
+//! Rows: tree, blobs, archives in every format, compare, merge base and
+//! contributors. Every mismatch is printed after the table with the request and the git
 //! command that reproduce it, and makes the run exit 1 once every row has run; a setup that
 //! fails (no repository, the instance does not open) exits 2.
 //!
@@ -30,6 +30,7 @@ mod revisions;
 mod rows_archive;
 mod rows_blobs;
 mod rows_compare;
+mod rows_contributors;
 mod rows_merge_base;
 mod rows_tree;
 
@@ -109,6 +110,7 @@ fn run() -> Result<bool, String> {
     rows_archive::rows(&mut report, &fx, &git, &revs);
     rows_compare::rows(&mut report, &fx, &git, &revs);
     rows_merge_base::rows(&mut report, &fx, &git, &revs);
+    rows_contributors::rows(&mut report, &fx, &git, &revs);
 
     println!("{}", report.table());
     if report.failed() {
