@@ -6,6 +6,8 @@
 #   make bench  in-process operations against the git CLI, and the Python host's throughput
 #               (and requests per second through the Go and Python hosts, the Go host on SQLite
 #               and on PostgreSQL)
+#   make bench-real REPO=/path/to/clone
+#               forgecore against git on any real repository: every answer checked, both timed
 #   make soak   mixed load on the Go host for a minute: every answer as expected, RSS and fds flat
 #   make fuzz   five minutes of each fuzz target
 
@@ -22,7 +24,7 @@ LIBDIR := $(CURDIR)/target/debug
 export FORGECORE_LIB := $(LIBDIR)/libforgecore.so
 
 .PHONY: build run run-cluster test test-lint test-rust test-rust-postgres postgres-server test-header test-c test-sanitizers test-fuzz test-python test-cluster bench fuzz venv clean
-.PHONY: build-go test-go bench-go test-soak soak
+.PHONY: build-go test-go bench-go bench-real test-soak soak
 
 build: build-go
 	$(CARGO) build
@@ -134,6 +136,14 @@ bench: $(VPY) bench-go
 		$(VPY) examples/bench/python_host.py
 	PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
 		$(VPY) examples/bench/archive_memory.py
+
+# Tree, blobs, every archive format, compare, merge base and contributors on the repository
+# REPO names (a clone or a bare repository, left untouched), each answer checked against git's
+# and both timed: see examples/bench_real. It exits non-zero on any mismatch. Not part of
+# make test: it wants a big history (git's own takes about ten minutes).
+bench-real:
+	@test -n "$(REPO)" || { echo "make bench-real: REPO is required, e.g. make bench-real REPO=/path/to/git.git" >&2; exit 2; }
+	$(CARGO) run --release --quiet --example bench_real -- "$(REPO)"
 
 # The Go binding links target/debug/libforgecore.a (see bindings/go/native.go): the Go host
 # binary needs no .so at run time. Modules come from the Go module proxy, pinned by go.sum.
