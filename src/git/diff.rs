@@ -511,10 +511,47 @@ fn hunk_header(out: &mut Vec<u8>, s1: u32, c1: u32, s2: u32, c2: u32, func: &[u8
     if !func.is_empty() {
         header.push(b' ');
         let room = HUNK_HEADER_MAX.saturating_sub(header.len() + 1);
-        header.extend_from_slice(&func[..func.len().min(room)]);
+        let func = &func[..func.len().min(room)];
+        header.extend_from_slice(&func[..git_utf8_prefix(func)]);
     }
     header.push(b'\n');
     out.extend_from_slice(&header);
+}
+
+/// The length of the longest prefix git's `utf8_width` reads as UTF-8: `sane_truncate_line`
+/// cuts a hunk header there, so a name cut mid-character (or not UTF-8 at all) ends early.
+/// Stricter than `str::from_utf8` in one way: U+FFFE and U+FFFF end it too.
+fn git_utf8_prefix(bytes: &[u8]) -> usize {
+    let mut at = 0;
+    while let Some(&lead) = bytes.get(at) {
+        let rest = &bytes[at + 1..];
+        let continuation = |n: usize| rest.len() >= n && rest[..n].iter().all(|&b| b & 0xc0 == 0x80);
+        let width = match lead {
+            0x00..=0x7f => 1,
+            0xc2..=0xdf if continuation(1) => 2,
+            0xe0..=0xef if continuation(2) => {
+                let (b1, b2) = (rest[0], rest[1]);
+                let overlong = lead == 0xe0 && b1 & 0xe0 == 0x80;
+                let surrogate = lead == 0xed && b1 & 0xe0 == 0xa0;
+                let nonchar = lead == 0xef && b1 == 0xbf && b2 & 0xfe == 0xbe;
+                if overlong || surrogate || nonchar {
+                    break;
+                }
+                3
+            }
+            0xf0..=0xf4 if continuation(3) => {
+                let overlong = lead == 0xf0 && rest[0] & 0xf0 == 0x80;
+                let too_big = lead == 0xf4 && rest[0] > 0x8f;
+                if overlong || too_big {
+                    break;
+                }
+                4
+            }
+            _ => break,
+        };
+        at += width;
+    }
+    at
 }
 
 /// Whether git's `quote_c_style` quotes this byte (`quote_path_fully`: bytes >= 0x80 too).
@@ -579,6 +616,23 @@ mod tests {
         assert_eq!(func_name(b"_x\r\n"), Some(&b"_x"[..]));
         assert_eq!(func_name(b" indented\n"), None);
         assert_eq!(func_name(&[b'a'; 100]).map(<[u8]>::len), Some(80));
+    }
+
+    #[test]
+    fn hunk_header_ends_where_git_stops_reading_utf8() {
+        assert_eq!(git_utf8_prefix("fn é ü ∑ 𝄞".as_bytes()), "fn é ü ∑ 𝄞".len());
+        assert_eq!(git_utf8_prefix(b"ab\xc3"), 2);
+        assert_eq!(git_utf8_prefix(b"ab\xe2\x88"), 2);
+        assert_eq!(git_utf8_prefix(b"latin1 caf\xe9 x"), 10);
+        assert_eq!(git_utf8_prefix(b"a\xc0\x80"), 1, "overlong");
+        assert_eq!(git_utf8_prefix(b"a\xed\xa0\x80"), 1, "surrogate");
+        assert_eq!(git_utf8_prefix(b"a\xef\xbf\xbe"), 1, "U+FFFE");
+        assert_eq!(git_utf8_prefix(b"a\xf4\x90\x80\x80"), 1, "past U+10FFFF");
+        let mut name = vec![b'x'; 79];
+        name.extend_from_slice("é".as_bytes());
+        let mut out = Vec::new();
+        hunk_header(&mut out, 4, 7, 4, 7, func_name(&name).unwrap_or_default());
+        assert_eq!(out, [b"@@ -5,7 +5,7 @@ ".as_slice(), &[b'x'; 79], b"\n"].concat());
     }
 
     #[test]
