@@ -226,7 +226,7 @@ pub fn get(call: &Call, id_text: &str, params: &Params) -> ApiResult<Response> {
         let from_repo = call.repository(&source, "Ref")?;
         let from = resolve(&from_repo, &request.from)?;
         let views = call.ctx.config.data_dir.join("fork-views");
-        let view = git::compare::fork_view(&views, &from_repo, &to_repo).or_broken()?;
+        let view = git::fork_view::fork_view(&views, &from_repo, &to_repo).or_broken()?;
         let repo = git::open(&view).or_broken()?;
         (repo, from)
     };
@@ -294,7 +294,7 @@ fn compare(
     if same {
         return Ok(Comparison { ids: Vec::new(), diffs: Vec::new(), overflow: false, timed_out: false, same, base });
     }
-    let ids = git::compare::range(repo, from, to, max_commits, deadline)
+    let ids = git::range::ids(repo, from, to, max_commits, deadline)
         .or_broken()?
         .ok_or(ApiError::Unavailable("the comparison took longer than its time budget"))?;
     let old_tree = base.map(|commit| git::tree::commit_tree(repo, commit)).transpose().or_broken()?;

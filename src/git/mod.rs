@@ -5,10 +5,10 @@
 
 pub mod blob;
 pub mod commit;
-pub mod compare;
 pub mod contributors;
 pub mod diff;
 pub mod error;
+pub mod fork_view;
 pub mod health;
 pub mod merge_base;
 pub mod range;

@@ -1,10 +1,16 @@
 //! The commits of a range `from..to` in `git log` order, and which merge brought each one in.
 //!
-//! [`commits`] walks like git's limited revision walk: a queue ordered by committer date (newest
-//! first, first-in first-out among equal dates), `from` painted uninteresting and the paint
-//! passed to parents, stopping when only uninteresting commits are queued. Each commit object is
-//! read once; the answer is the interesting commits in the order they left the queue, which is
-//! what `git log from..to` prints. The walk stops as soon as more than `limit` commits were found.
+//! The walk is git's limited revision walk (`limit_list` in revision.c): a queue ordered by
+//! committer date (newest first, first-in first-out among equal dates, as
+//! `commit_list_insert_by_date` keeps it), the excluded tips painted uninteresting and the paint
+//! passed to parents, stopping when only uninteresting commits are queued (with git's five
+//! commits of slop against clock skew). The answer is the commits that left the queue
+//! interesting and stayed so, in that order: what `git rev-list` prints. It needs only parents
+//! and dates, read from the commit-graph when the repository has one (no object is inflated)
+//! and from the commit objects otherwise.
+//!
+//! [`ids`] is a compare's walk (`to ^from`); [`commits`] a changelog's (`from..to`), with each
+//! commit's author and message read afterwards.
 //!
 //! [`merged_by`] answers, for every commit of such a range, the oldest merge commit of the range
 //! that brought it in: a merge `M` brings in what is reachable from its second parent and not
@@ -17,6 +23,7 @@ use gix::prelude::FindExt;
 use gix::ObjectId;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::time::Instant;
 
 /// One commit of the range.
 #[derive(Debug, Clone)]
@@ -67,143 +74,323 @@ impl Classify for RangeError {
     }
 }
 
+/// git's `SLOP`: commits walked on once everything queued is uninteresting, in case a skewed
+/// clock put an interesting commit behind them.
+const SLOP: u32 = 5;
+/// The clock is read once every this many commits.
+const DEADLINE_EVERY: usize = 1024;
+
+/// A commit the walk has heard of. Its parents and date are known once `parsed`.
 struct Node {
-    commit: RangeCommit,
+    id: ObjectId,
+    time: i64,
+    /// `start..end` in [`Walk::parents`].
+    parents: (u32, u32),
+    parsed: bool,
     uninteresting: bool,
-    queued: bool,
-    /// Indexes of parents, once the node left the queue.
-    parents: Vec<usize>,
+    /// Queued once (git's `SEEN`); it is never queued again.
+    seen: bool,
+    in_queue: bool,
 }
 
-struct Walk<'r> {
+/// Parents and committer dates, from the commit-graph when it holds the commit.
+struct Reader<'r> {
     repo: &'r gix::Repository,
-    nodes: Vec<Node>,
-    index: gix::hashtable::HashMap<ObjectId, usize>,
-    queue: BinaryHeap<(i64, Reverse<u64>, usize)>,
-    sequence: u64,
+    graph: Option<gix::commitgraph::Graph>,
     buf: Vec<u8>,
 }
 
-impl Walk<'_> {
-    fn read(&mut self, id: ObjectId) -> Result<RangeCommit, RangeError> {
+impl Reader<'_> {
+    /// Appends the parents of `id` to `out` and answers its committer date.
+    fn read(&mut self, id: ObjectId, out: &mut Vec<ObjectId>) -> Result<i64, RangeError> {
+        if let Some(graph) = &self.graph {
+            if let Some(commit) = graph.commit_by_id(id) {
+                let before = out.len();
+                let parents: Result<(), _> =
+                    commit.iter_parents().try_for_each(|p| p.map(|pos| out.push(graph.id_at(pos).to_owned())));
+                if parents.is_ok() {
+                    return Ok(i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX));
+                }
+                // A damaged graph: the object says the same, slower.
+                out.truncate(before);
+            }
+        }
         let iter = self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| RangeError::NotACommit(id))?;
-        let mut commit = RangeCommit {
-            id,
-            parents: Vec::new(),
-            author_name: String::new(),
-            author_email: String::new(),
-            message: String::new(),
-            time: 0,
-        };
         for token in iter {
             match token.map_err(|e| RangeError::Decode { id, source: boxed(e) })? {
-                Token::Parent { id } => commit.parents.push(id),
-                Token::Author { signature } => {
-                    let signature = signature.trim();
-                    commit.author_name = signature.name.to_str_lossy().into_owned();
-                    commit.author_email = signature.email.to_str_lossy().into_owned();
-                }
-                Token::Committer { signature } => commit.time = signature.seconds(),
-                Token::Message(message) => commit.message = message.to_str_lossy().into_owned(),
+                Token::Parent { id } => out.push(id),
+                Token::Committer { signature } => return Ok(signature.seconds()),
                 _ => {}
             }
         }
-        Ok(commit)
-    }
-
-    /// The node of `id`, read and registered when first seen.
-    fn node(&mut self, id: ObjectId) -> Result<usize, RangeError> {
-        if let Some(&i) = self.index.get(&id) {
-            return Ok(i);
-        }
-        let commit = self.read(id)?;
-        self.nodes.push(Node { commit, uninteresting: false, queued: false, parents: Vec::new() });
-        let i = self.nodes.len() - 1;
-        self.index.insert(id, i);
-        Ok(i)
-    }
-
-    fn enqueue(&mut self, i: usize) {
-        if !self.nodes[i].queued {
-            self.nodes[i].queued = true;
-            self.sequence += 1;
-            self.queue.push((self.nodes[i].commit.time, Reverse(self.sequence), i));
-        }
-    }
-
-    /// Paints `i` and everything already known below it uninteresting.
-    fn mark_uninteresting(&mut self, i: usize) {
-        let mut stack = vec![i];
-        while let Some(i) = stack.pop() {
-            if self.nodes[i].uninteresting {
-                continue;
-            }
-            self.nodes[i].uninteresting = true;
-            for p in self.nodes[i].parents.clone() {
-                if !self.nodes[p].uninteresting {
-                    stack.push(p);
-                }
-            }
-        }
-    }
-
-    fn everybody_uninteresting(&self) -> bool {
-        self.queue.iter().all(|(_, _, i)| self.nodes[*i].uninteresting)
+        Err(RangeError::Decode { id, source: "the commit has no committer".into() })
     }
 }
 
+struct Walk<'r> {
+    reader: Reader<'r>,
+    nodes: Vec<Node>,
+    parents: Vec<u32>,
+    index: gix::hashtable::HashMap<ObjectId, u32>,
+    queue: BinaryHeap<(i64, Reverse<u64>, u32)>,
+    sequence: u64,
+    /// Queued commits not (yet) painted uninteresting: none left means the walk is closing.
+    interesting_queued: usize,
+    scratch: Vec<ObjectId>,
+}
+
+impl Walk<'_> {
+    /// The node of `id`, registered (unparsed) when first heard of.
+    fn lookup(&mut self, id: ObjectId) -> u32 {
+        if let Some(&i) = self.index.get(&id) {
+            return i;
+        }
+        let i = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            id,
+            time: 0,
+            parents: (0, 0),
+            parsed: false,
+            uninteresting: false,
+            seen: false,
+            in_queue: false,
+        });
+        self.index.insert(id, i);
+        i
+    }
+
+    fn parse(&mut self, i: u32) -> Result<(), RangeError> {
+        if self.nodes[i as usize].parsed {
+            return Ok(());
+        }
+        let mut ids = std::mem::take(&mut self.scratch);
+        ids.clear();
+        let time = self.reader.read(self.nodes[i as usize].id, &mut ids)?;
+        let start = self.parents.len() as u32;
+        for &id in &ids {
+            let p = self.lookup(id);
+            self.parents.push(p);
+        }
+        let node = &mut self.nodes[i as usize];
+        node.time = time;
+        node.parents = (start, self.parents.len() as u32);
+        node.parsed = true;
+        self.scratch = ids;
+        Ok(())
+    }
+
+    fn parents_of(&self, i: u32) -> std::ops::Range<usize> {
+        let (start, end) = self.nodes[i as usize].parents;
+        start as usize..end as usize
+    }
+
+    /// Queues a parsed node (`commit_list_insert_by_date`).
+    fn enqueue(&mut self, i: u32) {
+        let node = &mut self.nodes[i as usize];
+        node.seen = true;
+        node.in_queue = true;
+        if !node.uninteresting {
+            self.interesting_queued += 1;
+        }
+        self.sequence += 1;
+        self.queue.push((node.time, Reverse(self.sequence), i));
+    }
+
+    fn paint(&mut self, i: u32) -> bool {
+        let node = &mut self.nodes[i as usize];
+        if node.uninteresting {
+            return false;
+        }
+        node.uninteresting = true;
+        if node.in_queue {
+            self.interesting_queued -= 1;
+        }
+        true
+    }
+
+    /// `mark_parents_uninteresting`: every known ancestor of `i` through parsed commits.
+    fn mark_parents_uninteresting(&mut self, i: u32) {
+        let mut pending: Vec<u32> = self.parents[self.parents_of(i)].to_vec();
+        while let Some(c) = pending.pop() {
+            if self.paint(c) && self.nodes[c as usize].parsed {
+                pending.extend_from_slice(&self.parents[self.parents_of(c)]);
+            }
+        }
+    }
+
+    /// `process_parents`: parse each parent, pass on the paint, queue the ones not yet seen.
+    fn process_parents(&mut self, i: u32) -> Result<(), RangeError> {
+        let uninteresting = self.nodes[i as usize].uninteresting;
+        for k in self.parents_of(i) {
+            let p = self.parents[k];
+            if uninteresting {
+                self.paint(p);
+            }
+            self.parse(p)?;
+            if uninteresting {
+                self.mark_parents_uninteresting(p);
+            }
+            if !self.nodes[p as usize].seen {
+                self.enqueue(p);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What [`walk()`] stops at besides the end of the range.
+struct Bounds {
+    /// More interesting commits than this is [`RangeError::TooMany`].
+    limit: Option<usize>,
+    /// Past this instant the walk gives up and answers `None`.
+    deadline: Option<Instant>,
+}
+
+/// The walk of `git rev-list` over `tips` (each with whether it is excluded, in the order given
+/// on git's command line), as the module documentation describes it: the walk's nodes and the
+/// indexes of the answer among them, in output order.
+fn walk<'r>(
+    repo: &'r gix::Repository,
+    tips: &[(ObjectId, bool)],
+    bounds: Bounds,
+) -> Result<Option<(Walk<'r>, Vec<u32>)>, RangeError> {
+    let reader = Reader { repo, graph: repo.commit_graph_if_enabled().ok().flatten(), buf: Vec::new() };
+    let mut walk = Walk {
+        reader,
+        nodes: Vec::new(),
+        parents: Vec::new(),
+        index: Default::default(),
+        queue: BinaryHeap::new(),
+        sequence: 0,
+        interesting_queued: 0,
+        scratch: Vec::new(),
+    };
+    // prepare_revision_walk: excluded tips painted (with their parents), then all of them
+    // queued once, in command-line order among equal dates.
+    for &(id, excluded) in tips {
+        let i = walk.lookup(id);
+        walk.parse(i)?;
+        if excluded {
+            walk.paint(i);
+            walk.mark_parents_uninteresting(i);
+        }
+    }
+    for &(id, _) in tips {
+        let i = walk.lookup(id);
+        if !walk.nodes[i as usize].seen {
+            walk.enqueue(i);
+        }
+    }
+    let mut order = Vec::new();
+    let mut slop = SLOP;
+    let mut last_date = i64::MAX;
+    let mut popped = 0usize;
+    while let Some((_, _, i)) = walk.queue.pop() {
+        if popped % DEADLINE_EVERY == 0 && bounds.deadline.is_some_and(|deadline| Instant::now() > deadline) {
+            return Ok(None);
+        }
+        popped += 1;
+        walk.nodes[i as usize].in_queue = false;
+        if !walk.nodes[i as usize].uninteresting {
+            walk.interesting_queued -= 1;
+        }
+        walk.process_parents(i)?;
+        if walk.nodes[i as usize].uninteresting {
+            walk.mark_parents_uninteresting(i);
+            // still_interesting
+            slop = match walk.queue.peek() {
+                None => 0,
+                Some(&(head, _, _)) if last_date <= head => SLOP,
+                Some(_) if walk.interesting_queued > 0 => SLOP,
+                Some(_) => slop - 1,
+            };
+            if slop == 0 {
+                break;
+            }
+            continue;
+        }
+        last_date = walk.nodes[i as usize].time;
+        order.push(i);
+        if bounds.limit.is_some_and(|limit| order.len() > limit) {
+            return Err(RangeError::TooMany);
+        }
+    }
+    // A commit can be painted after it left the queue (a descendant of the same date was
+    // queued later); git leaves it out when printing.
+    order.retain(|&i| !walk.nodes[i as usize].uninteresting);
+    Ok(Some((walk, order)))
+}
+
+/// The newest commits reachable from `to` and not from `from`, at most `first`, in the order
+/// `git rev-list --max-count=<first> from..to` prints them (Gitaly's `CommitsBetween`). `None` when the clock passed
+/// `deadline` first. Like git, the whole range is walked before the first commit is known.
+pub fn ids(
+    repo: &gix::Repository,
+    from: ObjectId,
+    to: ObjectId,
+    first: usize,
+    deadline: Instant,
+) -> Result<Option<Vec<ObjectId>>, RangeError> {
+    let Some((walk, order)) =
+        walk(repo, &[(from, true), (to, false)], Bounds { limit: None, deadline: Some(deadline) })?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(order.into_iter().take(first).map(|i| walk.nodes[i as usize].id).collect()))
+}
+
 /// The commits of `from..to` (everything reachable from `to` and not from `from`), newest first
-/// in `git log` order; `TooMany` once more than `limit` are found.
+/// in `git log from..to` order; `TooMany` once more than `limit` are found.
 pub fn commits(
     repo: &gix::Repository,
     from: Option<ObjectId>,
     to: ObjectId,
     limit: usize,
 ) -> Result<Vec<RangeCommit>, RangeError> {
-    let mut walk = Walk {
-        repo,
-        nodes: Vec::new(),
-        index: Default::default(),
-        queue: BinaryHeap::new(),
-        sequence: 0,
-        buf: Vec::new(),
+    let tips: Vec<(ObjectId, bool)> = from.map(|from| (from, true)).into_iter().chain([(to, false)]).collect();
+    let Some((walk, order)) = walk(repo, &tips, Bounds { limit: Some(limit), deadline: None })? else {
+        return Ok(Vec::new());
     };
-    if let Some(from) = from {
-        let i = walk.node(from)?;
-        walk.nodes[i].uninteresting = true;
-        walk.enqueue(i);
-    }
-    let i = walk.node(to)?;
-    walk.enqueue(i);
-    let mut order = Vec::new();
-    let mut interesting = 0usize;
-    while let Some((_, _, i)) = walk.queue.pop() {
-        let parent_ids = walk.nodes[i].commit.parents.clone();
-        let mut parents = Vec::with_capacity(parent_ids.len());
-        for id in parent_ids {
-            parents.push(walk.node(id)?);
-        }
-        walk.nodes[i].parents = parents.clone();
-        let uninteresting = walk.nodes[i].uninteresting;
-        for &p in &parents {
-            if uninteresting && !walk.nodes[p].uninteresting {
-                walk.mark_uninteresting(p);
+    let mut buf = Vec::new();
+    order
+        .into_iter()
+        .map(|i| {
+            let node = &walk.nodes[i as usize];
+            let parents = walk.parents[walk.parents_of(i)].iter().map(|&p| walk.nodes[p as usize].id).collect();
+            described(repo, node.id, parents, node.time, &mut buf)
+        })
+        .collect()
+}
+
+/// A walked commit with its author and message read from its object.
+fn described(
+    repo: &gix::Repository,
+    id: ObjectId,
+    parents: Vec<ObjectId>,
+    time: i64,
+    buf: &mut Vec<u8>,
+) -> Result<RangeCommit, RangeError> {
+    let iter = repo.objects.find_commit_iter(&id, buf).map_err(|_| RangeError::NotACommit(id))?;
+    let mut commit = RangeCommit {
+        id,
+        parents,
+        author_name: String::new(),
+        author_email: String::new(),
+        message: String::new(),
+        time,
+    };
+    for token in iter {
+        match token.map_err(|e| RangeError::Decode { id, source: boxed(e) })? {
+            Token::Author { signature } => {
+                let signature = signature.trim();
+                commit.author_name = signature.name.to_str_lossy().into_owned();
+                commit.author_email = signature.email.to_str_lossy().into_owned();
             }
-            walk.enqueue(p);
-        }
-        if !uninteresting {
-            order.push(i);
-            interesting += 1;
-            if interesting > limit {
-                return Err(RangeError::TooMany);
-            }
-        }
-        if walk.everybody_uninteresting() {
-            break;
+            Token::Message(message) => commit.message = message.to_str_lossy().into_owned(),
+            _ => {}
         }
     }
-    let mut nodes: Vec<Option<Node>> = walk.nodes.into_iter().map(Some).collect();
-    Ok(order.into_iter().filter_map(|i| nodes[i].take().filter(|n| !n.uninteresting).map(|n| n.commit)).collect())
+    Ok(commit)
 }
 
 /// For each commit of `range` (as [`commits`] answers it), the index in `range` of the oldest

@@ -1,5 +1,5 @@
-//! What a compare needs from git besides the diff: the commits of a range in `git rev-list`
-//! order, and one object store over two repositories of a fork network.
+//! What a compare needs from git besides the diff and the commits of its range
+//! ([`super::range::ids`]): one object store over two repositories of a fork network.
 //!
 //! Across forks, `to` lives in one repository and `from` in another, and the merge base, the
 //! walk and the diff need objects of both. GitLab fetches `to` into the other repository under a
@@ -9,16 +9,13 @@
 //! is three small files, made once per pair and reused). Refs are still resolved in each
 //! project's own repository.
 
-use super::error::{boxed, BoxError, Classify, Missing};
+use super::error::{Classify, Missing};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
-/// Why a range or a fork view could not be made.
+/// Why a fork view could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("cannot walk the commits of the range")]
-    Walk(#[source] BoxError),
     #[error("the object directory {} cannot be used in a fork view", path.display())]
     ObjectsDir {
         path: PathBuf,
@@ -37,34 +34,6 @@ impl Classify for Error {
     fn missing(&self) -> Option<Missing> {
         None
     }
-}
-
-/// The newest commits reachable from `to` and not from `from`, at most `limit`, newest first,
-/// in the order `git rev-list --max-count=<limit> to ^from` prints them (by commit date, as
-/// git's default walk). `None` when the clock passed `deadline` first.
-pub fn range(
-    repo: &gix::Repository,
-    from: gix::ObjectId,
-    to: gix::ObjectId,
-    limit: usize,
-    deadline: Instant,
-) -> Result<Option<Vec<gix::ObjectId>>, Error> {
-    use gix::revision::walk::Sorting;
-    use gix::traverse::commit::simple::CommitTimeOrder;
-    let walk = repo
-        .rev_walk([to])
-        .with_hidden([from])
-        .sorting(Sorting::ByCommitTime(CommitTimeOrder::NewestFirst))
-        .all()
-        .map_err(|e| Error::Walk(boxed(e)))?;
-    let mut ids = Vec::new();
-    for info in walk.take(limit) {
-        if Instant::now() > deadline {
-            return Ok(None);
-        }
-        ids.push(info.map_err(|e| Error::Walk(boxed(e)))?.id);
-    }
-    Ok(Some(ids))
 }
 
 /// The object directory of an opened repository, absolute.
