@@ -142,3 +142,79 @@ fn bad_input_is_4xx() {
     let (status, _, body) = instance.request("GET", "/api/v4/projects/fx%2Fempty/repository/contributors", &[], b"");
     assert_eq!((status, body), (200, b"[]".to_vec()));
 }
+
+/// A history long enough to be read on several threads (with a commit-graph), with authors whose
+/// names change, blank names, equal commit dates and merges: counts, names and the default
+/// order are git log's, with and without the commit-graph.
+#[test]
+fn a_long_history_agrees_with_git_log_with_and_without_a_commit_graph() {
+    let dir = tempfile_dir("contributors-long");
+    let plain = dir.join("plain.git");
+    git(&dir, &["init", "-q", "--bare", "-b", "main", plain.to_str().unwrap()]);
+    let mut script = String::new();
+    let authors = ["ann", "bo", "cy", "di", "ed", "fay", "gus"];
+    for i in 1..=3000u32 {
+        let who = authors[(i as usize * 7 + i as usize / 13) % authors.len()];
+        // Names change over time; every 11th commit has a blank name.
+        let name = if i % 11 == 0 { " ".to_string() } else { format!("{who} v{}", i / 500) };
+        // Runs of equal dates, so the log's order among them is git's first-in, first-out.
+        let time = 1_600_000_000 + i / 4 * 60;
+        script.push_str(&format!(
+            "commit refs/heads/main\nmark :{i}\nauthor {name} <{who}@example.com> {time} +0000\ncommitter C <c@example.com> {time} +0000\ndata <<EOF\ncommit {i}\nEOF\n"
+        ));
+        if i > 1 {
+            script.push_str(&format!("from :{}\n", i - 1));
+        }
+        if i % 97 == 0 && i > 10 {
+            script.push_str(&format!("merge :{}\n", i - 5));
+        }
+        script.push('\n');
+    }
+    let mut import = std::process::Command::new("git")
+        .args(["-C", plain.to_str().unwrap(), "fast-import", "--quiet"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    import.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    assert!(import.wait().unwrap().success());
+    let graph = dir.join("graph.git");
+    git(&dir, &["clone", "-q", "--bare", "--no-local", plain.to_str().unwrap(), graph.to_str().unwrap()]);
+    git(&graph, &["commit-graph", "write", "--reachable"]);
+
+    for repo in [&plain, &graph] {
+        let log = String::from_utf8(git(repo, &["log", "--no-merges", "--format=%ae%x00%an", "main"])).unwrap();
+        // email -> (commits, first non-blank name, first position)
+        let mut want: BTreeMap<String, (usize, String, usize)> = BTreeMap::new();
+        for (position, line) in log.lines().enumerate() {
+            let (email, name) = line.split_once('\0').unwrap();
+            let entry = want.entry(email.to_string()).or_insert((0, String::new(), position));
+            entry.0 += 1;
+            if entry.1.is_empty() {
+                entry.1 = name.trim().to_string();
+            }
+        }
+        let opened = forgecore::git::open(repo).unwrap();
+        let tip = forgecore::git::resolve_commit(&opened, "main").unwrap();
+        let ours = forgecore::git::contributors::collect(&opened, tip).unwrap();
+        let got: BTreeMap<String, (usize, String, usize)> =
+            ours.iter().map(|c| (c.email.clone(), (c.commits, c.name.clone(), c.newest))).collect();
+        let got_counts: BTreeMap<&String, (usize, &String)> = got.iter().map(|(e, v)| (e, (v.0, &v.1))).collect();
+        let want_counts: BTreeMap<&String, (usize, &String)> = want.iter().map(|(e, v)| (e, (v.0, &v.1))).collect();
+        assert_eq!(got_counts, want_counts, "{}", repo.display());
+        let order = |map: &BTreeMap<String, (usize, String, usize)>| {
+            let mut emails: Vec<(&String, usize)> = map.iter().map(|(e, v)| (e, v.2)).collect();
+            emails.sort_by_key(|(_, position)| *position);
+            emails.into_iter().map(|(e, _)| e.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(order(&got), order(&want), "{}", repo.display());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn tempfile_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

@@ -1,11 +1,10 @@
 //! The contributors row (`contributors?ref=<tip>`, every page of 100) against
-//! `git log --no-merges --format=%ae%x00%an%x00%ct <tip>` grouped by exact email, the rules of
+//! `git log --no-merges --format=%ae%x00%an <tip>` grouped by exact email, the rules of
 //! tests/contributors.rs and src/git/contributors.rs:
 //! - one contributor per author email as stored (no mailmap; `ALICE@x` and `alice@x` differ),
 //!   counting the non-merge commits reachable from the tip;
-//! - its name is the author name on its most recent commit by committer time (when several
-//!   commits share that time, any of their names);
-//! - the default order: most recent commit first, equal times by email, descending;
+//! - its name is the first non-blank author name of its commits in log order (GitLab's rule);
+//! - the default order: the contributor whose first commit in log order comes first, first;
 //! - `X-Total` the number of contributors; additions and deletions 0.
 //!
 //! The answers cache must give the same bytes (instance.rs). The row times the first page (what a client showing the list asks first, and what every
@@ -21,26 +20,21 @@ use std::collections::{BTreeSet, HashMap};
 #[derive(Default)]
 struct Expected {
     commits: u64,
-    last_seconds: i64,
-    /// Names on the commits made at `last_seconds`.
-    names: BTreeSet<String>,
+    /// Where its first commit is in the log.
+    first: usize,
+    /// The first non-blank name in log order.
+    name: String,
 }
 
 fn expected(git: &Git, tip: &str) -> Result<HashMap<String, Expected>, String> {
-    let log = git.bytes(&["log", "--no-merges", "--format=%ae%x00%an%x00%ct", tip])?;
+    let log = git.bytes(&["log", "--no-merges", "--format=%ae%x00%an", tip])?;
     let mut out: HashMap<String, Expected> = HashMap::new();
-    for line in String::from_utf8_lossy(&log).lines() {
-        let fields: Vec<&str> = line.split('\0').collect();
-        let [email, name, seconds] = fields[..] else { return Err(format!("git log: {line:?}")) };
-        let seconds: i64 = seconds.parse().map_err(|e| format!("git log: {line:?}: {e}"))?;
-        let entry = out.entry(email.to_string()).or_insert(Expected { last_seconds: i64::MIN, ..Expected::default() });
+    for (position, line) in String::from_utf8_lossy(&log).lines().enumerate() {
+        let Some((email, name)) = line.split_once('\0') else { return Err(format!("git log: {line:?}")) };
+        let entry = out.entry(email.to_string()).or_insert(Expected { first: position, ..Expected::default() });
         entry.commits += 1;
-        if seconds > entry.last_seconds {
-            entry.last_seconds = seconds;
-            entry.names.clear();
-        }
-        if seconds == entry.last_seconds {
-            entry.names.insert(name.trim().to_string());
+        if entry.name.is_empty() {
+            entry.name = name.trim().to_string();
         }
     }
     Ok(out)
@@ -71,7 +65,7 @@ pub fn rows(report: &mut Report, fx: &Instance, git: &Git, revs: &Revisions) {
     }
     let tip = &revs.tip;
     let first = fx.url(&format!("contributors?ref={tip}&per_page=100"));
-    let command = git.cmd(&["log", "--no-merges", "--format=%ae%x00%an%x00%ct", tip]);
+    let command = git.cmd(&["log", "--no-merges", "--format=%ae%x00%an", tip]);
     let mut check = Check::new();
     let ours = check.or_mismatch(all_pages(fx, &first));
     let theirs = check.or_mismatch(expected(git, tip));
@@ -99,8 +93,8 @@ pub fn rows(report: &mut Report, fx: &Instance, git: &Git, revs: &Revisions) {
             if commits != Some(want.commits) {
                 differing.push(format!("{email}: {commits:?} commits, git counts {}", want.commits));
             }
-            if !want.names.contains(name) {
-                differing.push(format!("{email}: name {name:?}, git's newest commit has {:?}", want.names));
+            if want.name != name {
+                differing.push(format!("{email}: name {name:?}, git's newest commit has {:?}", want.name));
             }
             if contributor["additions"] != 0 || contributor["deletions"] != 0 {
                 differing.push(format!("{email}: additions and deletions are not 0"));
@@ -110,9 +104,9 @@ pub fn rows(report: &mut Report, fx: &Instance, git: &Git, revs: &Revisions) {
         let mut missing: Vec<&String> = theirs.keys().filter(|e| !listed_emails.contains(e.as_str())).collect();
         missing.sort();
         differing.extend(missing.iter().map(|e| format!("{e:?}: in git's log, not listed")));
-        // The order: newest last commit first; equal times by email, descending.
+        // The order: whose first commit in the log comes first.
         let mut order: Vec<(&String, &Expected)> = theirs.iter().collect();
-        order.sort_by(|a, b| (b.1.last_seconds, b.0).cmp(&(a.1.last_seconds, a.0)));
+        order.sort_by_key(|(_, want)| want.first);
         let ours_order: Vec<&str> = listed.iter().filter_map(|c| c["email"].as_str()).collect();
         if let Some(i) = ours_order.iter().zip(&order).position(|(a, b)| *a != b.0.as_str()) {
             differing.push(format!(

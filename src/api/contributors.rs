@@ -39,7 +39,8 @@ fn order(params: &Params) -> ApiResult<(OrderBy, bool)> {
 
 fn compare(order_by: OrderBy, a: &Contributor, b: &Contributor) -> Ordering {
     let primary = match order_by {
-        OrderBy::Date => a.last_seconds.cmp(&b.last_seconds),
+        // Log order: the more recent is the one git log prints first.
+        OrderBy::Date => b.newest.cmp(&a.newest),
         OrderBy::Name => a.name.to_lowercase().cmp(&b.name.to_lowercase()),
         OrderBy::Email => a.email.to_lowercase().cmp(&b.email.to_lowercase()),
         OrderBy::Commits => a.commits.cmp(&b.commits),

@@ -1,32 +1,45 @@
 //! Authors of the non-merge commits reachable from a commit, grouped by exact email.
 //!
-//! One pass over the history reading each commit object once, and only its headers (parents,
-//! author, committer): the message is never parsed. Order does not matter for counting; the
-//! name kept for an email is the one on its most recent commit by committer time.
+//! The history is walked once in `git log` order ([`super::range::log`]), so "the name on the
+//! most recent commit" is GitLab's rule exactly: the first non-blank author name in log order.
+//! Without a commit-graph the walk reads every commit object for its parents and keeps the
+//! author from the same read. With one, the walk reads no object, and the authors of the
+//! non-merge commits are then read on every core at once, each thread a slice of the history
+//! (reading commit objects is nearly all of the work: inflating them).
 
 use super::error::{boxed, BoxError, Classify, Missing};
+use super::range::{self, Log, RangeError};
 use gix::bstr::ByteSlice;
 use gix::objs::commit::ref_iter::Token;
 use gix::prelude::FindExt;
-use std::collections::HashMap;
+use gix::ObjectId;
+
+/// Below this many commits to read, one thread does it.
+const PARALLEL_FROM: usize = 2048;
+/// At most this many threads read commits for one request.
+const THREADS_MAX: usize = 4;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Contributor {
-    /// The author name on this email's most recent commit.
+    /// The first non-blank author name of this email in log order (its most recent commit's).
     pub name: String,
     pub email: String,
     pub commits: usize,
-    /// Committer time of the most recent commit (for ordering by date).
-    pub last_seconds: i64,
+    /// Position of the most recent commit in log order (0 is the tip).
+    pub newest: usize,
 }
 
-/// A commit of the history could not be read.
+/// The history could not be walked or a commit could not be read.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot read commit {id}")]
-pub struct Error {
-    id: gix::ObjectId,
-    #[source]
-    source: BoxError,
+pub enum Error {
+    #[error("cannot walk the history")]
+    Walk(#[from] RangeError),
+    #[error("cannot read commit {id}")]
+    Read {
+        id: ObjectId,
+        #[source]
+        source: BoxError,
+    },
 }
 
 impl Classify for Error {
@@ -35,45 +48,102 @@ impl Classify for Error {
     }
 }
 
-/// Walks every commit reachable from `tip` (no cap), skipping merges.
-pub fn collect(repo: &gix::Repository, tip: gix::ObjectId) -> Result<Vec<Contributor>, Error> {
-    let mut seen = gix::hashtable::HashSet::default();
-    let mut pending = vec![tip];
-    seen.insert(tip);
-    let mut by_email: HashMap<Vec<u8>, Contributor> = HashMap::new();
-    let mut buf = Vec::new();
-    while let Some(id) = pending.pop() {
-        let commit = repo.objects.find_commit_iter(&id, &mut buf).map_err(|e| Error { id, source: boxed(e) })?;
-        let (mut parents, mut author, mut seconds) = (0usize, None, 0i64);
-        for token in commit {
-            match token.map_err(|e| Error { id, source: boxed(e) })? {
-                Token::Parent { id } => {
-                    parents += 1;
-                    if seen.insert(id) {
-                        pending.push(id);
-                    }
-                }
-                Token::Author { signature } => author = Some(signature.trim()),
-                Token::Committer { signature } => {
-                    seconds = signature.seconds();
-                    break;
-                }
-                _ => {}
+/// Every non-merge commit reachable from `tip` (no cap), counted by author email.
+pub fn collect(repo: &gix::Repository, tip: ObjectId) -> Result<Vec<Contributor>, Error> {
+    let mut log = range::log(repo, tip)?;
+    read_missing_authors(repo, &mut log)?;
+    let mut by_author: Vec<Option<usize>> = vec![None; log.authors.len()];
+    let mut by_email: std::collections::HashMap<&[u8], usize> = std::collections::HashMap::new();
+    let mut out: Vec<Contributor> = Vec::new();
+    for (position, commit) in log.commits.iter().enumerate() {
+        let Some(author) = commit.author.filter(|_| commit.parents <= 1) else { continue };
+        let slot = match by_author[author as usize] {
+            Some(slot) => slot,
+            None => {
+                let (_, email) = log.authors.get(author);
+                let slot = *by_email.entry(email).or_insert_with(|| {
+                    out.push(Contributor {
+                        name: String::new(),
+                        email: email.to_str_lossy().into_owned(),
+                        commits: 0,
+                        newest: position,
+                    });
+                    out.len() - 1
+                });
+                by_author[author as usize] = Some(slot);
+                slot
+            }
+        };
+        let contributor = &mut out[slot];
+        contributor.commits += 1;
+        if contributor.name.is_empty() {
+            let name = log.authors.get(author).0.trim();
+            if !name.is_empty() {
+                contributor.name = name.to_str_lossy().into_owned();
             }
         }
-        let Some(author) = author.filter(|_| parents <= 1) else { continue };
-        let entry = by_email.entry(author.email.to_vec()).or_insert_with(|| Contributor {
-            name: String::new(),
-            email: author.email.to_str_lossy().into_owned(),
-            commits: 0,
-            last_seconds: i64::MIN,
-        });
-        entry.commits += 1;
-        let name = author.name.trim();
-        if !name.is_empty() && (seconds > entry.last_seconds || entry.name.is_empty()) {
-            entry.name = name.to_str_lossy().into_owned();
-        }
-        entry.last_seconds = entry.last_seconds.max(seconds);
     }
-    Ok(by_email.into_values().collect())
+    Ok(out)
+}
+
+/// Reads the author of every non-merge commit the walk took from the commit-graph, the slices
+/// of the history on several threads when there are many.
+fn read_missing_authors(repo: &gix::Repository, log: &mut Log) -> Result<(), Error> {
+    let missing: Vec<usize> =
+        (0..log.commits.len()).filter(|&i| log.commits[i].author.is_none() && log.commits[i].parents <= 1).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(THREADS_MAX);
+    let threads = if missing.len() < PARALLEL_FROM { 1 } else { threads };
+    let slice = missing.len().div_ceil(threads);
+    let ids: Vec<ObjectId> = missing.iter().map(|&i| log.commits[i].id).collect();
+    type Read = Result<Vec<Option<NameEmail>>, Error>;
+    let read = |repo: &gix::Repository, ids: &[ObjectId]| -> Read {
+        let mut buf = Vec::new();
+        ids.iter().map(|&id| author_of(repo, id, &mut buf)).collect()
+    };
+    let slices: Vec<Read> = if threads == 1 {
+        vec![read(repo, &ids)]
+    } else {
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = ids
+                .chunks(slice)
+                .map(|chunk| {
+                    let repo = repo.clone();
+                    scope.spawn(move || read(&repo, chunk))
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|worker| worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                .collect()
+        })
+    };
+    let mut positions = missing.into_iter();
+    for slice in slices {
+        for (author, i) in slice?.into_iter().zip(positions.by_ref()) {
+            log.commits[i].author = author.map(|(name, email)| log.authors.intern(&name, &email));
+        }
+    }
+    Ok(())
+}
+
+/// An author's name and email, as stored.
+type NameEmail = (Vec<u8>, Vec<u8>);
+
+/// The author (name, email; trimmed) of one commit; `None` when it names none.
+fn author_of(repo: &gix::Repository, id: ObjectId, buf: &mut Vec<u8>) -> Result<Option<NameEmail>, Error> {
+    let commit = repo.objects.find_commit_iter(&id, buf).map_err(|e| Error::Read { id, source: boxed(e) })?;
+    for token in commit {
+        match token.map_err(|e| Error::Read { id, source: boxed(e) })? {
+            Token::Author { signature } => {
+                let signature = signature.trim();
+                return Ok(Some((signature.name.to_vec(), signature.email.to_vec())));
+            }
+            Token::Committer { .. } => break,
+            _ => {}
+        }
+    }
+    Ok(None)
 }

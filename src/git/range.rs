@@ -10,7 +10,8 @@
 //! and from the commit objects otherwise.
 //!
 //! [`ids`] is a compare's walk (`to ^from`); [`commits`] a changelog's (`from..to`), with each
-//! commit's author and message read afterwards.
+//! commit's author and message read afterwards; [`log`] a whole history's (`git log <tip>`),
+//! keeping the author of every commit whose object the walk read anyway.
 //!
 //! [`merged_by`] answers, for every commit of such a range, the oldest merge commit of the range
 //! that brought it in: a merge `M` brings in what is reachable from its second parent and not
@@ -86,6 +87,8 @@ struct Node {
     time: i64,
     /// `start..end` in [`Walk::parents`].
     parents: (u32, u32),
+    /// Index in [`Reader::authors`], when kept and read.
+    author: Option<u32>,
     parsed: bool,
     uninteresting: bool,
     /// Queued once (git's `SEEN`); it is never queued again.
@@ -93,33 +96,83 @@ struct Node {
     in_queue: bool,
 }
 
-/// Parents and committer dates, from the commit-graph when it holds the commit.
+/// Authors (name and email), each kept once and named by its index.
+#[derive(Default)]
+pub struct Authors {
+    /// `name`, NUL, `email`: the key of each author (neither holds a NUL).
+    keys: std::collections::HashMap<Vec<u8>, u32>,
+    list: Vec<(Vec<u8>, Vec<u8>)>,
+    key: Vec<u8>,
+}
+
+impl Authors {
+    /// The index of this author, added when new.
+    pub fn intern(&mut self, name: &[u8], email: &[u8]) -> u32 {
+        self.key.clear();
+        self.key.extend_from_slice(name);
+        self.key.push(0);
+        self.key.extend_from_slice(email);
+        if let Some(&i) = self.keys.get(self.key.as_slice()) {
+            return i;
+        }
+        let i = self.list.len() as u32;
+        self.list.push((name.to_vec(), email.to_vec()));
+        self.keys.insert(self.key.clone(), i);
+        i
+    }
+
+    /// Name and email of an interned author.
+    pub fn get(&self, i: u32) -> (&[u8], &[u8]) {
+        let (name, email) = &self.list[i as usize];
+        (name, email)
+    }
+
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+}
+
+/// Parents and committer dates, from the commit-graph when it holds the commit; with the
+/// author too when `authors` is kept and the commit object had to be read.
 struct Reader<'r> {
     repo: &'r gix::Repository,
     graph: Option<gix::commitgraph::Graph>,
     buf: Vec<u8>,
+    authors: Option<Authors>,
 }
 
 impl Reader<'_> {
-    /// Appends the parents of `id` to `out` and answers its committer date.
-    fn read(&mut self, id: ObjectId, out: &mut Vec<ObjectId>) -> Result<i64, RangeError> {
+    /// Appends the parents of `id` to `out` and answers its committer date, and its author when
+    /// they are kept and the object was read.
+    fn read(&mut self, id: ObjectId, out: &mut Vec<ObjectId>) -> Result<(i64, Option<u32>), RangeError> {
         if let Some(graph) = &self.graph {
             if let Some(commit) = graph.commit_by_id(id) {
                 let before = out.len();
                 let parents: Result<(), _> =
                     commit.iter_parents().try_for_each(|p| p.map(|pos| out.push(graph.id_at(pos).to_owned())));
                 if parents.is_ok() {
-                    return Ok(i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX));
+                    return Ok((i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX), None));
                 }
                 // A damaged graph: the object says the same, slower.
                 out.truncate(before);
             }
         }
         let iter = self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| RangeError::NotACommit(id))?;
+        let mut author = None;
         for token in iter {
             match token.map_err(|e| RangeError::Decode { id, source: boxed(e) })? {
                 Token::Parent { id } => out.push(id),
-                Token::Committer { signature } => return Ok(signature.seconds()),
+                Token::Author { signature } => {
+                    if let Some(authors) = &mut self.authors {
+                        let signature = signature.trim();
+                        author = Some(authors.intern(signature.name, signature.email));
+                    }
+                }
+                Token::Committer { signature } => return Ok((signature.seconds(), author)),
                 _ => {}
             }
         }
@@ -150,6 +203,7 @@ impl Walk<'_> {
             id,
             time: 0,
             parents: (0, 0),
+            author: None,
             parsed: false,
             uninteresting: false,
             seen: false,
@@ -165,7 +219,7 @@ impl Walk<'_> {
         }
         let mut ids = std::mem::take(&mut self.scratch);
         ids.clear();
-        let time = self.reader.read(self.nodes[i as usize].id, &mut ids)?;
+        let (time, author) = self.reader.read(self.nodes[i as usize].id, &mut ids)?;
         let start = self.parents.len() as u32;
         for &id in &ids {
             let p = self.lookup(id);
@@ -173,6 +227,7 @@ impl Walk<'_> {
         }
         let node = &mut self.nodes[i as usize];
         node.time = time;
+        node.author = author;
         node.parents = (start, self.parents.len() as u32);
         node.parsed = true;
         self.scratch = ids;
@@ -244,6 +299,8 @@ struct Bounds {
     limit: Option<usize>,
     /// Past this instant the walk gives up and answers `None`.
     deadline: Option<Instant>,
+    /// Whether to keep the authors of the commit objects read.
+    authors: bool,
 }
 
 /// The walk of `git rev-list` over `tips` (each with whether it is excluded, in the order given
@@ -254,7 +311,8 @@ fn walk<'r>(
     tips: &[(ObjectId, bool)],
     bounds: Bounds,
 ) -> Result<Option<(Walk<'r>, Vec<u32>)>, RangeError> {
-    let reader = Reader { repo, graph: repo.commit_graph_if_enabled().ok().flatten(), buf: Vec::new() };
+    let graph = repo.commit_graph_if_enabled().ok().flatten();
+    let reader = Reader { repo, graph, buf: Vec::new(), authors: bounds.authors.then(Authors::default) };
     let mut walk = Walk {
         reader,
         nodes: Vec::new(),
@@ -332,7 +390,7 @@ pub fn ids(
     deadline: Instant,
 ) -> Result<Option<Vec<ObjectId>>, RangeError> {
     let Some((walk, order)) =
-        walk(repo, &[(from, true), (to, false)], Bounds { limit: None, deadline: Some(deadline) })?
+        walk(repo, &[(from, true), (to, false)], Bounds { limit: None, deadline: Some(deadline), authors: false })?
     else {
         return Ok(None);
     };
@@ -348,7 +406,7 @@ pub fn commits(
     limit: usize,
 ) -> Result<Vec<RangeCommit>, RangeError> {
     let tips: Vec<(ObjectId, bool)> = from.map(|from| (from, true)).into_iter().chain([(to, false)]).collect();
-    let Some((walk, order)) = walk(repo, &tips, Bounds { limit: Some(limit), deadline: None })? else {
+    let Some((walk, order)) = walk(repo, &tips, Bounds { limit: Some(limit), deadline: None, authors: false })? else {
         return Ok(Vec::new());
     };
     let mut buf = Vec::new();
@@ -360,6 +418,41 @@ pub fn commits(
             described(repo, node.id, parents, node.time, &mut buf)
         })
         .collect()
+}
+
+/// One commit of a [`Log`].
+#[derive(Debug, Clone, Copy)]
+pub struct Logged {
+    pub id: ObjectId,
+    pub parents: u32,
+    /// Committer date, seconds since the epoch.
+    pub time: i64,
+    /// Index in [`Log::authors`]; `None` when the commit-graph answered for the commit, so its
+    /// object was never read.
+    pub author: Option<u32>,
+}
+
+/// A whole history in `git log` order.
+pub struct Log {
+    pub commits: Vec<Logged>,
+    pub authors: Authors,
+}
+
+/// Every commit reachable from `tip`, in the order `git log <tip>` prints them.
+pub fn log(repo: &gix::Repository, tip: ObjectId) -> Result<Log, RangeError> {
+    let bounds = Bounds { limit: None, deadline: None, authors: true };
+    let Some((walk, order)) = walk(repo, &[(tip, false)], bounds)? else {
+        return Ok(Log { commits: Vec::new(), authors: Authors::default() });
+    };
+    let commits = order
+        .into_iter()
+        .map(|i| {
+            let node = &walk.nodes[i as usize];
+            let (start, end) = node.parents;
+            Logged { id: node.id, parents: end - start, time: node.time, author: node.author }
+        })
+        .collect();
+    Ok(Log { commits, authors: walk.reader.authors.unwrap_or_default() })
 }
 
 /// A walked commit with its author and message read from its object.
