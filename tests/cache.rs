@@ -113,8 +113,23 @@ fn concurrent_first_downloads_build_once() {
 
 #[test]
 fn an_abandoned_download_leaves_no_entry_and_the_cap_holds() {
-    let (instance, _) = world(json!({"cache": {"archive_bytes": 40_000}}));
-    let target = "/api/v4/projects/fx%2Fwork/repository/archive.tar?sha=main";
+    let (instance, work) = world(json!({"cache": {"archive_bytes": 40_000}}));
+    // A branch whose archive is several times the lead a build may take on its readers, so the
+    // download below is abandoned while its build is still under way, however the threads run.
+    let mut noise = vec![0u8; 4 << 20];
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for byte in &mut noise {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *byte = x as u8;
+    }
+    std::fs::write(work.join("noise.bin"), &noise).unwrap();
+    git(&work, &["checkout", "-q", "-b", "big"]);
+    git(&work, &["add", "noise.bin"]);
+    git(&work, &["-c", "user.name=noise", "-c", "user.email=noise@example.com", "commit", "-q", "-m", "noise"]);
+    git(&work, &["checkout", "-q", "main"]);
+    let target = "/api/v4/projects/fx%2Fwork/repository/archive.tar?sha=big";
     let abandoned = instance.request_response("GET", target, &[], b"");
     let mut some = [0u8; 512];
     assert_eq!(forgecore::ffi::fc_response_read(abandoned.as_ptr(), some.as_mut_ptr(), some.len()), 512);

@@ -6,8 +6,9 @@
 //! file at full speed, and every request for the key meanwhile (the first one and any that
 //! join it) reads that file as it grows, so concurrent first downloads build once. When the
 //! archive is complete the file is renamed into place: a reader never sees a half-written
-//! entry under the final name. A build whose readers all went away, or that fails, stops and
-//! removes its file: an abandoned or failed download leaves nothing. A hit streams the file;
+//! entry under the final name. The build runs at most [`LEAD`] bytes ahead of its furthest
+//! reader, so a build whose readers all went away mid-stream, or that fails, stops and removes
+//! its file: an abandoned or failed download leaves nothing. A hit streams the file;
 //! every read is of a bounded buffer. Entries are capped in bytes, least recently used (file
 //! modification time, touched on every hit) first out.
 //!
@@ -21,6 +22,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::SystemTime;
+
+/// How far a build may run ahead of the furthest of its readers.
+const LEAD: u64 = 1 << 20;
 
 pub struct Archives {
     dir: PathBuf,
@@ -38,6 +42,8 @@ struct Flight {
 
 struct State {
     written: u64,
+    /// The furthest any reader has read.
+    read: u64,
     /// `Some` once the build ended: `Ok` complete (and renamed into place), `Err` failed.
     outcome: Option<Result<(), String>>,
     readers: usize,
@@ -101,7 +107,7 @@ impl Archives {
         let file = File::create(&temp)?;
         let flight = Arc::new(Flight {
             temp,
-            state: Mutex::new(State { written: 0, outcome: None, readers: 0 }),
+            state: Mutex::new(State { written: 0, read: 0, outcome: None, readers: 0 }),
             changed: Condvar::new(),
         });
         let reader = Growing::join(Arc::clone(&flight))?;
@@ -154,8 +160,14 @@ fn abandoned() -> io::Error {
 
 impl Write for Builder {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        if self.flight.lock().readers == 0 {
-            return Err(abandoned());
+        {
+            let mut state = self.flight.lock();
+            while state.readers > 0 && state.written - state.read >= LEAD {
+                state = self.flight.changed.wait(state).unwrap_or_else(|p| p.into_inner());
+            }
+            if state.readers == 0 {
+                return Err(abandoned());
+            }
         }
         let file = self.file.as_mut().ok_or_else(abandoned)?;
         let n = file.write(data)?;
@@ -177,18 +189,26 @@ impl Builder {
         let file = self.file.take();
         let written = result.and_then(|()| file.map_or(Ok(()), |f| f.sync_all()));
         self.end(written.map_err(|e| e.to_string()));
-        self.cache.evict();
     }
 
-    /// Moves a complete archive into place, or removes a failed one, and tells the readers.
+    /// Moves a complete archive into place (trimming the cache to its capacity), or removes a
+    /// failed one, and only then tells the readers: when a download ends, the cap holds.
     fn end(&self, written: Result<(), String>) {
-        let mut flights = self.cache.flights();
-        let outcome = written
-            .and_then(|()| std::fs::rename(&self.flight.temp, self.cache.path(&self.key)).map_err(|e| e.to_string()));
-        if outcome.is_err() {
-            let _ = std::fs::remove_file(&self.flight.temp);
+        let outcome = {
+            let mut flights = self.cache.flights();
+            let outcome = written.and_then(|()| {
+                std::fs::rename(&self.flight.temp, self.cache.path(&self.key)).map_err(|e| e.to_string())
+            });
+            if outcome.is_err() {
+                let _ = std::fs::remove_file(&self.flight.temp);
+            }
+            flights.remove(&self.key);
+            outcome
+        };
+        if outcome.is_ok() {
+            // Readers read through the descriptors they hold: evicting this very entry is safe.
+            self.cache.evict();
         }
-        flights.remove(&self.key);
         let mut state = self.flight.lock();
         state.outcome = Some(outcome);
         self.flight.changed.notify_all();
@@ -277,6 +297,11 @@ impl Read for Growing {
         self.file.seek(SeekFrom::Start(self.position))?;
         let n = self.file.read(&mut out[..want])?;
         self.position += n as u64;
+        let mut state = self.flight.lock();
+        if self.position > state.read {
+            state.read = self.position;
+            self.flight.changed.notify_all();
+        }
         Ok(n)
     }
 }
