@@ -7,9 +7,10 @@
 // For each host it builds the fixture repositories (tests/fixtures/repo.sh) into a temporary
 // directory, starts the host on 127.0.0.1 port 0 with a fresh data directory and that
 // directory as -repos, reads the URL and administrator token the host prints, creates 10
-// member roles (as the Rust bench does), checks both endpoints answer 200, then for each
+// member roles (as the Rust bench does), checks every endpoint answers 200, then for each
 // endpoint and client count runs clients that send GET requests back to back for -seconds
-// after a short warm-up, and prints one table. The endpoints: GET /api/v4/member_roles (10
+// after a short warm-up, and prints one table. The endpoints: GET /api/v4/version (the
+// smallest answer: what the host and the call itself cost), GET /api/v4/member_roles (10
 // roles) and a one-level tree, GET /api/v4/projects/fx%2Fwork/repository/tree (12 entries of
 // the fixture work tree, repacked).
 //
@@ -56,6 +57,7 @@ const (
 	roles          = 10
 	treeTarget     = "/api/v4/projects/fx%2Fwork/repository/tree"
 	rolesTarget    = "/api/v4/member_roles"
+	versionTarget  = "/api/v4/version"
 )
 
 func main() {
@@ -237,6 +239,10 @@ func measureHost(ctx context.Context, name, backend string, command []string, cl
 		header http.Header
 		check  func([]byte) bool
 	}{
+		{versionTarget, auth, func(body []byte) bool {
+			var v map[string]any
+			return json.Unmarshal(body, &v) == nil && v["version"] != nil
+		}},
 		{rolesTarget, auth, func(body []byte) bool { var v []any; return json.Unmarshal(body, &v) == nil && len(v) == roles }},
 		{treeTarget, nil, func(body []byte) bool { var v []any; return json.Unmarshal(body, &v) == nil && len(v) == 12 }},
 	}
