@@ -668,3 +668,21 @@ fn range_walks_in_gits_order_through_ties_and_skew() {
         assert!(checked > 40, "most ranges have an order to get wrong: {checked}");
     }
 }
+
+#[test]
+fn renames_pair_as_gits_passes_pair_them() {
+    let w = world(json!({"limits": {"diff_max_files": 5000, "diff_max_lines": 100000}}));
+    let repo = w.dir.join("renames.git");
+    w.instance.admin_ok(json!({"command": "project_add", "path": "fx/renames", "repo": repo, "visibility": "public"}));
+    // Identical content first (the same basename preferred), then unique basenames at 75 %,
+    // then every pair at 50 %, most similar first, ties in path order.
+    for branch in ["basename", "identical", "ties"] {
+        check(&w, "fx%2Frenames", &format!("from=base&to={branch}"), &repo, "base", branch, false);
+    }
+    // Past diff.renameLimit only the basename pass pairs.
+    let (status, body) = compare(&w.instance, "fx%2Frenames", "from=base&to=limit");
+    assert_eq!(status, 200);
+    let (ours, theirs) = (our_entries(&body), raw_entries(&repo, "base", "limit"));
+    assert_eq!(ours.iter().filter(|e| e.renamed_file).count(), 5, "the unique basenames only");
+    assert_eq!(ours, theirs);
+}

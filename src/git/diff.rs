@@ -13,6 +13,7 @@
 //! read them from the tree either.
 
 use super::error::{boxed, BoxError, Classify, Missing};
+use super::rename;
 use gix::bstr::BString;
 use gix::diff::blob::{diff_with_slider_heuristics, sources::byte_lines, Algorithm, InternedInput};
 use gix::objs::tree::EntryKind;
@@ -45,7 +46,8 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 /// `core.bigFileThreshold`'s default: larger blobs are binary to `git diff`.
 const BIG_FILE_THRESHOLD: u64 = 512 << 20;
-/// Past this many bytes of deleted and added blobs, renames are paired by identical content only.
+/// Past this many bytes of deleted and added blobs still unpaired after the identical and
+/// basename passes, the all-pairs rename pass is skipped (it keeps every file's chunk counts).
 const RENAME_CANDIDATE_BYTES: u64 = 32 << 20;
 /// Lines of context around each change (`-U3`).
 const CONTEXT: u32 = 3;
@@ -133,23 +135,6 @@ fn same_type(a: u32, b: u32) -> bool {
     class(a) == class(b)
 }
 
-/// A resource cache for rename similarity that reads no attributes and no index: blobs are
-/// compared as stored, like a bare repository's `git diff`.
-fn resource_cache(repo: &gix::Repository) -> Result<gix::diff::blob::Platform> {
-    let empty = gix::index::State::new(repo.object_hash());
-    let attributes = repo
-        .attributes_only(&empty, gix::worktree::stack::state::attributes::Source::IdMapping)
-        .map_err(|e| Error::Trees(boxed(e)))?
-        .detach();
-    gix::diff::resource_cache(
-        repo,
-        gix::diff::blob::pipeline::Mode::ToGit,
-        attributes,
-        gix::diff::blob::pipeline::WorktreeRoots::default(),
-    )
-    .map_err(|e| Error::Trees(boxed(e)))
-}
-
 /// The object store, refusing every lookup once `deadline` has passed: the rename search,
 /// which gix offers no way to stop, then ends at the deadline.
 struct UntilDeadline<'a> {
@@ -181,14 +166,16 @@ impl gix::objs::FindHeader for UntilDeadline<'_> {
     }
 }
 
-/// The changes turning tree `old` into tree `new` (`None`: the empty tree), in git's order;
-/// `None` when `deadline` passed first (rename detection can take long on large trees).
+/// The changes turning tree `old` into tree `new` (`None`: the empty tree), in git's order,
+/// renames paired as `git diff -M` pairs them ([`super::rename`]); `None` when `deadline`
+/// passed first (the rename search can take long on large trees).
 pub fn changes(
     repo: &gix::Repository,
     old: Option<ObjectId>,
     new: Option<ObjectId>,
     deadline: Instant,
 ) -> Result<Option<Vec<FileChange>>> {
+    use gix::diff::tree::recorder::Change;
     let empty = repo.empty_tree();
     let load = |id: Option<ObjectId>| -> Result<gix::Tree<'_>> {
         match id {
@@ -197,126 +184,90 @@ pub fn changes(
         }
     };
     let (old_tree, new_tree) = (load(old)?, load(new)?);
-    let mut cache = resource_cache(repo)?;
-    let options = gix::diff::tree_with_rewrites::Options {
-        location: Some(gix::diff::tree::recorder::Location::Path),
-        rewrites: rename_search(repo, &old_tree, &new_tree)?,
-    };
-    let mut out = Vec::new();
-    let diffed = gix::diff::tree_with_rewrites(
+    let mut recorder =
+        gix::diff::tree::Recorder::default().track_location(Some(gix::diff::tree::recorder::Location::Path));
+    let diffed = gix::diff::tree(
         gix::objs::TreeRefIter::from_bytes(&old_tree.data, repo.object_hash()),
         gix::objs::TreeRefIter::from_bytes(&new_tree.data, repo.object_hash()),
-        &mut cache,
         &mut Default::default(),
         &UntilDeadline { objects: &repo.objects, deadline },
-        |change| {
-            collect(change, &mut out);
-            Ok(std::ops::ControlFlow::Continue(()))
-        },
-        options,
+        &mut recorder,
     );
     match diffed {
-        Err(_) if Instant::now() > deadline => Ok(None),
-        Err(e) => Err(Error::Trees(boxed(e))),
-        Ok(_) => {
-            out.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
-            Ok(Some(out))
-        }
+        Err(_) if Instant::now() > deadline => return Ok(None),
+        Err(e) => return Err(Error::Trees(boxed(e))),
+        Ok(()) => {}
     }
-}
-
-/// How renames are searched between `old` and `new`: as `git diff` does (50 % similarity,
-/// 1000-file limit, empty files paired too), not at all when nothing is both deleted and added,
-/// and by identical content only when the candidates' blobs add up to more than
-/// [`RENAME_CANDIDATE_BYTES`], because gix's similarity search keeps every blob it reads in
-/// memory (a compare from a large repository's first commit would hold its whole tree).
-fn rename_search(
-    repo: &gix::Repository,
-    old: &gix::Tree<'_>,
-    new: &gix::Tree<'_>,
-) -> Result<Option<gix::diff::Rewrites>> {
-    use gix::diff::tree::recorder::Change;
-    let mut recorder = gix::diff::tree::Recorder::default().track_location(None);
-    gix::diff::tree(
-        gix::objs::TreeRefIter::from_bytes(&old.data, repo.object_hash()),
-        gix::objs::TreeRefIter::from_bytes(&new.data, repo.object_hash()),
-        &mut Default::default(),
-        &repo.objects,
-        &mut recorder,
-    )
-    .map_err(|e| Error::Trees(boxed(e)))?;
-    let candidates = |deleted: bool| {
-        recorder.records.iter().filter_map(move |change| match change {
-            Change::Deletion { entry_mode, oid, .. } if deleted && entry_mode.is_blob() => Some(*oid),
-            Change::Addition { entry_mode, oid, .. } if !deleted && entry_mode.is_blob() => Some(*oid),
-            _ => None,
-        })
-    };
-    if candidates(true).next().is_none() || candidates(false).next().is_none() {
-        return Ok(None);
-    }
-    let mut bytes = 0u64;
-    for id in candidates(true).chain(candidates(false)) {
-        bytes += repo.find_header(id).map_err(|e| Error::Read { id, source: boxed(e) })?.size();
-        if bytes > RENAME_CANDIDATE_BYTES {
-            return Ok(Some(gix::diff::Rewrites { percentage: None, track_empty: true, ..Default::default() }));
-        }
-    }
-    Ok(Some(gix::diff::Rewrites { track_empty: true, ..Default::default() }))
-}
-
-fn collect(change: gix::diff::tree_with_rewrites::ChangeRef<'_>, out: &mut Vec<FileChange>) {
-    use gix::diff::tree_with_rewrites::ChangeRef;
-    match change {
-        ChangeRef::Addition { location, entry_mode, id, .. } => {
-            if let Some(mode) = mode_of(entry_mode) {
-                out.push(FileChange::added(location.into(), mode, id.to_owned()));
+    let (mut out, mut deleted, mut added) = (Vec::new(), Vec::new(), Vec::new());
+    let file = |path: BString, mode: u32, id: ObjectId| rename::File { path, mode, id };
+    for change in recorder.records {
+        match change {
+            Change::Addition { entry_mode, oid, path, .. } => {
+                if let Some(mode) = mode_of(entry_mode) {
+                    added.push(file(path, mode, oid));
+                }
             }
-        }
-        ChangeRef::Deletion { location, entry_mode, id, .. } => {
-            if let Some(mode) = mode_of(entry_mode) {
-                out.push(FileChange::deleted(location.into(), mode, id.to_owned()));
+            Change::Deletion { entry_mode, oid, path, .. } => {
+                if let Some(mode) = mode_of(entry_mode) {
+                    deleted.push(file(path, mode, oid));
+                }
             }
-        }
-        ChangeRef::Modification { location, previous_entry_mode, previous_id, entry_mode, id } => {
-            let path: BString = location.into();
-            match (mode_of(previous_entry_mode), mode_of(entry_mode)) {
-                (Some(old_mode), Some(new_mode)) if same_type(old_mode, new_mode) => out.push(FileChange {
-                    old_path: path.clone(),
-                    new_path: path,
-                    old_mode,
-                    new_mode,
-                    old_id: Some(previous_id.to_owned()),
-                    new_id: Some(id.to_owned()),
-                }),
-                (old_mode, new_mode) => {
-                    if let Some(mode) = old_mode {
-                        out.push(FileChange::deleted(path.clone(), mode, previous_id.to_owned()));
+            Change::Modification { previous_entry_mode, previous_oid, entry_mode, oid, path } => {
+                match (mode_of(previous_entry_mode), mode_of(entry_mode)) {
+                    (Some(old_mode), Some(new_mode)) if same_type(old_mode, new_mode) => out.push(FileChange {
+                        old_path: path.clone(),
+                        new_path: path,
+                        old_mode,
+                        new_mode,
+                        old_id: Some(previous_oid),
+                        new_id: Some(oid),
+                    }),
+                    // A type change is git's `T`, no rename candidate: listed as a deletion and
+                    // an addition. A tree on one side makes the other an addition or deletion.
+                    (Some(old_mode), Some(new_mode)) => {
+                        out.push(FileChange::deleted(path.clone(), old_mode, previous_oid));
+                        out.push(FileChange::added(path, new_mode, oid));
                     }
-                    if let Some(mode) = new_mode {
-                        out.push(FileChange::added(path, mode, id.to_owned()));
-                    }
+                    (Some(old_mode), None) => deleted.push(file(path, old_mode, previous_oid)),
+                    (None, Some(new_mode)) => added.push(file(path, new_mode, oid)),
+                    (None, None) => {}
                 }
             }
         }
-        ChangeRef::Rewrite {
-            source_location, source_entry_mode, source_id, entry_mode, id, location, copy, ..
-        } => {
-            let (Some(old_mode), Some(new_mode)) = (mode_of(source_entry_mode), mode_of(entry_mode)) else { return };
-            if copy {
-                out.push(FileChange::added(location.into(), new_mode, id.to_owned()));
-            } else {
-                out.push(FileChange {
-                    old_path: source_location.into(),
-                    new_path: location.into(),
-                    old_mode,
-                    new_mode,
-                    old_id: Some(source_id.to_owned()),
-                    new_id: Some(id.to_owned()),
-                });
-            }
+    }
+    // git queues the changes in path order, and its rename passes depend on that order.
+    deleted.sort_by(|a, b| a.path.cmp(&b.path));
+    added.sort_by(|a, b| a.path.cmp(&b.path));
+    let search = rename::Search { all_pairs_bytes: RENAME_CANDIDATE_BYTES, deadline };
+    let sources = match rename::pair(repo, &deleted, &added, &search) {
+        Ok(sources) => sources,
+        Err(rename::Error::Late) => return Ok(None),
+        Err(rename::Error::Read { id, source }) => return Err(Error::Read { id, source }),
+    };
+    let mut renamed = vec![false; deleted.len()];
+    for (to, from) in added.into_iter().zip(sources) {
+        let Some(s) = from else {
+            out.push(FileChange::added(to.path, to.mode, to.id));
+            continue;
+        };
+        renamed[s] = true;
+        let from = &deleted[s];
+        out.push(FileChange {
+            old_path: from.path.clone(),
+            new_path: to.path,
+            old_mode: from.mode,
+            new_mode: to.mode,
+            old_id: Some(from.id),
+            new_id: Some(to.id),
+        });
+    }
+    for (gone, renamed) in deleted.into_iter().zip(renamed) {
+        if !renamed {
+            out.push(FileChange::deleted(gone.path, gone.mode, gone.id));
         }
     }
+    out.sort_by(|a, b| a.order_key().cmp(&b.order_key()));
+    Ok(Some(out))
 }
 
 /// A file's patch as git prints it after the header lines, with the counts Gitaly keeps.

@@ -12,6 +12,7 @@ pub mod fork_view;
 pub mod health;
 pub mod merge_base;
 pub mod range;
+pub mod rename;
 pub mod tree;
 pub mod write;
 
