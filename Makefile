@@ -4,6 +4,7 @@
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the release library (shared, with its soname
 #               links, and static), include/forgecore.h and lib/pkgconfig/forgecore.pc;
 #               make uninstall removes exactly those files
+#   make wheel  dist/forgecore-<version>-py3-none-<platform>.whl, the release library inside
 #   make run-cluster  the same on three hosts (two Go, one Python) sharing one PostgreSQL database
 #   make test   every test: lints, Rust, the header, C, sanitizers, fuzzing, Python, many hosts on
 #               PostgreSQL, Go, a short soak
@@ -37,7 +38,7 @@ ABI := $(shell sed -n 's/^\#define FC_ABI_VERSION //p' include/forgecore.h)
 
 .PHONY: build run run-cluster test test-lint test-rust test-rust-postgres postgres-server test-header test-c test-sanitizers test-fuzz test-python test-cluster bench fuzz venv clean
 .PHONY: build-go test-go bench-go bench-real test-soak soak
-.PHONY: release install uninstall
+.PHONY: release install uninstall wheel
 
 # The debug build is for the tests; what a user runs is the release build (`release`). Both
 # directories get the soname link libforgecore.so.$(ABI), which programs linked with
@@ -252,3 +253,12 @@ install: release
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+
+# The Python package with the release library inside (bindings/python/setup.py), built without
+# build isolation by the venv's pinned setuptools: dist/forgecore-$(VERSION)-py3-none-<platform>.whl.
+wheel: release $(VPY)
+	rm -rf bindings/python/build bindings/python/forgecore.egg-info dist/forgecore-*.whl
+	FORGECORE_WHEEL_LIB=$(RELEASE_DIR)/libforgecore.so $(VPY) -m pip wheel --quiet --disable-pip-version-check \
+		--no-deps --no-build-isolation --wheel-dir dist ./bindings/python
+	rm -rf bindings/python/build bindings/python/forgecore.egg-info
+	@ls dist/forgecore-$(VERSION)-py3-none-*.whl
