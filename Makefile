@@ -7,7 +7,7 @@
 #   make wheel  dist/forgecore-<version>-py3-none-<platform>.whl, the release library inside
 #   make run-cluster  the same on three hosts (two Go, one Python) sharing one PostgreSQL database
 #   make test   every test: lints, Rust, the header, C, sanitizers, fuzzing, Python, many hosts on
-#               PostgreSQL, Go, a short soak
+#               PostgreSQL, Go, a short soak, and the installed library, wheel and Go module
 #   make bench  in-process operations against the git CLI, and the Python host's throughput
 #               (and requests per second through the Go and Python hosts, the Go host on SQLite
 #               and on PostgreSQL)
@@ -38,7 +38,7 @@ ABI := $(shell sed -n 's/^\#define FC_ABI_VERSION //p' include/forgecore.h)
 
 .PHONY: build run run-cluster test test-lint test-rust test-rust-postgres postgres-server test-header test-c test-sanitizers test-fuzz test-python test-cluster bench fuzz venv clean
 .PHONY: build-go test-go bench-go bench-real test-soak soak
-.PHONY: release install uninstall wheel
+.PHONY: release install uninstall wheel test-install
 
 # The debug build is for the tests; what a user runs is the release build (`release`). Both
 # directories get the soname link libforgecore.so.$(ABI), which programs linked with
@@ -53,7 +53,7 @@ run: release
 	PYTHONPATH=bindings/python FORGECORE_LIB=$(RELEASE_DIR)/libforgecore.so $(PYTHON) -m forgecore serve \
 		--listen $(HOST):$(PORT) --data-dir .run/data --repos .run/repos --print-admin-token
 
-test: test-lint test-rust test-rust-postgres test-header test-c test-sanitizers test-fuzz test-python test-cluster test-go test-soak
+test: test-lint test-rust test-rust-postgres test-header test-c test-sanitizers test-fuzz test-python test-cluster test-go test-soak test-install
 
 # Habits as checks: formatting, clippy's warnings and the lints of Cargo.toml's [lints] table
 # (go vet runs in test-go).
@@ -262,3 +262,11 @@ wheel: release $(VPY)
 		--no-deps --no-build-isolation --wheel-dir dist ./bindings/python
 	rm -rf bindings/python/build bindings/python/forgecore.egg-info
 	@ls dist/forgecore-$(VERSION)-py3-none-*.whl
+
+# Install, use with only the installed files, uninstall: tests/install/run.sh. The release
+# library and the wheel are built once, before it.
+test-install: release wheel
+	env -u FORGECORE_LIB -u PYTHONPATH MAKE="$(MAKE)" GO="$(GO)" PYTHON="$(PYTHON)" \
+		WHEEL="$$(ls $(CURDIR)/dist/forgecore-$(VERSION)-py3-none-*.whl)" \
+		PIP_PINS="$$(grep -E '^(python-gitlab|gunicorn)==' bindings/python/requirements-test.txt | tr '\n' ' ')" \
+		tests/install/run.sh
