@@ -38,7 +38,7 @@ ABI := $(shell sed -n 's/^\#define FC_ABI_VERSION //p' include/forgecore.h)
 
 .PHONY: build run run-cluster test test-lint test-rust test-rust-postgres postgres-server test-header test-c test-sanitizers test-fuzz test-python test-cluster bench fuzz venv clean
 .PHONY: build-go test-go bench-go bench-real test-soak soak
-.PHONY: release install uninstall wheel test-install
+.PHONY: release go-host-release install uninstall wheel test-install
 
 # The debug build is for the tests; what a user runs is the release build (`release`). Both
 # directories get the soname link libforgecore.so.$(ABI), which programs linked with
@@ -144,8 +144,9 @@ test-cluster: build $(VPY) postgres-server
 # throw-away server, this checkout's history as the public project "forgecore" on the storage
 # "default"; Ctrl-C stops the hosts and drops the server. See examples/cluster/run.sh.
 CLUSTER_PORT ?= 8081
-run-cluster: build postgres-server
-	$(PG_RUN) 'HOST=$(HOST) CLUSTER_PORT=$(CLUSTER_PORT) PYTHON=$(PYTHON) examples/cluster/run.sh'
+run-cluster: go-host-release postgres-server
+	$(PG_RUN) 'HOST=$(HOST) CLUSTER_PORT=$(CLUSTER_PORT) PYTHON=$(PYTHON) FORGECORE_LIB=$(RELEASE_DIR)/libforgecore.so \
+		GO_HOST=$(RELEASE_DIR)/forgecore-http examples/cluster/run.sh'
 
 bench: $(VPY) bench-go release
 	$(CARGO) run --release --quiet --example bench
@@ -185,9 +186,13 @@ test-go: build-go
 # Requests per second through the Go host (linked with the release library: CGO_LDFLAGS puts
 # target/release first on the link line) and the Python host, on loopback, bounded in time;
 # then the Go host once more with its data in PostgreSQL (a server of its own), side by side.
-bench-go: postgres-server release
-	cd bindings/go && CGO_LDFLAGS="-L$(CURDIR)/target/release" $(call GO_LIB_STAMP,$(CURDIR)/target/release) \
-		$(GO) build -o $(CURDIR)/target/release/forgecore-http ./cmd/forgecore-http
+# The Go host linked with the release library (CGO_LDFLAGS puts target/release first on the
+# link line): what make run-cluster, make soak and make bench-go run.
+go-host-release: release
+	cd bindings/go && CGO_LDFLAGS="-L$(RELEASE_DIR)" $(call GO_LIB_STAMP,$(RELEASE_DIR)) \
+		$(GO) build -o $(RELEASE_DIR)/forgecore-http ./cmd/forgecore-http
+
+bench-go: postgres-server go-host-release
 	cd tools/loadtest && $(GO) build -o $(CURDIR)/target/release/forgecore-bench ./cmd/forgecore-bench
 	$(PG_RUN) 'PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
 		target/release/forgecore-bench -go-host target/release/forgecore-http -python $(PYTHON) -postgres "$(PG_URL)"'
@@ -206,9 +211,7 @@ test-soak: build-go
 	$(LIBDIR)/forgecore-soak -go-host $(LIBDIR)/forgecore-http -clients $(SOAK_CLIENTS) -seconds 10 -warmup 3
 
 SOAK_SECONDS ?= 60
-soak: release
-	cd bindings/go && CGO_LDFLAGS="-L$(CURDIR)/target/release" $(call GO_LIB_STAMP,$(CURDIR)/target/release) \
-		$(GO) build -o $(CURDIR)/target/release/forgecore-http ./cmd/forgecore-http
+soak: go-host-release
 	cd tools/loadtest && $(GO) build -o $(CURDIR)/target/release/forgecore-soak ./cmd/forgecore-soak
 	target/release/forgecore-soak -go-host target/release/forgecore-http -clients $(SOAK_CLIENTS) -seconds $(SOAK_SECONDS)
 
