@@ -199,7 +199,7 @@ bench-go: postgres-server go-host-release
 
 clean:
 	$(CARGO) clean
-	rm -rf .run $(VENV) .bench
+	rm -rf .run $(VENV) .bench dist
 
 # A soak of the Go host on loopback (tools/loadtest/cmd/forgecore-soak): SOAK_CLIENTS clients mix
 # every endpoint for SOAK_SECONDS; it fails on any unexpected status or transport error, or when
