@@ -78,6 +78,12 @@ step "Python: $(basename "$WHEEL") in a fresh venv"
 
 step "Go: -tags forgecore_system against the installed library"
 export LD_LIBRARY_PATH="$prefix/lib"
+# Go's build cache keys a cgo package on neither pkg-config's answer nor the headers it
+# includes from elsewhere: a package built against an earlier prefix would be linked with that
+# prefix's -L. A checksum of the installed .pc file (it names the prefix) and header in
+# CGO_CFLAGS, which the cache does key on, keeps each prefix's build apart (as the Makefile's
+# GO_LIB_STAMP does for the checkout's library).
+export CGO_CFLAGS="-O2 -g -DFORGECORE_INSTALL_STAMP=$(cat "$PKG_CONFIG_PATH/forgecore.pc" "$prefix/include/forgecore.h" | cksum | cut -d' ' -f1)"
 (cd "$root/examples/go" && "$GO" vet -tags forgecore_system ./... && "$GO" test -tags forgecore_system -count=1 ./... \
 	&& "$GO" build -tags forgecore_system -o "$tmp/forgecore-example" .)
 (cd "$root/bindings/go" && "$GO" vet -tags forgecore_system ./... && "$GO" test -tags forgecore_system -count=1 ./...)
@@ -93,7 +99,7 @@ done
 echo "  examples/go: GET /api/v4/version -> $answer"
 [[ $answer == *"\"revision\":\"$version\""* ]] || { cat "$tmp/go-example.log" >&2; fail "the Go example answered '$answer'"; }
 kill "${pids[@]}"; wait "${pids[@]}" 2>/dev/null || true; pids=()
-unset LD_LIBRARY_PATH
+unset LD_LIBRARY_PATH CGO_CFLAGS
 
 step "make uninstall PREFIX=$prefix"
 "$MAKE" -s -C "$root" uninstall PREFIX="$prefix"
