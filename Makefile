@@ -1,8 +1,13 @@
 # forgecore: build, serve, test and benchmark from a fresh checkout.
-#   make run    build, then serve the API on 127.0.0.1 with this checkout as a public demo project
+#   make run    build the release library, then serve the API on 127.0.0.1 with this checkout as a
+#               public demo project
+#   make install [PREFIX=/usr/local] [DESTDIR=]   the release library (shared, with its soname
+#               links, and static), include/forgecore.h and lib/pkgconfig/forgecore.pc;
+#               make uninstall removes exactly those files
+#   make wheel  dist/forgecore-<version>-py3-none-<platform>.whl, the release library inside
 #   make run-cluster  the same on three hosts (two Go, one Python) sharing one PostgreSQL database
 #   make test   every test: lints, Rust, the header, C, sanitizers, fuzzing, Python, many hosts on
-#               PostgreSQL, Go, a short soak
+#               PostgreSQL, Go, a short soak, and the installed library, wheel and Go module
 #   make bench  in-process operations against the git CLI, and the Python host's throughput
 #               (and requests per second through the Go and Python hosts, the Go host on SQLite
 #               and on PostgreSQL)
@@ -20,22 +25,35 @@ PORT   ?= 8080
 VENV   := .venv
 VPY    := $(VENV)/bin/python
 LIBDIR := $(CURDIR)/target/debug
+RELEASE_DIR := $(CURDIR)/target/release
 
 export FORGECORE_LIB := $(LIBDIR)/libforgecore.so
 
+# One version for everything: [workspace.package] of Cargo.toml. The library reports it (GET
+# /version's revision), the .pc file carries it, setup.py refuses a Python package of another,
+# the Go binding's Version is checked against the library's by its tests.
+VERSION := $(shell sed -n '/^\[workspace\.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
+# The C ABI version is the soname's number (build.rs): libforgecore.so.$(ABI).
+ABI := $(shell sed -n 's/^\#define FC_ABI_VERSION //p' include/forgecore.h)
+
 .PHONY: build run run-cluster test test-lint test-rust test-rust-postgres postgres-server test-header test-c test-sanitizers test-fuzz test-python test-cluster bench fuzz venv clean
 .PHONY: build-go test-go bench-go bench-real test-soak soak
+.PHONY: release go-host-release install uninstall wheel test-install
 
+# The debug build is for the tests; what a user runs is the release build (`release`). Both
+# directories get the soname link libforgecore.so.$(ABI), which programs linked with
+# -lforgecore load.
 build: build-go
 	$(CARGO) build
+	ln -sfn libforgecore.so $(LIBDIR)/libforgecore.so.$(ABI)
 
-run: build
+run: release
 	mkdir -p .run/repos
 	ln -sfn $(CURDIR) .run/repos/forgecore
-	PYTHONPATH=bindings/python $(PYTHON) -m forgecore serve --listen $(HOST):$(PORT) \
-		--data-dir .run/data --repos .run/repos --print-admin-token
+	PYTHONPATH=bindings/python FORGECORE_LIB=$(RELEASE_DIR)/libforgecore.so $(PYTHON) -m forgecore serve \
+		--listen $(HOST):$(PORT) --data-dir .run/data --repos .run/repos --print-admin-token
 
-test: test-lint test-rust test-rust-postgres test-header test-c test-sanitizers test-fuzz test-python test-cluster test-go test-soak
+test: test-lint test-rust test-rust-postgres test-header test-c test-sanitizers test-fuzz test-python test-cluster test-go test-soak test-install
 
 # Habits as checks: formatting, clippy's warnings and the lints of Cargo.toml's [lints] table
 # (go vet runs in test-go).
@@ -126,11 +144,11 @@ test-cluster: build $(VPY) postgres-server
 # throw-away server, this checkout's history as the public project "forgecore" on the storage
 # "default"; Ctrl-C stops the hosts and drops the server. See examples/cluster/run.sh.
 CLUSTER_PORT ?= 8081
-run-cluster: build postgres-server
-	$(PG_RUN) 'HOST=$(HOST) CLUSTER_PORT=$(CLUSTER_PORT) PYTHON=$(PYTHON) examples/cluster/run.sh'
+run-cluster: go-host-release postgres-server
+	$(PG_RUN) 'HOST=$(HOST) CLUSTER_PORT=$(CLUSTER_PORT) PYTHON=$(PYTHON) FORGECORE_LIB=$(RELEASE_DIR)/libforgecore.so \
+		GO_HOST=$(RELEASE_DIR)/forgecore-http examples/cluster/run.sh'
 
-bench: $(VPY) bench-go
-	$(CARGO) build --release
+bench: $(VPY) bench-go release
 	$(CARGO) run --release --quiet --example bench
 	PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
 		$(VPY) examples/bench/python_host.py
@@ -168,17 +186,20 @@ test-go: build-go
 # Requests per second through the Go host (linked with the release library: CGO_LDFLAGS puts
 # target/release first on the link line) and the Python host, on loopback, bounded in time;
 # then the Go host once more with its data in PostgreSQL (a server of its own), side by side.
-bench-go: postgres-server
-	$(CARGO) build --release
-	cd bindings/go && CGO_LDFLAGS="-L$(CURDIR)/target/release" $(call GO_LIB_STAMP,$(CURDIR)/target/release) \
-		$(GO) build -o $(CURDIR)/target/release/forgecore-http ./cmd/forgecore-http
+# The Go host linked with the release library (CGO_LDFLAGS puts target/release first on the
+# link line): what make run-cluster, make soak and make bench-go run.
+go-host-release: release
+	cd bindings/go && CGO_LDFLAGS="-L$(RELEASE_DIR)" $(call GO_LIB_STAMP,$(RELEASE_DIR)) \
+		$(GO) build -o $(RELEASE_DIR)/forgecore-http ./cmd/forgecore-http
+
+bench-go: postgres-server go-host-release
 	cd tools/loadtest && $(GO) build -o $(CURDIR)/target/release/forgecore-bench ./cmd/forgecore-bench
 	$(PG_RUN) 'PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
 		target/release/forgecore-bench -go-host target/release/forgecore-http -python $(PYTHON) -postgres "$(PG_URL)"'
 
 clean:
 	$(CARGO) clean
-	rm -rf .run $(VENV) .bench
+	rm -rf .run $(VENV) .bench dist
 
 # A soak of the Go host on loopback (tools/loadtest/cmd/forgecore-soak): SOAK_CLIENTS clients mix
 # every endpoint for SOAK_SECONDS; it fails on any unexpected status or transport error, or when
@@ -190,9 +211,65 @@ test-soak: build-go
 	$(LIBDIR)/forgecore-soak -go-host $(LIBDIR)/forgecore-http -clients $(SOAK_CLIENTS) -seconds 10 -warmup 3
 
 SOAK_SECONDS ?= 60
-soak:
-	$(CARGO) build --release
-	cd bindings/go && CGO_LDFLAGS="-L$(CURDIR)/target/release" $(call GO_LIB_STAMP,$(CURDIR)/target/release) \
-		$(GO) build -o $(CURDIR)/target/release/forgecore-http ./cmd/forgecore-http
+soak: go-host-release
 	cd tools/loadtest && $(GO) build -o $(CURDIR)/target/release/forgecore-soak ./cmd/forgecore-soak
 	target/release/forgecore-soak -go-host target/release/forgecore-http -clients $(SOAK_CLIENTS) -seconds $(SOAK_SECONDS)
+
+# The release library, built once for everything a user runs and installs. Libs.private of
+# forgecore.pc are the native libraries the static library needs, as rustc prints them
+# (`--print native-static-libs`, on the staticlib the same invocation builds); they are kept
+# in target/release/native-static-libs.
+release:
+	$(CARGO) build --release
+	ln -sfn libforgecore.so $(RELEASE_DIR)/libforgecore.so.$(ABI)
+	@test -s $(RELEASE_DIR)/native-static-libs -a $(RELEASE_DIR)/native-static-libs -nt $(RELEASE_DIR)/libforgecore.a || \
+		{ $(CARGO) rustc --release --lib --crate-type staticlib -- --print native-static-libs 2>&1 | \
+		  sed -n 's/^note: native-static-libs: //p' | tail -1 > $(RELEASE_DIR)/native-static-libs.tmp && \
+		  test -s $(RELEASE_DIR)/native-static-libs.tmp && mv $(RELEASE_DIR)/native-static-libs.tmp $(RELEASE_DIR)/native-static-libs; }
+	@echo "native static libraries: $$(cat $(RELEASE_DIR)/native-static-libs)"
+
+# make install: the C library as a distribution would install it. A Makefile rather than
+# cargo-c: the release build above is the one every other target uses (cargo-c builds its own,
+# with flags of its own, and is one more tool to install and pin), and the install is six
+# files. The shared library is libforgecore.so.$(VERSION) with the soname libforgecore.so.$(ABI)
+# (the C ABI version), and the link libforgecore.so for -lforgecore. DESTDIR is prepended to
+# every path but appears in no file.
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+libdir     ?= $(PREFIX)/lib
+includedir ?= $(PREFIX)/include
+pkgconfigdir ?= $(libdir)/pkgconfig
+INSTALLED := $(libdir)/libforgecore.so.$(VERSION) $(libdir)/libforgecore.so.$(ABI) $(libdir)/libforgecore.so \
+	$(libdir)/libforgecore.a $(includedir)/forgecore.h $(pkgconfigdir)/forgecore.pc
+
+install: release
+	install -d $(DESTDIR)$(libdir) $(DESTDIR)$(includedir) $(DESTDIR)$(pkgconfigdir)
+	install -m 755 $(RELEASE_DIR)/libforgecore.so $(DESTDIR)$(libdir)/libforgecore.so.$(VERSION)
+	ln -sfn libforgecore.so.$(VERSION) $(DESTDIR)$(libdir)/libforgecore.so.$(ABI)
+	ln -sfn libforgecore.so.$(ABI) $(DESTDIR)$(libdir)/libforgecore.so
+	install -m 644 $(RELEASE_DIR)/libforgecore.a $(DESTDIR)$(libdir)/libforgecore.a
+	install -m 644 include/forgecore.h $(DESTDIR)$(includedir)/forgecore.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(libdir)|' -e 's|@INCLUDEDIR@|$(includedir)|' \
+		-e 's|@VERSION@|$(VERSION)|' -e "s|@LIBS_PRIVATE@|$$(cat $(RELEASE_DIR)/native-static-libs)|" \
+		forgecore.pc.in > $(DESTDIR)$(pkgconfigdir)/forgecore.pc
+	chmod 644 $(DESTDIR)$(pkgconfigdir)/forgecore.pc
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+
+# The Python package with the release library inside (bindings/python/setup.py), built without
+# build isolation by the venv's pinned setuptools: dist/forgecore-$(VERSION)-py3-none-<platform>.whl.
+wheel: release $(VPY)
+	rm -rf bindings/python/build bindings/python/forgecore.egg-info dist/forgecore-*.whl
+	FORGECORE_WHEEL_LIB=$(RELEASE_DIR)/libforgecore.so $(VPY) -m pip wheel --quiet --disable-pip-version-check \
+		--no-deps --no-build-isolation --wheel-dir dist ./bindings/python
+	rm -rf bindings/python/build bindings/python/forgecore.egg-info
+	@ls dist/forgecore-$(VERSION)-py3-none-*.whl
+
+# Install, use with only the installed files, uninstall: tests/install/run.sh. The release
+# library and the wheel are built once, before it.
+test-install: release wheel
+	env -u FORGECORE_LIB -u PYTHONPATH MAKE="$(MAKE)" GO="$(GO)" PYTHON="$(PYTHON)" \
+		WHEEL="$$(ls $(CURDIR)/dist/forgecore-$(VERSION)-py3-none-*.whl)" \
+		PIP_PINS="$$(grep -E '^(python-gitlab|gunicorn)==' bindings/python/requirements-test.txt | tr '\n' ' ')" \
+		tests/install/run.sh

@@ -1,5 +1,9 @@
 //! Generates `include/forgecore.h` from the C exports with the pinned cbindgen.
 //! The header is committed; `make test` checks that regenerating it changes nothing.
+//!
+//! On ELF targets the shared library's soname carries the C ABI version, `libforgecore.so.N`
+//! for `FC_ABI_VERSION` N, as read from the generated header: a program linked against it
+//! keeps loading any later build of the same ABI, and refuses (at load time) one of another.
 
 use std::path::Path;
 
@@ -23,4 +27,20 @@ fn main() {
         std::fs::create_dir_all(header.parent().expect("header has a parent")).expect("include/ is writable");
         std::fs::write(&header, &generated).expect("include/forgecore.h is writable");
     }
+    let abi = abi_version(&String::from_utf8_lossy(&generated));
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let elf = std::env::var("CARGO_CFG_TARGET_FAMILY").is_ok_and(|family| family == "unix")
+        && !matches!(os.as_str(), "macos" | "ios" | "tvos" | "watchos" | "visionos");
+    if elf {
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libforgecore.so.{abi}");
+    }
+}
+
+/// `N` of the header's `#define FC_ABI_VERSION N`.
+fn abi_version(header: &str) -> u32 {
+    header
+        .lines()
+        .find_map(|line| line.strip_prefix("#define FC_ABI_VERSION "))
+        .and_then(|value| value.trim().parse().ok())
+        .expect("the generated header defines FC_ABI_VERSION as a number")
 }

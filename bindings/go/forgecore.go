@@ -33,6 +33,10 @@ import (
 // fc_abi_version() differs.
 const ABIVersion uint32 = 1
 
+// Version is the forgecore release this package belongs to: the workspace version of
+// Cargo.toml, which the library reports as the revision of GET /api/v4/version.
+const Version = "0.1.0"
+
 // DefaultMaxBodyBytes is the core's default request body limit (limits.max_body_bytes).
 const DefaultMaxBodyBytes = 1 << 20
 

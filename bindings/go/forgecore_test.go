@@ -268,3 +268,20 @@ func TestCloseWhileCallsAreInFlight(t *testing.T) {
 	}
 	runtime.GC()
 }
+
+// The binding and the library it links are one release: the library's GET /version reports
+// the binding's Version as its revision (Cargo.toml's version, which both carry).
+func TestVersionIsTheLibrarys(t *testing.T) {
+	response, err := fx.core.Do("GET", "/api/v4/version", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := response.Bytes()
+	if err != nil || response.Status != 200 {
+		t.Fatalf("%d %v %s", response.Status, err, body)
+	}
+	var version struct{ Revision string }
+	if err := json.Unmarshal(body, &version); err != nil || version.Revision != forgecore.Version {
+		t.Fatalf("/version %s, binding %s (%v)", body, forgecore.Version, err)
+	}
+}

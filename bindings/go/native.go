@@ -3,18 +3,14 @@ package forgecore
 // The only file that uses cgo. It turns Go values into the C arguments of include/forgecore.h
 // and back, and owns every unsafe conversion; it decides nothing about HTTP or GitLab.
 //
-// The static library is linked, so a Go binary needs no libforgecore.so at run time. By default
-// it is target/debug/libforgecore.a of this checkout; a CGO_LDFLAGS of
-// "-L/path/to/target/release" comes first on the link line and picks another build (the
-// Makefile does so for the benchmark). The system libraries are the ones
-// `cargo rustc -- --print native-static-libs` names.
+// Where the library comes from is the build's choice (link_checkout.go, link_system.go): this
+// checkout's static library by default, an installed one found by pkg-config under the build
+// tag forgecore_system.
 //
 // Strings are passed as NUL-terminated Go byte slices rather than C.CString copies: cgo keeps
 // them alive for the call, they hold no Go pointers, and the core copies what it keeps.
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../include
-#cgo LDFLAGS: -L${SRCDIR}/../../target/debug -l:libforgecore.a -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 #include <string.h>
 #include "forgecore.h"
 */

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Throughput of the real Python host (`python -m forgecore serve`), the last step of `make bench`.
+"""Throughput of the real Python host (`python -m forgecore serve`) and of the same WSGI app
+under gunicorn, side by side: a step of `make bench`.
 
 Starts the host as a subprocess with this interpreter and environment (the Makefile points
 FORGECORE_LIB at the release library and PYTHONPATH at bindings/python) on 127.0.0.1, port 0,
@@ -7,12 +8,16 @@ and a temporary data directory; reads the URL and the admin token it prints; cre
 roles (as the Rust bench does); then, for each endpoint and client-thread count, runs clients
 that each keep one http.client connection and send requests back to back for a few seconds.
 Prints requests per second and the median and 99th-percentile latency, then stops the server.
+Then the same under gunicorn (`forgecore.wsgi:app_from_env()`, gthread workers, keep-alive;
+the administrator and its token made first with `python -m forgecore admin`), which the venv
+of the Makefile has, so the two rows compare the stdlib server with a production WSGI server.
 
 Loopback only and bounded in time: every socket has a timeout and a watchdog kills the server
 (which fails the remaining requests) if the whole run overstays. Slowness is reported, never an
 error; the exit status is non-zero only when the server cannot be started or answers wrongly.
 
-Options: --seconds (default 3, or FC_BENCH_PY_SECONDS), --threads (default 1,8).
+Options: --seconds (default 3, or FC_BENCH_PY_SECONDS), --threads (default 1,8),
+--servers (default stdlib,gunicorn), --gunicorn-workers (default 2), --gunicorn-threads (default 8).
 """
 
 import argparse
@@ -22,6 +27,7 @@ import os
 import queue
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -97,6 +103,46 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=10)
+
+
+class GunicornServer(Server):
+    """gunicorn serving `forgecore.wsgi:app_from_env()` on the data directory, gthread workers
+    with keep-alive; the administrator and its token are made first with the admin command."""
+
+    def __init__(self, data_dir, workers, threads):
+        for args in (["user", "add", "bench", "--admin"], ["token", "add", "bench"]):
+            done = subprocess.run([sys.executable, "-m", "forgecore", "admin", "--data-dir", data_dir, *args],
+                                  capture_output=True, text=True, timeout=STARTUP_TIMEOUT)
+            if done.returncode != 0:
+                raise RuntimeError(f"admin {' '.join(args)}: {done.stderr.strip()}")
+        self.token = json.loads(done.stdout)["token"]
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        self.host = "127.0.0.1"
+        self.url = f"http://{self.host}:{self.port}"
+        command = [sys.executable, "-m", "gunicorn", "--bind", f"{self.host}:{self.port}",
+                   "--worker-class", "gthread", "--workers", str(workers), "--threads", str(threads),
+                   "--keep-alive", "5", "forgecore.wsgi:app_from_env()"]
+        self.command = command
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, text=True,
+                                        env=dict(os.environ, FORGECORE_DATA_DIR=data_dir))
+        self.lines = queue.Queue()
+        self.output = []
+        for stream, name in ((self.process.stdout, "stdout"), (self.process.stderr, "stderr")):
+            threading.Thread(target=self._pump, args=(stream, name), daemon=True).start()
+
+    def wait_ready(self):
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while time.monotonic() < deadline and self.process.poll() is None:
+            try:
+                if one_request(self, "GET", "/api/v4/version")[0] == 200:
+                    return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("gunicorn did not answer:\n  " + "\n  ".join(self.output[-20:]))
 
 
 def one_request(server, method, path, headers=None, body=None):
@@ -179,20 +225,8 @@ def table(rows):
     return "\n".join(out)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=float(os.environ.get("FC_BENCH_PY_SECONDS", "3")))
-    parser.add_argument("--threads", default="1,8", help="client thread counts, comma-separated")
-    args = parser.parse_args()
-    thread_counts = [int(t) for t in args.threads.split(",") if t.strip()]
-
-    print()
-    print("Python host: python -m forgecore serve; http.client clients, one persistent connection per thread, loopback")
-    print(f"interpreter {sys.executable} (Python {sys.version.split()[0]}); "
-          f"FORGECORE_LIB={os.environ.get('FORGECORE_LIB', '(unset: the package default)')}; nproc {os.cpu_count()}")
-
-    data_dir = tempfile.mkdtemp(prefix="forgecore-bench-py-")
-    server = Server(os.path.join(data_dir, "data"))
+def run_server(label, server, args, thread_counts):
+    """Startup, the roles, then every row of one server; answers its rows."""
     # Worst case: startup, every measurement with its warm-up and timeouts, and shutdown.
     budget = STARTUP_TIMEOUT + len(thread_counts) * 2 * (args.seconds + WARMUP_SECONDS + REQUEST_TIMEOUT + 5) + 30
     watchdog = threading.Timer(budget, server.process.kill)
@@ -212,22 +246,61 @@ def main():
         status, body = one_request(server, "GET", "/api/v4/member_roles", auth)
         if status != 200 or len(json.loads(body)) != ROLES:
             raise RuntimeError(f"GET /api/v4/member_roles: {status} {body[:200]!r}")
-        print(f"server {server.url}; {ROLES} roles, {len(body)} B body; {args.seconds:g} s per row after a "
+        print(f"{label}: {' '.join(server.command[1:])}")
+        print(f"  server {server.url}; {ROLES} roles, {len(body)} B body; {args.seconds:g} s per row after a "
               f"{WARMUP_SECONDS:g} s warm-up", flush=True)
-
         rows = []
         for path, headers in (("/api/v4/version", {}), ("/api/v4/member_roles", auth)):
             for threads in thread_counts:
                 row = measure(server, path, headers, threads, args.seconds)
-                row.update(endpoint=f"GET {path}", threads=threads)
+                row.update(endpoint=f"GET {path}", threads=threads, server=label)
                 rows.append(row)
-                print(f"  {row['endpoint']:<24} x{threads}: {row['rps']:.0f} rps", file=sys.stderr)
+                print(f"  {label:<8} {row['endpoint']:<24} x{threads}: {row['rps']:.0f} rps", file=sys.stderr)
         sys.stderr.flush()
+        return rows
+    finally:
+        server.stop()
+        watchdog.cancel()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=float(os.environ.get("FC_BENCH_PY_SECONDS", "3")))
+    parser.add_argument("--threads", default="1,8", help="client thread counts, comma-separated")
+    parser.add_argument("--servers", default="stdlib,gunicorn", help="stdlib and/or gunicorn, comma-separated")
+    parser.add_argument("--gunicorn-workers", type=int, default=2)
+    parser.add_argument("--gunicorn-threads", type=int, default=8)
+    args = parser.parse_args()
+    thread_counts = [int(t) for t in args.threads.split(",") if t.strip()]
+    servers = [name.strip() for name in args.servers.split(",") if name.strip()]
+
+    print()
+    print("Python host: python -m forgecore serve (stdlib), and the WSGI app under gunicorn; http.client "
+          "clients, one persistent connection per thread, loopback")
+    print(f"interpreter {sys.executable} (Python {sys.version.split()[0]}); "
+          f"FORGECORE_LIB={os.environ.get('FORGECORE_LIB', '(unset: the package default)')}; nproc {os.cpu_count()}")
+
+    data_dir = tempfile.mkdtemp(prefix="forgecore-bench-py-")
+    try:
+        rows = []
+        for name in servers:
+            data = os.path.join(data_dir, name)
+            if name == "stdlib":
+                rows += run_server("stdlib", Server(data), args, thread_counts)
+            elif name == "gunicorn":
+                os.makedirs(data)
+                server = GunicornServer(data, args.gunicorn_workers, args.gunicorn_threads)
+                rows += run_server("gunicorn", server, args, thread_counts)
+            else:
+                raise RuntimeError(f"unknown server {name!r} (stdlib, gunicorn)")
+        for row in rows:
+            row["endpoint"] = f"{row['server']}: {row['endpoint']}"
         print(table(rows))
-        requests = sum(r["requests"] for r in rows)
-        connects = sum(r["connects"] for r in rows)
-        if requests and connects > len(rows) * max(thread_counts):
-            print(f"note: {connects} TCP connections for {requests} requests: the server closes the "
+        stdlib = [r for r in rows if r["server"] == "stdlib"]
+        requests = sum(r["requests"] for r in stdlib)
+        connects = sum(r["connects"] for r in stdlib)
+        if requests and connects > len(stdlib) * max(thread_counts):
+            print(f"note: stdlib: {connects} TCP connections for {requests} requests: the server closes the "
                   "connection after each response (HTTP/1.0), so every request pays a new connection.")
         failed = sum(r["errors"] for r in rows)
         if failed:
@@ -237,8 +310,6 @@ def main():
         print(f"python_host: {error}", file=sys.stderr)
         return 1
     finally:
-        server.stop()
-        watchdog.cancel()
         shutil.rmtree(data_dir, ignore_errors=True)
 
 

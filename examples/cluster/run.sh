@@ -6,7 +6,9 @@
 # until Ctrl-C (or SIGTERM), which stops the hosts.
 #
 # It runs inside pg_virtualenv (the Makefile's PG_RUN), which sets PGHOST, PGPORT, PGUSER and
-# PGPASSWORD for a throw-away server and drops it when this script ends, after `make build`.
+# PGPASSWORD for a throw-away server and drops it when this script ends, after the release
+# library and the Go host linked with it are built (GO_HOST, FORGECORE_LIB: the Makefile
+# passes target/release's).
 # Settings: HOST (127.0.0.1), CLUSTER_PORT (8081: the hosts listen on it and the two ports
 # after it), PYTHON (python3). State: .run/cluster (made afresh: the database is new each run).
 set -euo pipefail
@@ -16,9 +18,9 @@ root=$PWD
 host=${HOST:-127.0.0.1}
 first_port=${CLUSTER_PORT:-8081}
 python=${PYTHON:-python3}
-go_host=$root/target/debug/forgecore-http
+go_host=${GO_HOST:-$root/target/release/forgecore-http}
 export PYTHONPATH=$root/bindings/python${PYTHONPATH:+:$PYTHONPATH}
-export FORGECORE_LIB=${FORGECORE_LIB:-$root/target/debug/libforgecore.so}
+export FORGECORE_LIB=${FORGECORE_LIB:-$root/target/release/libforgecore.so}
 state=$root/.run/cluster
 kinds=(go python go)
 

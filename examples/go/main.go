@@ -7,6 +7,18 @@
 //
 // No external URL is configured, so the core builds absolute links (pagination) from each
 // request's Host header.
+//
+// How a Go service depends on forgecore: its go.mod requires the module forgecore.dev/forgecore
+// and, as this one does (go.mod), points it at a checkout's bindings/go with a replace
+// directive. Built plainly, the binding links that checkout's target/debug/libforgecore.a
+// (make build). A service built against an installed library (make install PREFIX=/usr/local,
+// or a package) uses the build tag forgecore_system, which takes the flags from pkg-config:
+//
+//	make -C /path/to/forgecore install PREFIX=$HOME/.local
+//	PKG_CONFIG_PATH=$HOME/.local/lib/pkgconfig go build -tags forgecore_system .
+//	LD_LIBRARY_PATH=$HOME/.local/lib ./example -data-dir /tmp/forge   # no need under /usr/local after ldconfig
+//
+// make test-install builds and runs this program that way.
 package main
 
 import (

@@ -4,7 +4,9 @@ behaviour (routing, authentication, GitLab's answers) lives in the library, none
 """
 
 from ._native import ABI_VERSION, LibraryError
+from ._version import __version__
 from .core import BodyStream, Forgecore, ForgecoreError, Response
-from .wsgi import make_app
+from .wsgi import app_from_env, make_app
 
-__all__ = ["ABI_VERSION", "LibraryError", "BodyStream", "Forgecore", "ForgecoreError", "Response", "make_app"]
+__all__ = ["ABI_VERSION", "LibraryError", "BodyStream", "Forgecore", "ForgecoreError", "Response", "__version__",
+           "app_from_env", "make_app"]

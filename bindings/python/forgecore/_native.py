@@ -69,18 +69,23 @@ class LibraryError(ImportError):
 
 
 def library_path():
-    """`FORGECORE_LIB` if set, else target/debug then target/release of this checkout."""
+    """`FORGECORE_LIB` if set; else the library bundled in this package (a wheel carries the
+    release build next to these modules); else target/debug then target/release of the checkout
+    this package sits in."""
     explicit = os.environ.get("FORGECORE_LIB")
     if explicit:
         return Path(explicit)
+    bundled = Path(__file__).resolve().parent / LIBRARY_NAME
+    if bundled.is_file():
+        return bundled
     repo = Path(__file__).resolve().parents[3]
     candidates = [repo / "target" / profile / LIBRARY_NAME for profile in ("debug", "release")]
     for candidate in candidates:
         if candidate.is_file():
             return candidate
     raise LibraryError(
-        f"{LIBRARY_NAME} not found (looked at {', '.join(map(str, candidates))}); "
-        "run `cargo build` or set FORGECORE_LIB"
+        f"{LIBRARY_NAME} not found (looked at {', '.join(map(str, [bundled] + candidates))}); "
+        "install the forgecore wheel, run `cargo build` in the checkout, or set FORGECORE_LIB"
     )
 
 

@@ -6,11 +6,14 @@ headers and body through (streamed bodies chunk by chunk, freed in `close()`). R
 parameters, authentication and status codes all belong to the core.
 """
 
+import atexit
+import json
+import os
 from http import HTTPStatus
 from urllib.parse import quote
 from wsgiref.util import is_hop_by_hop
 
-from .core import Forgecore
+from .core import Forgecore, ForgecoreError
 
 _READ_CHUNK = 64 * 1024
 
@@ -106,3 +109,52 @@ class ForgecoreApp:
 
 def make_app(core: Forgecore):
     return ForgecoreApp(core)
+
+
+CONFIG_ENV = "FORGECORE_CONFIG"
+DATA_DIR_ENV = "FORGECORE_DATA_DIR"
+REPOS_ENV = "FORGECORE_REPOS"
+
+
+def config_from_env(environ=None):
+    """The configuration the environment names: the JSON object in the file `FORGECORE_CONFIG`
+    (what `serve --config` takes) over `{"data_dir": FORGECORE_DATA_DIR}`; one of the two must
+    give data_dir."""
+    environ = os.environ if environ is None else environ
+    config = {}
+    if environ.get(DATA_DIR_ENV):
+        config["data_dir"] = environ[DATA_DIR_ENV]
+    path = environ.get(CONFIG_ENV)
+    if path:
+        with open(path, encoding="utf-8") as file:
+            loaded = json.load(file)
+        if not isinstance(loaded, dict):
+            raise ValueError(f"{CONFIG_ENV}={path} is not a JSON object")
+        config.update(loaded)
+    if "data_dir" not in config:
+        raise ValueError(f"set {DATA_DIR_ENV}, or {CONFIG_ENV} to a JSON file with data_dir")
+    return config
+
+
+def app_from_env(environ=None):
+    """A WSGI app for servers that import one, such as gunicorn:
+
+        FORGECORE_CONFIG=/etc/forgecore.json gunicorn -k gthread --threads 8 'forgecore.wsgi:app_from_env()'
+
+    It opens the core of `config_from_env()` (each worker process opens its own; the store
+    is shared between them as between hosts) and keeps it open for the life of the process.
+    When `FORGECORE_REPOS` names a directory, every git repository under it is registered as a
+    public project first (as `serve --repos`). Administrators and tokens are made with
+    `python -m forgecore admin`; external_url, when the configuration has none, is built by the
+    core from each request's Host header. A refused configuration raises ForgecoreError.
+    """
+    environ = os.environ if environ is None else environ
+    core = Forgecore(config_from_env(environ))
+    atexit.register(core.close)
+    repos = environ.get(REPOS_ENV)
+    if repos:
+        with core.admin({"command": "register_repos", "dir": repos}) as answer:
+            if not 200 <= answer.status < 300:
+                core.close()
+                raise ForgecoreError(answer.status, answer.json())
+    return make_app(core)
