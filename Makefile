@@ -38,7 +38,7 @@ ABI := $(shell sed -n 's/^\#define FC_ABI_VERSION //p' include/forgecore.h)
 
 .PHONY: build run run-cluster test test-lint test-rust test-rust-postgres postgres-server test-header test-c test-sanitizers test-fuzz test-python test-cluster bench fuzz venv clean
 .PHONY: build-go test-go bench-go bench-real test-soak soak
-.PHONY: release go-host-release install uninstall wheel test-install
+.PHONY: release go-host-release install uninstall wheel test-install pkg-config-tool
 
 # The debug build is for the tests; what a user runs is the release build (`release`). Both
 # directories get the soname link libforgecore.so.$(ABI), which programs linked with
@@ -268,7 +268,12 @@ wheel: release $(VPY)
 
 # Install, use with only the installed files, uninstall: tests/install/run.sh. The release
 # library and the wheel are built once, before it.
-test-install: release wheel
+# pkg-config from Debian's package when the machine lacks it.
+pkg-config-tool:
+	@command -v pkg-config >/dev/null || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q pkg-config; }
+	@command -v pkg-config >/dev/null
+
+test-install: pkg-config-tool release wheel
 	env -u FORGECORE_LIB -u PYTHONPATH MAKE="$(MAKE)" GO="$(GO)" PYTHON="$(PYTHON)" \
 		WHEEL="$$(ls $(CURDIR)/dist/forgecore-$(VERSION)-py3-none-*.whl)" \
 		PIP_PINS="$$(grep -E '^(python-gitlab|gunicorn)==' bindings/python/requirements-test.txt | tr '\n' ' ')" \
