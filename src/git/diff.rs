@@ -2,8 +2,9 @@
 //! with git's default rename detection, and each file's patch text byte-identical to git's,
 //! from its first `@@` (or its `Binary files ... differ` line).
 //!
-//! gix finds the changes and pairs renames (50 % similarity, 1000-file limit, no copies, empty
-//! files paired too: `git diff`'s defaults); imara-diff (through gix) computes the line diff with
+//! gix finds the changed entries; [`super::rename`] pairs renames with git's own passes
+//! (`git diff`'s defaults: 50 % similarity, 1000-file limit, no copies, empty files paired
+//! too); imara-diff (through gix) computes the line diff with
 //! Myers and git's indent heuristic. What git adds on top is ours: xdiff's hunk grouping and
 //! header format (`-0,0`, `,1` omitted), the default function-name context after the header,
 //! `\ No newline at end of file`, binary detection (a NUL in the first 8000 bytes of either
