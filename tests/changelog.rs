@@ -631,3 +631,61 @@ fn merge_requests_are_found_in_every_message_form_of_this_project_only() {
     assert!(!entry("Change on security").contains("merge request"), "another project's: {default}");
     assert!(!default.contains("merge_requests/41"), "{default}");
 }
+
+/// A range long enough to be read on several threads: every commit's author and message as git
+/// log gives them, whether the walk read the objects or a commit-graph answered it.
+#[test]
+fn a_long_range_reads_authors_and_messages_with_and_without_a_commit_graph() {
+    let instance = common::open_instance(json!({}));
+    let dir = instance.root_dir().join("long-range");
+    std::fs::create_dir_all(&dir).unwrap();
+    let plain = dir.join("plain.git");
+    git(&dir, &["init", "-q", "--bare", "-b", "main", plain.to_str().unwrap()]);
+    let mut script = String::new();
+    for i in 1..=2500u32 {
+        let time = 1_600_000_000 + i * 60;
+        let message =
+            format!("Change {i}\n\nBody of {i}, line one.\n\nChangelog: {}\n", ["added", "fixed"][i as usize % 2]);
+        script.push_str(&format!(
+            "commit refs/heads/main\nmark :{i}\nauthor Writer {w} <w{w}@example.com> {time} +0000\ncommitter C <c@example.com> {time} +0000\ndata {}\n{message}",
+            message.len(),
+            w = i % 17,
+        ));
+        if i > 1 {
+            script.push_str(&format!("from :{}\n", i - 1));
+        }
+        script.push('\n');
+    }
+    let mut import = std::process::Command::new("git")
+        .args(["-C", plain.to_str().unwrap(), "fast-import", "--quiet"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    import.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    assert!(import.wait().unwrap().success());
+    let graph = dir.join("graph.git");
+    git(&dir, &["clone", "-q", "--bare", "--no-local", plain.to_str().unwrap(), graph.to_str().unwrap()]);
+    git(&graph, &["commit-graph", "write", "--reachable"]);
+
+    for repo in [&plain, &graph] {
+        let log =
+            String::from_utf8(git(repo, &["log", "--format=%H%x00%an%x00%ae%x00%B%x01", "main~2400..main"])).unwrap();
+        let want: Vec<Vec<String>> = log
+            .split('\x01')
+            .map(str::trim_start)
+            .filter(|r| !r.is_empty())
+            .map(|r| r.split('\0').map(|f| f.trim_end().to_string()).collect())
+            .collect();
+        assert_eq!(want.len(), 2400);
+        let opened = forgecore::git::open(repo.to_str().unwrap()).unwrap();
+        let from = forgecore::git::resolve_commit(&opened, &git_text(repo, &["rev-parse", "main~2400"])).unwrap();
+        let to = forgecore::git::resolve_commit(&opened, "main").unwrap();
+        let ours: Vec<Vec<String>> = forgecore::git::range::commits(&opened, Some(from), to, 5000)
+            .unwrap()
+            .into_iter()
+            .map(|c| vec![c.id.to_string(), c.author_name, c.author_email, c.message.trim_end().to_string()])
+            .collect();
+        assert_eq!(ours, want, "{}", repo.display());
+    }
+}

@@ -8,16 +8,12 @@
 //! (reading commit objects is nearly all of the work: inflating them).
 
 use super::error::{boxed, BoxError, Classify, Missing};
+use super::parallel;
 use super::range::{self, Log, RangeError};
 use gix::bstr::ByteSlice;
 use gix::objs::commit::ref_iter::Token;
 use gix::prelude::FindExt;
 use gix::ObjectId;
-
-/// Below this many commits to read, one thread does it.
-const PARALLEL_FROM: usize = 2048;
-/// At most this many threads read commits for one request.
-const THREADS_MAX: usize = 4;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Contributor {
@@ -86,45 +82,15 @@ pub fn collect(repo: &gix::Repository, tip: ObjectId) -> Result<Vec<Contributor>
     Ok(out)
 }
 
-/// Reads the author of every non-merge commit the walk took from the commit-graph, the slices
-/// of the history on several threads when there are many.
+/// Reads the author of every non-merge commit the walk took from the commit-graph, on every
+/// core when there are many.
 fn read_missing_authors(repo: &gix::Repository, log: &mut Log) -> Result<(), Error> {
     let missing: Vec<usize> =
         (0..log.commits.len()).filter(|&i| log.commits[i].author.is_none() && log.commits[i].parents <= 1).collect();
-    if missing.is_empty() {
-        return Ok(());
-    }
-    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(THREADS_MAX);
-    let threads = if missing.len() < PARALLEL_FROM { 1 } else { threads };
-    let slice = missing.len().div_ceil(threads);
     let ids: Vec<ObjectId> = missing.iter().map(|&i| log.commits[i].id).collect();
-    type Read = Result<Vec<Option<NameEmail>>, Error>;
-    let read = |repo: &gix::Repository, ids: &[ObjectId]| -> Read {
-        let mut buf = Vec::new();
-        ids.iter().map(|&id| author_of(repo, id, &mut buf)).collect()
-    };
-    let slices: Vec<Read> = if threads == 1 {
-        vec![read(repo, &ids)]
-    } else {
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = ids
-                .chunks(slice)
-                .map(|chunk| {
-                    let repo = repo.clone();
-                    scope.spawn(move || read(&repo, chunk))
-                })
-                .collect();
-            workers
-                .into_iter()
-                .map(|worker| worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-                .collect()
-        })
-    };
-    let mut positions = missing.into_iter();
-    for slice in slices {
-        for (author, i) in slice?.into_iter().zip(positions.by_ref()) {
-            log.commits[i].author = author.map(|(name, email)| log.authors.intern(&name, &email));
-        }
+    let authors = parallel::read_commits(repo, &ids, author_of)?;
+    for (author, i) in authors.into_iter().zip(missing) {
+        log.commits[i].author = author.map(|(name, email)| log.authors.intern(&name, &email));
     }
     Ok(())
 }

@@ -11,6 +11,7 @@ pub mod error;
 pub mod fork_view;
 pub mod health;
 pub mod merge_base;
+pub mod parallel;
 pub mod range;
 pub mod rename;
 pub mod tree;

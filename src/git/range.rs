@@ -9,15 +9,17 @@
 //! and dates, read from the commit-graph when the repository has one (no object is inflated)
 //! and from the commit objects otherwise.
 //!
-//! [`ids`] is a compare's walk (`to ^from`); [`commits`] a changelog's (`from..to`), with each
-//! commit's author and message read afterwards; [`log`] a whole history's (`git log <tip>`),
-//! keeping the author of every commit whose object the walk read anyway.
+//! [`ids`] is a compare's walk (`to ^from`); [`commits`] a changelog's (`from..to`), keeping the
+//! author and message of every commit whose object the walk read anyway and reading the others
+//! (those the commit-graph answered) afterwards, on every core; [`log`] a whole history's (`git
+//! log <tip>`), keeping the author of every commit whose object the walk read.
 //!
 //! [`merged_by`] answers, for every commit of such a range, the oldest merge commit of the range
 //! that brought it in: a merge `M` brings in what is reachable from its second parent and not
 //! from its first (and `M` itself); merges are taken oldest first and the first one wins.
 
 use super::error::{boxed, BoxError, Classify, Missing};
+use super::parallel;
 use gix::bstr::ByteSlice;
 use gix::objs::commit::ref_iter::Token;
 use gix::prelude::FindExt;
@@ -89,6 +91,8 @@ struct Node {
     parents: (u32, u32),
     /// Index in [`Reader::authors`], when kept and read.
     author: Option<u32>,
+    /// Index in [`Reader::details`], when kept and read.
+    detail: Option<u32>,
     parsed: bool,
     uninteresting: bool,
     /// Queued once (git's `SEEN`); it is never queued again.
@@ -136,47 +140,88 @@ impl Authors {
     }
 }
 
+/// A commit's author and message, as a changelog reads them.
+#[derive(Debug, Clone, Default)]
+struct Detail {
+    author_name: String,
+    author_email: String,
+    message: String,
+}
+
+/// What the reader returns for one commit besides its parents.
+struct Read {
+    time: i64,
+    author: Option<u32>,
+    detail: Option<u32>,
+}
+
 /// Parents and committer dates, from the commit-graph when it holds the commit; with the
-/// author too when `authors` is kept and the commit object had to be read.
+/// author, or author and message, too when they are kept and the commit object had to be read
+/// (so that no object is inflated twice).
 struct Reader<'r> {
     repo: &'r gix::Repository,
     graph: Option<gix::commitgraph::Graph>,
     buf: Vec<u8>,
     authors: Option<Authors>,
+    details: Option<Vec<Detail>>,
 }
 
 impl Reader<'_> {
-    /// Appends the parents of `id` to `out` and answers its committer date, and its author when
-    /// they are kept and the object was read.
-    fn read(&mut self, id: ObjectId, out: &mut Vec<ObjectId>) -> Result<(i64, Option<u32>), RangeError> {
+    /// Appends the parents of `id` to `out` and answers its committer date, and its author and
+    /// details when they are kept and the object was read.
+    fn read(&mut self, id: ObjectId, out: &mut Vec<ObjectId>) -> Result<Read, RangeError> {
         if let Some(graph) = &self.graph {
             if let Some(commit) = graph.commit_by_id(id) {
                 let before = out.len();
                 let parents: Result<(), _> =
                     commit.iter_parents().try_for_each(|p| p.map(|pos| out.push(graph.id_at(pos).to_owned())));
                 if parents.is_ok() {
-                    return Ok((i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX), None));
+                    let time = i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX);
+                    return Ok(Read { time, author: None, detail: None });
                 }
                 // A damaged graph: the object says the same, slower.
                 out.truncate(before);
             }
         }
         let iter = self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| RangeError::NotACommit(id))?;
-        let mut author = None;
+        let (mut time, mut author) = (None, None);
+        let mut detail = self.details.is_some().then(Detail::default);
         for token in iter {
             match token.map_err(|e| RangeError::Decode { id, source: boxed(e) })? {
                 Token::Parent { id } => out.push(id),
                 Token::Author { signature } => {
+                    let signature = signature.trim();
                     if let Some(authors) = &mut self.authors {
-                        let signature = signature.trim();
                         author = Some(authors.intern(signature.name, signature.email));
                     }
+                    if let Some(detail) = &mut detail {
+                        detail.author_name = signature.name.to_str_lossy().into_owned();
+                        detail.author_email = signature.email.to_str_lossy().into_owned();
+                    }
                 }
-                Token::Committer { signature } => return Ok((signature.seconds(), author)),
+                Token::Committer { signature } => {
+                    time = Some(signature.seconds());
+                    if detail.is_none() {
+                        break;
+                    }
+                }
+                Token::Message(message) => {
+                    if let Some(detail) = &mut detail {
+                        detail.message = message.to_str_lossy().into_owned();
+                    }
+                }
                 _ => {}
             }
         }
-        Err(RangeError::Decode { id, source: "the commit has no committer".into() })
+        let time = time.ok_or_else(|| RangeError::Decode { id, source: "the commit has no committer".into() })?;
+        let detail = match (detail, &mut self.details) {
+            (Some(detail), Some(details)) => {
+                details.push(detail);
+                Some(details.len() as u32 - 1)
+            }
+            _ => None,
+        };
+        Ok(Read { time, author, detail })
     }
 }
 
@@ -204,6 +249,7 @@ impl Walk<'_> {
             time: 0,
             parents: (0, 0),
             author: None,
+            detail: None,
             parsed: false,
             uninteresting: false,
             seen: false,
@@ -219,15 +265,16 @@ impl Walk<'_> {
         }
         let mut ids = std::mem::take(&mut self.scratch);
         ids.clear();
-        let (time, author) = self.reader.read(self.nodes[i as usize].id, &mut ids)?;
+        let read = self.reader.read(self.nodes[i as usize].id, &mut ids)?;
         let start = self.parents.len() as u32;
         for &id in &ids {
             let p = self.lookup(id);
             self.parents.push(p);
         }
         let node = &mut self.nodes[i as usize];
-        node.time = time;
-        node.author = author;
+        node.time = read.time;
+        node.author = read.author;
+        node.detail = read.detail;
         node.parents = (start, self.parents.len() as u32);
         node.parsed = true;
         self.scratch = ids;
@@ -301,6 +348,8 @@ struct Bounds {
     deadline: Option<Instant>,
     /// Whether to keep the authors of the commit objects read.
     authors: bool,
+    /// Whether to keep the authors and messages of the commit objects read.
+    details: bool,
 }
 
 /// The walk of `git rev-list` over `tips` (each with whether it is excluded, in the order given
@@ -312,7 +361,13 @@ fn walk<'r>(
     bounds: Bounds,
 ) -> Result<Option<(Walk<'r>, Vec<u32>)>, RangeError> {
     let graph = repo.commit_graph_if_enabled().ok().flatten();
-    let reader = Reader { repo, graph, buf: Vec::new(), authors: bounds.authors.then(Authors::default) };
+    let reader = Reader {
+        repo,
+        graph,
+        buf: Vec::new(),
+        authors: bounds.authors.then(Authors::default),
+        details: bounds.details.then(Vec::new),
+    };
     let mut walk = Walk {
         reader,
         nodes: Vec::new(),
@@ -389,8 +444,11 @@ pub fn ids(
     first: usize,
     deadline: Instant,
 ) -> Result<Option<Vec<ObjectId>>, RangeError> {
-    let Some((walk, order)) =
-        walk(repo, &[(from, true), (to, false)], Bounds { limit: None, deadline: Some(deadline), authors: false })?
+    let Some((walk, order)) = walk(
+        repo,
+        &[(from, true), (to, false)],
+        Bounds { limit: None, deadline: Some(deadline), authors: false, details: false },
+    )?
     else {
         return Ok(None);
     };
@@ -406,16 +464,32 @@ pub fn commits(
     limit: usize,
 ) -> Result<Vec<RangeCommit>, RangeError> {
     let tips: Vec<(ObjectId, bool)> = from.map(|from| (from, true)).into_iter().chain([(to, false)]).collect();
-    let Some((walk, order)) = walk(repo, &tips, Bounds { limit: Some(limit), deadline: None, authors: false })? else {
+    let bounds = Bounds { limit: Some(limit), deadline: None, authors: false, details: true };
+    let Some((mut walk, order)) = walk(repo, &tips, bounds)? else {
         return Ok(Vec::new());
     };
-    let mut buf = Vec::new();
+    // Commits the walk took from the commit-graph are read now, on every core when many.
+    let missing: Vec<ObjectId> =
+        order.iter().map(|&i| &walk.nodes[i as usize]).filter(|n| n.detail.is_none()).map(|n| n.id).collect();
+    let mut read = parallel::read_commits(repo, &missing, detail_of)?.into_iter();
+    let mut details = walk.reader.details.take().unwrap_or_default();
     order
         .into_iter()
         .map(|i| {
             let node = &walk.nodes[i as usize];
+            let detail = match node.detail {
+                Some(d) => std::mem::take(&mut details[d as usize]),
+                None => read.next().unwrap_or_default(),
+            };
             let parents = walk.parents[walk.parents_of(i)].iter().map(|&p| walk.nodes[p as usize].id).collect();
-            described(repo, node.id, parents, node.time, &mut buf)
+            Ok(RangeCommit {
+                id: node.id,
+                parents,
+                author_name: detail.author_name,
+                author_email: detail.author_email,
+                message: detail.message,
+                time: node.time,
+            })
         })
         .collect()
 }
@@ -440,7 +514,7 @@ pub struct Log {
 
 /// Every commit reachable from `tip`, in the order `git log <tip>` prints them.
 pub fn log(repo: &gix::Repository, tip: ObjectId) -> Result<Log, RangeError> {
-    let bounds = Bounds { limit: None, deadline: None, authors: true };
+    let bounds = Bounds { limit: None, deadline: None, authors: true, details: false };
     let Some((walk, order)) = walk(repo, &[(tip, false)], bounds)? else {
         return Ok(Log { commits: Vec::new(), authors: Authors::default() });
     };
@@ -455,35 +529,22 @@ pub fn log(repo: &gix::Repository, tip: ObjectId) -> Result<Log, RangeError> {
     Ok(Log { commits, authors: walk.reader.authors.unwrap_or_default() })
 }
 
-/// A walked commit with its author and message read from its object.
-fn described(
-    repo: &gix::Repository,
-    id: ObjectId,
-    parents: Vec<ObjectId>,
-    time: i64,
-    buf: &mut Vec<u8>,
-) -> Result<RangeCommit, RangeError> {
+/// The author and message of commit `id`, read from its object.
+fn detail_of(repo: &gix::Repository, id: ObjectId, buf: &mut Vec<u8>) -> Result<Detail, RangeError> {
     let iter = repo.objects.find_commit_iter(&id, buf).map_err(|_| RangeError::NotACommit(id))?;
-    let mut commit = RangeCommit {
-        id,
-        parents,
-        author_name: String::new(),
-        author_email: String::new(),
-        message: String::new(),
-        time,
-    };
+    let mut detail = Detail::default();
     for token in iter {
         match token.map_err(|e| RangeError::Decode { id, source: boxed(e) })? {
             Token::Author { signature } => {
                 let signature = signature.trim();
-                commit.author_name = signature.name.to_str_lossy().into_owned();
-                commit.author_email = signature.email.to_str_lossy().into_owned();
+                detail.author_name = signature.name.to_str_lossy().into_owned();
+                detail.author_email = signature.email.to_str_lossy().into_owned();
             }
-            Token::Message(message) => commit.message = message.to_str_lossy().into_owned(),
+            Token::Message(message) => detail.message = message.to_str_lossy().into_owned(),
             _ => {}
         }
     }
-    Ok(commit)
+    Ok(detail)
 }
 
 /// For each commit of `range` (as [`commits`] answers it), the index in `range` of the oldest
