@@ -2,9 +2,6 @@
 
 use super::error::{boxed, BoxError, Classify, Missing};
 
-/// What `git merge-base <one> <others...>` prints: the first of the best common ancestors of
-/// `one` and a hypothetical merge of `others` (not `--octopus`). `None` without a common
-/// ancestor.
 /// The walk over the commit graph failed: the repository could not be read.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot find the merge base of {one}")]
@@ -20,6 +17,9 @@ impl Classify for Error {
     }
 }
 
+/// What `git merge-base <one> <others...>` prints: the first of the best common ancestors of
+/// `one` and a hypothetical merge of `others` (not `--octopus`). `None` without a common
+/// ancestor.
 pub fn best(
     repo: &gix::Repository,
     one: gix::ObjectId,
