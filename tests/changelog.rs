@@ -637,10 +637,6 @@ fn merge_requests_are_found_in_every_message_form_of_this_project_only() {
 #[test]
 fn a_long_range_reads_authors_and_messages_with_and_without_a_commit_graph() {
     let instance = common::open_instance(json!({}));
-    let dir = instance.root_dir().join("long-range");
-    std::fs::create_dir_all(&dir).unwrap();
-    let plain = dir.join("plain.git");
-    git(&dir, &["init", "-q", "--bare", "-b", "main", plain.to_str().unwrap()]);
     let mut script = String::new();
     for i in 1..=2500u32 {
         let time = 1_600_000_000 + i * 60;
@@ -656,17 +652,7 @@ fn a_long_range_reads_authors_and_messages_with_and_without_a_commit_graph() {
         }
         script.push('\n');
     }
-    let mut import = std::process::Command::new("git")
-        .args(["-C", plain.to_str().unwrap(), "fast-import", "--quiet"])
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    import.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
-    assert!(import.wait().unwrap().success());
-    let graph = dir.join("graph.git");
-    git(&dir, &["clone", "-q", "--bare", "--no-local", plain.to_str().unwrap(), graph.to_str().unwrap()]);
-    git(&graph, &["commit-graph", "write", "--reachable"]);
+    let (plain, graph) = common::imported_with_and_without_graph(&instance.root_dir().join("long-range"), &script);
 
     for repo in [&plain, &graph] {
         let log =

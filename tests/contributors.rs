@@ -148,9 +148,6 @@ fn bad_input_is_4xx() {
 /// order are git log's, with and without the commit-graph.
 #[test]
 fn a_long_history_agrees_with_git_log_with_and_without_a_commit_graph() {
-    let dir = tempfile_dir("contributors-long");
-    let plain = dir.join("plain.git");
-    git(&dir, &["init", "-q", "--bare", "-b", "main", plain.to_str().unwrap()]);
     let mut script = String::new();
     let authors = ["ann", "bo", "cy", "di", "ed", "fay", "gus"];
     for i in 1..=3000u32 {
@@ -170,17 +167,8 @@ fn a_long_history_agrees_with_git_log_with_and_without_a_commit_graph() {
         }
         script.push('\n');
     }
-    let mut import = std::process::Command::new("git")
-        .args(["-C", plain.to_str().unwrap(), "fast-import", "--quiet"])
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    import.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
-    assert!(import.wait().unwrap().success());
-    let graph = dir.join("graph.git");
-    git(&dir, &["clone", "-q", "--bare", "--no-local", plain.to_str().unwrap(), graph.to_str().unwrap()]);
-    git(&graph, &["commit-graph", "write", "--reachable"]);
+    let dir = tempfile_dir("contributors-long");
+    let (plain, graph) = common::imported_with_and_without_graph(&dir, &script);
 
     for repo in [&plain, &graph] {
         let log = String::from_utf8(git(repo, &["log", "--no-merges", "--format=%ae%x00%an", "main"])).unwrap();

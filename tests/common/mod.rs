@@ -443,6 +443,28 @@ pub fn git_text(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&git(dir, args)).trim().to_string()
 }
 
+/// A bare repository at `dir/plain.git` made by `git fast-import` from `script`, and its clone
+/// `dir/graph.git` with a commit-graph of every reachable commit: one history as a fresh
+/// import leaves it and as maintenance keeps it.
+pub fn imported_with_and_without_graph(dir: &Path, script: &str) -> (PathBuf, PathBuf) {
+    use std::io::Write;
+    std::fs::create_dir_all(dir).expect("the directory is made");
+    let (plain, graph) = (dir.join("plain.git"), dir.join("graph.git"));
+    git(dir, &["init", "-q", "--bare", "-b", "main", &plain.to_string_lossy()]);
+    let mut import = std::process::Command::new("git")
+        .arg("-C")
+        .arg(&plain)
+        .args(["fast-import", "--quiet"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("git runs");
+    import.stdin.take().expect("a pipe").write_all(script.as_bytes()).expect("git reads");
+    assert!(import.wait().expect("git ends").success(), "git fast-import failed");
+    git(dir, &["clone", "-q", "--bare", "--no-local", &plain.to_string_lossy(), &graph.to_string_lossy()]);
+    git(&graph, &["commit-graph", "write", "--reachable"]);
+    (plain, graph)
+}
+
 impl TestInstance {
     /// Builds the fixture repositories of `tests/fixtures/repo.sh` under this instance's
     /// directory and registers them as projects: `fx/work` and `fx/bare` (public) and
