@@ -211,7 +211,7 @@ fn format_decorations(facts: &Facts, out: &mut Vec<u8>, prefix: &str, separator:
     }
     let has_head = facts.decorations.iter().any(|(kind, _)| *kind == Decoration::Head);
     let current =
-        has_head.then(|| facts.head.as_deref()).flatten().filter(|branch| branch.starts_with("refs/")).and_then(
+        has_head.then_some(facts.head.as_deref()).flatten().filter(|branch| branch.starts_with("refs/")).and_then(
             |branch| facts.decorations.iter().position(|(kind, name)| *kind == Decoration::Local && name == branch),
         );
     let mut lead = prefix;
