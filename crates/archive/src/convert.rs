@@ -712,4 +712,71 @@ mod tests {
         }
         assert_eq!(out, b"a\r\nb\r\n\r\n");
     }
+
+    /// Content made on the fly, never held: `line` over and over, cut at `size` bytes.
+    struct Generated {
+        line: &'static [u8],
+        size: u64,
+    }
+
+    impl Stream for Generated {
+        fn size(&self) -> u64 {
+            self.size
+        }
+
+        fn copy_to(&mut self, sink: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+            let piece: Vec<u8> = self.line.iter().copied().cycle().take(64 * self.line.len() * 16).collect();
+            let mut left = self.size;
+            while left > 0 {
+                let n = piece.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+                sink(&piece[..n])?;
+                left -= n as u64;
+            }
+            Ok(())
+        }
+    }
+
+    /// The process's peak resident memory (`VmHWM`), where Linux tells it.
+    fn peak_resident() -> Option<u64> {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+        Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? * 1024)
+    }
+
+    #[test]
+    fn large_content_converts_in_bounded_memory() {
+        // 64 MiB of text whose every line has an `$Id$`, a `$Format:...$` and an LF to become
+        // CRLF: converted whole in memory, the peak would grow by well over 64 MiB.
+        let Some(before) = peak_resident() else { return };
+        let line: &'static [u8] = b"$Id$ line $Format:%H %h %s%n$ of text\n";
+        let mut source = Generated { line, size: 64 << 20 };
+        let id = gix::ObjectId::null(gix::hash::Kind::Sha1);
+        let facts = Facts::example();
+        let conversion = Conversion { ident: true, crlf: Some(false), subst: true };
+        let mut converted = Converted::new(Source::Stream(&mut source), id, conversion, Some(&facts)).expect("sized");
+        let lines = (64u64 << 20) / line.len() as u64;
+        assert!(converted.size() > (64 << 20) + lines * 80, "every line grew: {}", converted.size());
+        let (mut written, mut largest, mut first) = (0u64, 0usize, Vec::new());
+        converted
+            .copy_to(&mut |piece| {
+                written += piece.len() as u64;
+                largest = largest.max(piece.len());
+                if first.len() < 200 {
+                    first.extend_from_slice(piece);
+                }
+                Ok(())
+            })
+            .expect("converts");
+        assert_eq!(written, converted.size());
+        let z = "0".repeat(40);
+        let expected = format!(
+            "$Id: {z} $ line {} {} Example subject\n of text\r\n",
+            Facts::EXAMPLE_HEX,
+            &Facts::EXAMPLE_HEX[..7]
+        );
+        assert!(first.starts_with(expected.as_bytes()), "{}", String::from_utf8_lossy(&first));
+        assert!(largest <= 1 << 20, "pieces stay small: {largest}");
+        let grown = peak_resident().unwrap_or(0).saturating_sub(before);
+        assert!(grown < 40 << 20, "the peak grew by {} MiB", grown >> 20);
+    }
 }

@@ -631,6 +631,30 @@ pub fn expand(facts: &Facts, format: &[u8], emitter: &mut Emitter, out: Out<'_>)
 }
 
 #[cfg(test)]
+impl Facts {
+    pub const EXAMPLE_HEX: &'static str = "1234567890123456789012345678901234567890";
+
+    /// Facts of a made-up commit, for tests that have no repository.
+    pub fn example() -> Facts {
+        let hex = Facts::EXAMPLE_HEX.to_string();
+        let raw = format!(
+            "tree {hex}\nauthor A <a@example.com> 1700000000 +0000\ncommitter C <c@example.com> 1700000000 +0000\n\nExample subject\n\nBody\n"
+        );
+        Facts {
+            short: hex[..7].to_string(),
+            tree: hex.clone(),
+            tree_short: hex[..7].to_string(),
+            hex,
+            parents: Vec::new(),
+            raw: raw.into_bytes(),
+            decorations: Vec::new(),
+            head: None,
+            now: 1_700_000_000,
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
