@@ -253,12 +253,10 @@ impl Ident {
                     let byte = input[0];
                     let at = self.length;
                     if byte == b'$' {
-                        let literal = self.newline || self.space.is_some_and(|s| s + 1 < at);
-                        self.record(!literal);
-                        if !literal {
-                            input = &input[1..];
-                        }
-                        // A literal one leaves the `$` to start the next candidate.
+                        // Still open, so neither a newline nor a space followed by more came:
+                        // git substitutes it.
+                        self.record(true);
+                        input = &input[1..];
                         continue;
                     }
                     input = &input[1..];
@@ -300,18 +298,15 @@ impl Ident {
                         }
                         continue;
                     }
-                    // In `Id:...`: index `held` is where `byte` lands.
+                    // In `Id:...`: index `held` is where `byte` lands. git keeps the candidate
+                    // when a newline comes before its closing `$`, or a space (from index 4)
+                    // with more before the `$`; both are decided as they arrive (below), so a
+                    // candidate still open at its `$` is substituted.
                     if byte == b'$' {
-                        let literal = self.newline || self.space.is_some_and(|s| s + 1 < held);
-                        if literal {
-                            // The `$` is not consumed: it may start the next candidate.
-                            self.literal(out)?;
-                        } else {
-                            input = &input[1..];
-                            self.pending.clear();
-                            self.state = IdentState::Normal;
-                            out(&self.replacement)?;
-                        }
+                        input = &input[1..];
+                        self.pending.clear();
+                        self.state = IdentState::Normal;
+                        out(&self.replacement)?;
                         continue;
                     }
                     input = &input[1..];
