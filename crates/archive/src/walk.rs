@@ -179,6 +179,10 @@ impl Walk<'_> {
                         let executable = kind == EntryKind::BlobExecutable;
                         let text = text_flag(self.objects.repo(), &verdict);
                         let conversion = Conversion::of(&verdict, &self.settings);
+                        // Before the blob: a large one must be read before any other object.
+                        if conversion.subst && self.facts.is_none() {
+                            self.facts = Some(Facts::gather(self.objects, self.commit)?);
+                        }
                         let large = self.objects.load_blob(&id, &mut blob)?;
                         let object = match self.lfs_root {
                             Some(store) if verdict.lfs && large.is_none() => lfs::open(store, &blob),
@@ -202,9 +206,6 @@ impl Walk<'_> {
                                 None => sink.file(&path, &id, executable, Content::Bytes(&blob), text)?,
                             }
                             continue;
-                        }
-                        if conversion.subst && self.facts.is_none() {
-                            self.facts = Some(Facts::gather(self.objects, self.commit)?);
                         }
                         let facts = self.facts.as_ref();
                         let mut stream;
