@@ -30,9 +30,10 @@
 //!
 //! Memory: one tree object per directory level, one blob under 1 MiB at a time (larger ones
 //! stored whole are streamed; one stored as a delta is inflated whole, as gix can only do),
-//! the attribute patterns in scope, the bounded buffers of the writers and their two worker
-//! threads (`compress`), and the pages of the pack files the archive maps, which `objects`
-//! keeps to a few MiB however large the repository.
+//! the attribute patterns in scope, converted content up to 1 MiB (larger is converted again
+//! on each read rather than held: `convert`), the bounded buffers of the writers and their two
+//! worker threads (`compress`), and the pages of the pack files the archive maps, which
+//! `objects` keeps to a few MiB however large the repository.
 //!
 //! Why the writers are our own, rather than the `tar` and `zip` crates (on which gix's
 //! `gix-archive` builds) or `git archive` itself:
