@@ -150,6 +150,8 @@ struct ZipMember {
     crc: u32,
     size: u64,
     external: u32,
+    /// The internal attributes' text bit (archive-zip's `!is_binary`).
+    text: bool,
     data: Vec<u8>,
 }
 
@@ -223,6 +225,7 @@ fn zip_members(zip: &[u8]) -> (Vec<ZipMember>, Vec<u8>) {
             crc,
             size,
             external: le32(zip, at + 38),
+            text: le16(zip, at + 36) & 1 == 1,
             data,
         });
         at += 46 + name_len + extra_len + comment_len;
@@ -809,4 +812,120 @@ fn typed_exports_answer_what_the_http_route_answers() {
     ));
     assert_eq!(null.status(), 400);
     assert!(wait_for_no_archive_threads());
+}
+
+/// The repositories of tests/fixtures/archive_attrs.sh: one `.gitattributes` set read under
+/// each configuration git's conversion depends on.
+const CONVERTING_REPOS: [&str; 6] = ["attrs", "autocrlf-true", "autocrlf-input", "eol-crlf", "bigfile", "info"];
+
+/// [`fixture`] plus the repositories of tests/fixtures/archive_attrs.sh as public projects
+/// `at/<name>`; answers the directory that holds them.
+fn converting_fixture() -> (Fx, PathBuf) {
+    let fx = fixture();
+    let dir = fx.instance.root_dir().join("attrs-fx");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/archive_attrs.sh");
+    let status = std::process::Command::new("bash").arg(script).arg(&dir).status().expect("bash runs");
+    assert!(status.success(), "tests/fixtures/archive_attrs.sh failed");
+    fx.instance.admin_ok(json!({"command": "group_add", "path": "at", "visibility": "public"}));
+    for name in CONVERTING_REPOS {
+        let repo = dir.join(format!("{name}.git"));
+        fx.instance.admin_ok(
+            json!({"command": "project_add", "path": format!("at/{name}"), "repo": repo, "visibility": "public"}),
+        );
+    }
+    (fx, dir)
+}
+
+/// A request's `path`/`exclude_paths`, git's pathspecs for it, and the prefix's suffix.
+type ConvertingCase = (&'static str, &'static [&'static str], &'static str);
+
+/// The cases for `attrs.git`: the whole tree (large blobs included), sub-paths, excludes.
+const CONVERTING_CASES: [ConvertingCase; 5] = [
+    ("", &[], ""),
+    ("path=subst", &["subst"], "-subst"),
+    ("path=sub", &["sub"], "-sub"),
+    ("path=large/ident.dat", &["large/ident.dat"], "-large-ident.dat"),
+    ("exclude_paths=large,auto", &[":(exclude)large", ":(exclude)auto"], ""),
+];
+
+/// The cases for the other repositories: the same files under another configuration (the
+/// large blobs only where the configuration concerns them: `bigfile`).
+fn converting_cases(name: &str) -> Vec<ConvertingCase> {
+    match name {
+        "attrs" => CONVERTING_CASES.to_vec(),
+        "bigfile" => vec![("", &[], ""), ("path=large", &["large"], "-large")],
+        _ => vec![("exclude_paths=large", &[":(exclude)large"], ""), ("path=sub", &["sub"], "-sub")],
+    }
+}
+
+#[test]
+fn converted_content_matches_git_archive_in_every_format() {
+    let (fx, dir) = converting_fixture();
+    for name in CONVERTING_REPOS {
+        let repo = dir.join(format!("{name}.git"));
+        let main = git_text(&repo, &["rev-parse", "main"]);
+        for (case, (query, pathspecs, suffix)) in converting_cases(name).into_iter().enumerate() {
+            let prefix = format!("{name}-main-{main}{suffix}");
+            let pathspecs: Vec<String> = pathspecs.iter().map(|p| p.to_string()).collect();
+            let what = format!("{name} {query:?}");
+            let url = |format: &str| format!("/api/v4/projects/at%2F{name}/repository/archive.{format}?{query}");
+            let expected = git_archive(&repo, "tar", &prefix, &main, &pathspecs);
+            assert_same_tar(&archive(&fx, &url("tar")), &expected, &format!("{what} tar"));
+            // The compressed formats hold the tar the tar route gives (tested above for every
+            // case); compressing the large blobs again for every case would only take time.
+            if case < 2 {
+                assert_same_tar(&gunzip(&archive(&fx, &url("tar.gz"))), &expected, &format!("{what} tar.gz"));
+                assert_same_tar(&bunzip(&archive(&fx, &url("tar.bz2"))), &expected, &format!("{what} tar.bz2"));
+            }
+            let (ours, our_comment) = zip_members(&archive(&fx, &url("zip")));
+            let (theirs, their_comment) = zip_members(&git_archive(&repo, "zip", &prefix, &main, &pathspecs));
+            let listed =
+                |m: &[ZipMember]| m.iter().map(|m| String::from_utf8_lossy(&m.name).into_owned()).collect::<Vec<_>>();
+            assert_eq!(listed(&ours), listed(&theirs), "{what} zip: member names");
+            for (ours, theirs) in ours.iter().zip(&theirs) {
+                assert!(ours == theirs, "{what} zip: {} differs", String::from_utf8_lossy(&ours.name));
+            }
+            assert_eq!(our_comment, their_comment);
+        }
+    }
+}
+
+/// The data of `path` in `git archive --format=tar` of `main` in `repo`.
+fn git_member(repo: &Path, path: &str) -> Vec<u8> {
+    let main = git_text(repo, &["rev-parse", "main"]);
+    let tar = git_archive(repo, "tar", "p", &main, &[path.to_string()]);
+    tar_member(&tar_members(&tar), &format!("/{path}")).data.clone()
+}
+
+#[test]
+fn the_converting_fixture_exercises_every_conversion() {
+    // What git does to these blobs, so that matching git above means converting them.
+    let (_fx, dir) = converting_fixture();
+    let attrs = dir.join("attrs.git");
+    let main = git_text(&attrs, &["rev-parse", "main"]);
+    let blob = |path: &str| git(&attrs, &["cat-file", "-p", &format!("main:{path}")]);
+    let crlf_in = |repo: &str, path: &str| git_member(&dir.join(format!("{repo}.git")), path).contains(&b'\r');
+    assert_eq!(git_member(&attrs, "a.crlf"), b"a\r\nb\r\nc\r\n");
+    assert_eq!(git_member(&attrs, "auto/crlf-in-index.txt"), blob("auto/crlf-in-index.txt"));
+    assert_eq!(git_member(&attrs, "auto/crlf/lf.txt"), b"a\r\nb\r\n");
+    let ident_id = git_text(&attrs, &["rev-parse", "main:id/ident.c"]);
+    assert!(String::from_utf8_lossy(&git_member(&attrs, "id/ident.c")).starts_with(&format!("$Id: {ident_id} $\n")));
+    let version = String::from_utf8(git_member(&attrs, "subst/version.txt")).unwrap();
+    assert!(version.starts_with(&format!("H={main} h={}", &main[..7])), "{version}");
+    assert!(version.contains("refs= (HEAD -> main, tag: v2, tag: v1)"), "{version}");
+    // core.autocrlf, core.eol and info/attributes change what text files become.
+    assert!(
+        !crlf_in("attrs", "plain.txt") && crlf_in("eol-crlf", "plain.txt") && crlf_in("autocrlf-true", "plain.txt")
+    );
+    assert!(!crlf_in("autocrlf-input", "plain.txt") && !crlf_in("info", "plain.txt"));
+    assert!(!crlf_in("attrs", "unmarked.md") && crlf_in("autocrlf-true", "unmarked.md"));
+    assert!(!crlf_in("eol-crlf", "raw.raw") && crlf_in("info", "raw.raw"));
+    // Past core.bigFileThreshold, only export-subst still converts.
+    assert!(crlf_in("attrs", "large/text.crlf") && !crlf_in("bigfile", "large/text.crlf"));
+    let subst = git_member(&dir.join("bigfile.git"), "large/subst.dat");
+    assert!(subst.starts_with(format!("commit {main}\r\n").as_bytes()), "export-subst, and eol=crlf with it");
+    // The zip text flag follows `diff`: set for a blob with a NUL, clear for text marked -diff.
+    let (members, _) = zip_members(&git_archive(&attrs, "zip", "p", &main, &[]));
+    let text = |suffix: &str| members.iter().find(|m| m.name.ends_with(suffix.as_bytes())).expect(suffix).text;
+    assert!(text("/diffset.dat") && !text("/nodiff.md") && text("/plain.txt") && !text("/nul.txt"));
 }

@@ -31,7 +31,9 @@
 //! - Archives are cached on disk as Workhorse caches them ([`crate::cache::archives`], keyed by
 //!   the commit id and everything else the bytes depend on); rate limits and authorization
 //!   still apply to every request. Asked by full commit id, an archive carries an `ETag` and an
-//!   `If-None-Match` naming it is answered 304 before any object is read.
+//!   `If-None-Match` naming it is answered 304 before any object is read. (An `export-subst`
+//!   placeholder that names refs (`%d`), abbreviates (`%h`) or dates relatively (`%ar`) can
+//!   read differently later at the same commit; the cached answer stays, as Workhorse's does.)
 //!
 //! Not implemented: GitLab's hotlinking check (406 for `<img>`-style requests), which needs
 //! request headers an operation does not see.

@@ -1,5 +1,6 @@
-//! The two attributes an archive honours, `export-ignore` and `filter` (for `filter=lfs`), looked
-//! up as `git archive` does: from the `.gitattributes` blobs of the archived commit (never a
+//! The attributes an archive honours, looked up as `git archive` does: `export-ignore`,
+//! `export-subst`, `filter` (for `filter=lfs`), the conversion attributes `text`, `crlf`, `eol` and
+//! `ident` (see `convert`), and `diff` (a zip member's text flag), from the `.gitattributes` blobs of the archived commit (never a
 //! work tree), plus `$GIT_DIR/info/attributes` with the highest priority and git's built-in
 //! `binary` macro with the lowest. Macros are honoured only where git allows them (the root
 //! `.gitattributes` and `info/attributes`).
@@ -13,13 +14,41 @@ use gix::bstr::ByteSlice;
 use gix::glob::pattern::Case;
 use std::path::{Path, PathBuf};
 
-const SELECTED: [&str; 2] = ["export-ignore", "filter"];
+const SELECTED: [&str; 8] = ["export-ignore", "filter", "export-subst", "text", "crlf", "eol", "ident", "diff"];
+
+/// The state of one attribute, as git's `ATTR_TRUE` / `ATTR_FALSE` / `ATTR_UNSET` / a value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum State {
+    /// Not mentioned, or `!attr`.
+    #[default]
+    Unspecified,
+    Set,
+    Unset,
+    Value(Vec<u8>),
+}
+
+impl State {
+    fn of(state: StateRef<'_>) -> State {
+        match state {
+            StateRef::Set => State::Set,
+            StateRef::Unset => State::Unset,
+            StateRef::Value(value) => State::Value(value.as_bstr().to_vec()),
+            StateRef::Unspecified => State::Unspecified,
+        }
+    }
+}
 
 /// What the attributes say about one path.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Verdict {
     pub export_ignore: bool,
     pub lfs: bool,
+    pub export_subst: bool,
+    pub text: State,
+    pub crlf: State,
+    pub eol: State,
+    pub ident: bool,
+    pub diff: State,
 }
 
 pub struct Attributes {
@@ -108,9 +137,16 @@ impl Attributes {
         }
         let mut verdict = Verdict::default();
         for found in out.iter_selected() {
-            match (found.assignment.name.as_str(), found.assignment.state) {
-                ("export-ignore", StateRef::Set) => verdict.export_ignore = true,
-                ("filter", StateRef::Value(value)) if value.as_bstr() == "lfs" => verdict.lfs = true,
+            let state = found.assignment.state;
+            match found.assignment.name.as_str() {
+                "export-ignore" => verdict.export_ignore = state == StateRef::Set,
+                "filter" => verdict.lfs = matches!(state, StateRef::Value(value) if value.as_bstr() == "lfs"),
+                "export-subst" => verdict.export_subst = state == StateRef::Set,
+                "text" => verdict.text = State::of(state),
+                "crlf" => verdict.crlf = State::of(state),
+                "eol" => verdict.eol = State::of(state),
+                "ident" => verdict.ident = state == StateRef::Set,
+                "diff" => verdict.diff = State::of(state),
                 _ => {}
             }
         }

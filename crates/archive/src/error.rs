@@ -68,6 +68,8 @@ pub enum Error {
     },
     #[error("the LFS object {} changed while it was archived", path.display())]
     LfsObjectChanged { path: PathBuf },
+    #[error("the converted content of blob {id} changed between two reads")]
+    ConversionChanged { id: gix::ObjectId },
     #[error("{name} changed between the two reads of its zip member")]
     MemberChanged { name: BString },
     #[error("{name} is too long for a zip member name")]

@@ -20,17 +20,20 @@
 //! - With `include_lfs`, a blob marked `filter=lfs` that is a valid LFS pointer is replaced by
 //!   its object from `<common dir>/lfs/objects` when that object is present with the size the
 //!   pointer states (Gitaly's `gitaly-lfs-smudge`); otherwise the pointer stays.
-//! - No other filter runs: no `export-subst` expansion (a CVE-2022-41903 class risk), no
-//!   `ident`/`eol` conversion, no smudge drivers from the repository configuration.
+//! - Content is converted as git converts it for an archive (`convert`: `text`, `eol`, `crlf`,
+//!   `ident` with `core.autocrlf` and `core.eol`; `subst`: `export-subst`), but no filter driver
+//!   (`filter=`) and no `working-tree-encoding` ever runs, and a few `export-subst` placeholders
+//!   stay as they are (`pretty` lists them; `%(describe)` would run a program).
 //! - Hostile entry names (empty, `.`, `..`, with `/` or `\`, `.git` in any spelling HFS+ or
 //!   NTFS would take for it) and a second entry of a name already seen in the same tree are
 //!   skipped with everything below them, so no member can land outside the prefix.
 //!
 //! Memory: one tree object per directory level, one blob under 1 MiB at a time (larger ones
 //! stored whole are streamed; one stored as a delta is inflated whole, as gix can only do),
-//! the attribute patterns in scope, the bounded buffers of the writers and their two worker
-//! threads (`compress`), and the pages of the pack files the archive maps, which `objects`
-//! keeps to a few MiB however large the repository.
+//! the attribute patterns in scope, converted content up to 1 MiB (larger is converted again
+//! on each read rather than held: `convert`), the bounded buffers of the writers and their two
+//! worker threads (`compress`), and the pages of the pack files the archive maps, which
+//! `objects` keeps to a few MiB however large the repository.
 //!
 //! Why the writers are our own, rather than the `tar` and `zip` crates (on which gix's
 //! `gix-archive` builds) or `git archive` itself:
@@ -52,10 +55,13 @@
 
 mod attributes;
 mod compress;
+mod convert;
 mod error;
 mod lfs;
 mod objects;
 mod paths;
+mod pretty;
+mod subst;
 mod tar;
 mod walk;
 mod zip;
@@ -134,7 +140,11 @@ pub fn write(git_dir: &Path, spec: &Spec, out: &mut dyn Write) -> Result<(), Err
     let tree = commit.tree();
     let lfs_root = spec.include_lfs.then(|| lfs_objects_dir(objects.repo()));
     let info_attributes = Some(objects.repo().git_dir().join("info").join("attributes"));
+    let settings = convert::Settings::from_repo(objects.repo());
     let mut walk = walk::Walk {
+        commit: spec.commit,
+        settings,
+        facts: None,
         objects: &mut objects,
         tree,
         prefix: spec.prefix.as_bytes(),
@@ -178,10 +188,20 @@ fn lfs_objects_dir(repo: &gix::Repository) -> PathBuf {
 /// What a container writer receives from the walk, in archive order. `path` is the member name
 /// without a trailing `/` (writers add it to directories); `id` is the tree, blob or commit id.
 /// Writers speak `io::Error`; a failure that is not the output's carries an [`Error`].
+/// `text` is what the `diff` attribute says about a zip member's text flag (`Some(true)` for
+/// `diff`, `Some(false)` for `-diff` or a driver with `binary` set), `None` to look at the
+/// content as git's `buffer_is_binary` does.
 pub(crate) trait Sink {
     fn directory(&mut self, path: &[u8], id: &gix::oid) -> io::Result<()>;
-    fn file(&mut self, path: &[u8], id: &gix::oid, executable: bool, content: Content<'_>) -> io::Result<()>;
-    fn symlink(&mut self, path: &[u8], id: &gix::oid, target: &[u8]) -> io::Result<()>;
+    fn file(
+        &mut self,
+        path: &[u8],
+        id: &gix::oid,
+        executable: bool,
+        content: Content<'_>,
+        text: Option<bool>,
+    ) -> io::Result<()>;
+    fn symlink(&mut self, path: &[u8], id: &gix::oid, target: &[u8], text: Option<bool>) -> io::Result<()>;
 }
 
 /// A file's content: a blob in memory, or one read piece by piece (an LFS object from its

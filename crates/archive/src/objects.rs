@@ -348,6 +348,12 @@ impl Objects {
     }
 }
 
+impl LargeBlob {
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+}
+
 /// A large blob read piece by piece through the archive's reader.
 pub struct BlobStream<'a> {
     pub objects: &'a mut Objects,

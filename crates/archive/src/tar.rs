@@ -217,7 +217,14 @@ impl<W: Write> Sink for Tar<W> {
         self.entry(&name, id, 0o040777, None, 0, None)
     }
 
-    fn file(&mut self, path: &[u8], id: &gix::oid, executable: bool, content: Content<'_>) -> io::Result<()> {
+    fn file(
+        &mut self,
+        path: &[u8],
+        id: &gix::oid,
+        executable: bool,
+        content: Content<'_>,
+        _text: Option<bool>,
+    ) -> io::Result<()> {
         let mode = if executable { 0o100755 } else { 0o100644 };
         let size = match &content {
             Content::Bytes(data) => data.len() as u64,
@@ -226,7 +233,7 @@ impl<W: Write> Sink for Tar<W> {
         self.entry(path, id, mode, None, size, Some(content))
     }
 
-    fn symlink(&mut self, path: &[u8], id: &gix::oid, target: &[u8]) -> io::Result<()> {
+    fn symlink(&mut self, path: &[u8], id: &gix::oid, target: &[u8], _text: Option<bool>) -> io::Result<()> {
         self.entry(path, id, 0o120777, Some(target), 0, None)
     }
 }

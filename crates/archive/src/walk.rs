@@ -6,9 +6,11 @@
 //! into, a submodule is written as an empty directory, a symlink as a link to its blob's text,
 //! a file with its blob (or its LFS object). Only the current directory chain is held.
 
-use crate::attributes::Attributes;
+use crate::attributes::{Attributes, State, Verdict};
+use crate::convert::{Conversion, Converted, Settings, Source};
 use crate::objects::{BlobStream, Objects};
 use crate::paths::Filter;
+use crate::pretty::Facts;
 use crate::{lfs, Content, Error, Sink};
 use gix::objs::tree::EntryKind;
 use gix::objs::TreeRefIter;
@@ -20,8 +22,15 @@ use std::path::{Path, PathBuf};
 const MAX_DEPTH: usize = 4096;
 /// `.gitattributes` blobs larger than this are ignored, as git does (`ATTR_MAX_FILE_SIZE`).
 const MAX_ATTRIBUTES_BYTES: u64 = 100 * 1024 * 1024;
+/// Converted content up to this size is handed to the writer whole; larger is streamed.
+const CONVERTED_IN_MEMORY: u64 = 1 << 20;
 
 pub struct Walk<'a> {
+    /// The archived commit (for `export-subst`).
+    pub commit: gix::ObjectId,
+    pub settings: Settings,
+    /// What `export-subst` placeholders say, gathered at the first file that needs them.
+    pub facts: Option<Facts>,
     pub objects: &'a mut Objects,
     pub tree: gix::ObjectId,
     pub prefix: &'a [u8],
@@ -50,6 +59,20 @@ pub fn safe_name(name: &[u8]) -> bool {
     !name.contains(&b'\\')
         && !name.contains(&0)
         && gix::validate::path::component(gix::bstr::BStr::new(name), None, options).is_ok()
+}
+
+/// A zip member's text flag as git's `entry_is_binary` gets it from the `diff` attribute:
+/// `diff` is text, `-diff` binary, a driver its `diff.<driver>.binary` when configured.
+fn text_flag(repo: &gix::Repository, verdict: &Verdict) -> Option<bool> {
+    match &verdict.diff {
+        State::Set => Some(true),
+        State::Unset => Some(false),
+        State::Unspecified => None,
+        State::Value(driver) => {
+            let key = format!("diff.{}.binary", String::from_utf8_lossy(driver));
+            repo.config_snapshot().boolean(key.as_str()).map(|binary| !binary)
+        }
+    }
 }
 
 impl Walk<'_> {
@@ -149,22 +172,55 @@ impl Walk<'_> {
                     EntryKind::Commit => sink.directory(&path, &id)?,
                     EntryKind::Link => {
                         self.objects.load(&id, gix::objs::Kind::Blob, &mut blob)?;
-                        sink.symlink(&path, &id, &blob)?;
+                        let text = text_flag(self.objects.repo(), &verdict);
+                        sink.symlink(&path, &id, &blob, text)?;
                     }
                     EntryKind::Blob | EntryKind::BlobExecutable => {
                         let executable = kind == EntryKind::BlobExecutable;
-                        if let Some(large) = self.objects.load_blob(&id, &mut blob)? {
-                            let mut stream = BlobStream { objects: self.objects, blob: large };
-                            sink.file(&path, &id, executable, Content::Stream(&mut stream))?;
-                            continue;
+                        let text = text_flag(self.objects.repo(), &verdict);
+                        let conversion = Conversion::of(&verdict, &self.settings);
+                        // Before the blob: a large one must be read before any other object.
+                        if conversion.subst && self.facts.is_none() {
+                            self.facts = Some(Facts::gather(self.objects, self.commit)?);
                         }
+                        let large = self.objects.load_blob(&id, &mut blob)?;
                         let object = match self.lfs_root {
-                            Some(store) if verdict.lfs => lfs::open(store, &blob),
+                            Some(store) if verdict.lfs && large.is_none() => lfs::open(store, &blob),
                             _ => None,
                         };
-                        match object {
-                            Some(mut object) => sink.file(&path, &id, executable, Content::Stream(&mut object))?,
-                            None => sink.file(&path, &id, executable, Content::Bytes(&blob))?,
+                        if let Some(mut object) = object {
+                            sink.file(&path, &id, executable, Content::Stream(&mut object), text)?;
+                            continue;
+                        }
+                        let size = large.as_ref().map_or(blob.len() as u64, |large| large.size());
+                        // git streams a blob over core.bigFileThreshold as it is, unless it is
+                        // marked export-subst.
+                        let convert =
+                            !conversion.is_none() && (conversion.subst || size <= self.settings.big_file_threshold);
+                        if !convert {
+                            match large {
+                                Some(large) => {
+                                    let mut stream = BlobStream { objects: self.objects, blob: large };
+                                    sink.file(&path, &id, executable, Content::Stream(&mut stream), text)?;
+                                }
+                                None => sink.file(&path, &id, executable, Content::Bytes(&blob), text)?,
+                            }
+                            continue;
+                        }
+                        let facts = self.facts.as_ref();
+                        let mut stream;
+                        let source = match large {
+                            Some(large) => {
+                                stream = BlobStream { objects: &mut *self.objects, blob: large };
+                                Source::Stream(&mut stream)
+                            }
+                            None => Source::Bytes(&blob),
+                        };
+                        let mut converted = Converted::new(source, id, conversion, facts)?;
+                        if converted.collect(CONVERTED_IN_MEMORY, &mut scratch)? {
+                            sink.file(&path, &id, executable, Content::Bytes(&scratch), text)?;
+                        } else {
+                            sink.file(&path, &id, executable, Content::Stream(&mut converted), text)?;
                         }
                     }
                 }

@@ -51,8 +51,8 @@ const BATCH_ITEMS: usize = 4096;
 /// A member as the walk gives it.
 enum Item {
     Dir(Vec<u8>),
-    Link { path: Vec<u8>, target: Vec<u8> },
-    File { path: Vec<u8>, executable: bool, data: Vec<u8> },
+    Link { path: Vec<u8>, target: Vec<u8>, text: Option<bool> },
+    File { path: Vec<u8>, executable: bool, data: Vec<u8>, text: Option<bool> },
 }
 
 /// A member ready to be written: its header facts and the bytes that follow the header.
@@ -123,19 +123,19 @@ fn prepare(item: Item, deflater: &mut Compress) -> io::Result<Prepared> {
                 payload: Vec::new(),
             }
         }
-        Item::Link { path, target } => Prepared {
+        Item::Link { path, target, text } => Prepared {
             path,
             method: METHOD_STORE,
             crc: crc32(&target),
             size: target.len() as u64,
             creator: CREATOR_UNIX,
             external: 0o120777 << 16,
-            text: !forgecore_content::is_binary(&target),
+            text: text.unwrap_or_else(|| !forgecore_content::is_binary(&target)),
             payload: target,
         },
-        Item::File { path, executable, data } => {
+        Item::File { path, executable, data, text } => {
             let crc = crc32(&data);
-            let text = !forgecore_content::is_binary(&data);
+            let text = text.unwrap_or_else(|| !forgecore_content::is_binary(&data));
             let mut method = METHOD_STORE;
             let mut payload = data;
             let size = payload.len() as u64;
@@ -367,7 +367,13 @@ impl<W: Write> Zip<W> {
     /// A member whose content is read piece by piece: once for its CRC, its text bit and its
     /// deflated size (nothing of it kept), once more to write it, deflated unless storing is no
     /// larger, as [`prepare`] decides for members in memory.
-    fn file_stream(&mut self, path: &[u8], executable: bool, stream: &mut dyn Stream) -> io::Result<()> {
+    fn file_stream(
+        &mut self,
+        path: &[u8],
+        executable: bool,
+        stream: &mut dyn Stream,
+        text: Option<bool>,
+    ) -> io::Result<()> {
         let size = stream.size();
         let mut deflater = Compress::new(Compression::new(6), false);
         let mut scratch = vec![0u8; 64 * 1024];
@@ -394,7 +400,7 @@ impl<W: Write> Zip<W> {
             size,
             creator: if executable { CREATOR_UNIX } else { 0 },
             external: if executable { 0o100755 << 16 } else { 0 },
-            text: !probe.is_binary(),
+            text: text.unwrap_or(!probe.is_binary()),
         };
         self.begin(&member)?;
         let (mut again, start) = (flate2::Crc::new(), self.offset);
@@ -465,20 +471,28 @@ impl<W: Write> Sink for Zip<W> {
         self.push(Item::Dir(path.to_vec()), path.len())
     }
 
-    fn file(&mut self, path: &[u8], _id: &gix::oid, executable: bool, content: Content<'_>) -> io::Result<()> {
+    fn file(
+        &mut self,
+        path: &[u8],
+        _id: &gix::oid,
+        executable: bool,
+        content: Content<'_>,
+        text: Option<bool>,
+    ) -> io::Result<()> {
         match content {
-            Content::Bytes(data) => {
-                self.push(Item::File { path: path.to_vec(), executable, data: data.to_vec() }, path.len() + data.len())
-            }
+            Content::Bytes(data) => self.push(
+                Item::File { path: path.to_vec(), executable, data: data.to_vec(), text },
+                path.len() + data.len(),
+            ),
             Content::Stream(stream) => {
                 self.drain()?;
-                self.file_stream(path, executable, stream)
+                self.file_stream(path, executable, stream, text)
             }
         }
     }
 
-    fn symlink(&mut self, path: &[u8], _id: &gix::oid, target: &[u8]) -> io::Result<()> {
-        self.push(Item::Link { path: path.to_vec(), target: target.to_vec() }, path.len() + target.len())
+    fn symlink(&mut self, path: &[u8], _id: &gix::oid, target: &[u8], text: Option<bool>) -> io::Result<()> {
+        self.push(Item::Link { path: path.to_vec(), target: target.to_vec(), text }, path.len() + target.len())
     }
 }
 
