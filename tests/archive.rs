@@ -929,3 +929,40 @@ fn the_converting_fixture_exercises_every_conversion() {
     let text = |suffix: &str| members.iter().find(|m| m.name.ends_with(suffix.as_bytes())).expect(suffix).text;
     assert!(text("/diffset.dat") && !text("/nodiff.md") && text("/plain.txt") && !text("/nul.txt"));
 }
+
+/// `%(describe)` in export-subst files: what `git describe` answers (exact tags, the nearest
+/// annotated tag, `tags`, `match`, `exclude`, `abbrev`, a tag known by another name, two
+/// tags on one commit, no tag at all), one run per archive as git archive allows, malformed
+/// arguments left as they are.
+#[test]
+fn describe_placeholders_match_git_archive() {
+    let fx = fixture();
+    let dir = fx.instance.root_dir().join("describe-fx");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/archive_describe.sh");
+    let status = std::process::Command::new("bash").arg(script).arg(&dir).status().expect("bash runs");
+    assert!(status.success(), "tests/fixtures/archive_describe.sh failed");
+    let repo = dir.join("describe.git");
+    fx.instance.admin_ok(json!({"command": "group_add", "path": "ds", "visibility": "public"}));
+    fx.instance
+        .admin_ok(json!({"command": "project_add", "path": "ds/describe", "repo": repo, "visibility": "public"}));
+    let refs = git_text(&repo, &["for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/tags"]);
+    let mut revisions: Vec<String> = refs.lines().map(str::to_string).collect();
+    revisions.extend(["main~1", "main~2", "main~3", "main~4", "side~1"].map(String::from));
+    let mut described = 0;
+    for revision in &revisions {
+        let commit = git_text(&repo, &["rev-parse", &format!("{revision}^{{commit}}")]);
+        let prefix = format!("describe-{commit}-{commit}");
+        let expected = git_archive(&repo, "tar", &prefix, &commit, &[]);
+        let ours = archive(&fx, &format!("/api/v4/projects/ds%2Fdescribe/repository/archive.tar?sha={commit}"));
+        let ours = tar_members(&ours);
+        let theirs = tar_members(&expected);
+        assert_eq!(
+            String::from_utf8_lossy(&tar_member(&ours, "/d.subst").data),
+            String::from_utf8_lossy(&tar_member(&theirs, "/d.subst").data),
+            "{revision}"
+        );
+        assert!(ours == theirs, "{revision}: the archives differ");
+        described += usize::from(!tar_member(&theirs, "/d.subst").data.starts_with(b"default  second"));
+    }
+    assert!(described > 10, "git described most of these: {described}");
+}

@@ -504,6 +504,8 @@ pub struct Converted<'a, 'f> {
     /// Whether LF becomes CRLF, decided from the whole (ident-expanded) content.
     to_crlf: bool,
     facts: Option<&'f Facts>,
+    /// The `%(describe)` state every expansion of this file starts from.
+    describe_mark: u32,
     size: u64,
 }
 
@@ -533,6 +535,7 @@ impl<'a, 'f> Converted<'a, 'f> {
             ident_plan,
             to_crlf: false,
             facts: conversion.subst.then_some(facts).flatten(),
+            describe_mark: facts.map_or(0, Facts::describe_mark),
             size: 0,
         };
         let mut stats = Stats::default();
@@ -560,7 +563,10 @@ impl<'a, 'f> Converted<'a, 'f> {
         let mut ident = self.conversion.ident.then(|| Ident::new(&self.id, Plan::Replay(self.ident_plan.clone(), 0)));
         let mut to_crlf = crlf.then(ToCrlf::default);
         let mut format = match (subst, self.facts) {
-            (true, Some(facts)) => Some(Subst::new(facts)),
+            (true, Some(facts)) => {
+                facts.rewind_describe(self.describe_mark);
+                Some(Subst::new(facts))
+            }
             _ => None,
         };
         {

@@ -23,7 +23,7 @@
 //! - Content is converted as git converts it for an archive (`convert`: `text`, `eol`, `crlf`,
 //!   `ident` with `core.autocrlf` and `core.eol`; `subst`: `export-subst`), but no filter driver
 //!   (`filter=`) and no `working-tree-encoding` ever runs, and a few `export-subst` placeholders
-//!   stay as they are (`pretty` lists them; `%(describe)` would run a program).
+//!   stay as they are (`pretty` lists them); `%(describe)` is computed, not run (`describe`).
 //! - Hostile entry names (empty, `.`, `..`, with `/` or `\`, `.git` in any spelling HFS+ or
 //!   NTFS would take for it) and a second entry of a name already seen in the same tree are
 //!   skipped with everything below them, so no member can land outside the prefix.
@@ -56,6 +56,7 @@
 mod attributes;
 mod compress;
 mod convert;
+mod describe;
 mod error;
 mod lfs;
 mod objects;

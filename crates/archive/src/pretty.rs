@@ -7,12 +7,16 @@
 //! signature placeholders as git answers them for an unsigned commit outside a reflog walk,
 //! `%C...` (no color), and the `%+ %- % ` magic. An unknown placeholder stays as it is.
 //!
-//! Not expanded (left as they are, where git would expand them): `%(describe)` (git runs
-//! `git describe`, and no program runs here), `%(trailers)`, `%w(...)`, padding (`%<`, `%>`),
+//! `%(describe[:args])` is what `git describe` prints, computed by [`describe`] (git runs the
+//! program; none runs here), once per archive as git archive allows.
+//!
+//! Not expanded (left as they are, where git would expand them): `%(trailers)`, `%w(...)`,
+//! padding (`%<`, `%>`),
 //! `%ah`/`%ch` and `%G?` on a signed commit. A commit whose `encoding` is not UTF-8 is not
 //! re-encoded.
 
 use crate::convert::Out;
+use crate::describe;
 use crate::objects::Objects;
 use crate::subst::Emitter;
 use crate::Error;
@@ -60,6 +64,13 @@ pub struct Facts {
     /// The branch HEAD points at, when HEAD is symbolic.
     head: Option<String>,
     now: i64,
+    /// The repository and commit `%(describe)` describes.
+    describe: Option<(gix::Repository, gix::ObjectId)>,
+    /// `%(describe)` runs left in this archive (git allows one).
+    describe_left: std::cell::Cell<u32>,
+    /// The last `%(describe)` answer, by its arguments: a file is expanded more than once
+    /// (its size, then its bytes), its history walked once.
+    described: std::cell::RefCell<Option<(describe::Args, Vec<u8>)>>,
 }
 
 fn shorten(repo: &gix::Repository, id: gix::ObjectId) -> String {
@@ -92,7 +103,32 @@ impl Facts {
             decorations,
             head,
             now,
+            describe: Some((repo, commit)),
+            describe_left: std::cell::Cell::new(1),
+            described: std::cell::RefCell::new(None),
         })
+    }
+
+    /// `%(describe)` runs left, to expand one file again from the same state
+    /// ([`Facts::rewind_describe`]).
+    pub fn describe_mark(&self) -> u32 {
+        self.describe_left.get()
+    }
+
+    pub fn rewind_describe(&self, mark: u32) {
+        self.describe_left.set(mark);
+    }
+
+    /// What `git describe` prints with `args`, computed once.
+    fn describe_with(&self, args: &describe::Args) -> Vec<u8> {
+        if let Some((known, text)) = self.described.borrow().as_ref() {
+            if known == args {
+                return text.clone();
+            }
+        }
+        let text = self.describe.as_ref().map(|(repo, id)| describe::describe(repo, *id, args)).unwrap_or_default();
+        *self.described.borrow_mut() = Some((args.clone(), text.clone()));
+        text
     }
 
     /// git's `parse_commit_header`: the author and committer lines, and where the header ends
@@ -525,8 +561,29 @@ fn format_one(facts: &Facts, p: &[u8], out: &mut Vec<u8>) -> usize {
         b'w' | b'<' | b'>' => return 0,
         _ => {}
     }
-    if p.starts_with(b"(describe") {
-        return 0;
+    if let Some(rest) = p.strip_prefix(b"(describe") {
+        // git archive runs `git describe` once per archive: later ones stay as they are,
+        // and so does a malformed one, which still used the one run.
+        if facts.describe_left.get() == 0 {
+            return 0;
+        }
+        facts.describe_left.set(facts.describe_left.get() - 1);
+        let (args, used) = match rest.strip_prefix(b":") {
+            Some(after) => match describe::parse_args(after) {
+                Some((args, used)) => (args, used + 1),
+                None => return 0,
+            },
+            None => (describe::Args::default(), 0),
+        };
+        if rest.get(used) != Some(&b')') {
+            return 0;
+        }
+        let mut text = facts.describe_with(&args);
+        while text.last().is_some_and(u8::is_ascii_whitespace) {
+            text.pop();
+        }
+        out.extend_from_slice(&text);
+        return "(describe".len() + used + 1;
     }
     match at(0) {
         b'H' => out.extend_from_slice(facts.hex.as_bytes()),
@@ -650,6 +707,9 @@ impl Facts {
             decorations: Vec::new(),
             head: None,
             now: 1_700_000_000,
+            describe: None,
+            describe_left: std::cell::Cell::new(1),
+            described: std::cell::RefCell::new(None),
         }
     }
 }
