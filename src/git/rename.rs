@@ -8,7 +8,8 @@
 //! destination against every source (at least 50 % similar), the most similar pairs first.
 //! Similarity is git's estimate: both blobs cut into chunks ending at a newline or after 64
 //! bytes, each chunk hashed, and the share of the larger file's bytes found in both counted.
-//! Only regular files are compared by content; symlinks and submodules pair by identity only.
+//! Only regular files are compared by content; symlinks and submodules pair by identity only,
+//! and so do blobs over 64 MiB (git would read them whole).
 //! No copies, no break detection: `git diff`'s defaults.
 
 use std::collections::HashMap;
@@ -36,6 +37,9 @@ const HASHBASE: u32 = 107927;
 const BINARY_PROBE: usize = 8000;
 /// The clock is read once every this many similarity estimates.
 const DEADLINE_EVERY: usize = 64;
+/// Blobs larger than this are not read for a similarity estimate (git would read them whole;
+/// memory stays bounded instead): only identical content pairs them.
+const LARGEST_COMPARED: u64 = 64 << 20;
 
 /// A deleted or added file.
 #[derive(Debug, Clone)]
@@ -322,6 +326,9 @@ impl State<'_> {
         let source_size = cached_size(self.repo, &mut self.source_sizes[s], source.id)?;
         let destination_size = cached_size(self.repo, &mut self.destination_sizes[d], destination.id)?;
         let max_size = source_size.max(destination_size);
+        if max_size > LARGEST_COMPARED {
+            return Ok(0);
+        }
         let delta_size = max_size - source_size.min(destination_size);
         if (max_size as f64) * (MAX_SCORE - f64::from(minimum)) < (delta_size as f64) * MAX_SCORE {
             return Ok(0);
