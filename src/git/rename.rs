@@ -9,7 +9,7 @@
 //! Similarity is git's estimate: both blobs cut into chunks ending at a newline or after 64
 //! bytes, each chunk hashed, and the share of the larger file's bytes found in both counted.
 //! Only regular files are compared by content; symlinks and submodules pair by identity only,
-//! and so do blobs over 64 MiB (git would read them whole).
+//! and so do blobs over 16 MiB (git would read them whole; one is read at a time here).
 //! No copies, no break detection: `git diff`'s defaults.
 
 use std::collections::HashMap;
@@ -39,7 +39,7 @@ const BINARY_PROBE: usize = 8000;
 const DEADLINE_EVERY: usize = 64;
 /// Blobs larger than this are not read for a similarity estimate (git would read them whole;
 /// memory stays bounded instead): only identical content pairs them.
-const LARGEST_COMPARED: u64 = 64 << 20;
+const LARGEST_COMPARED: u64 = 16 << 20;
 
 /// A deleted or added file.
 #[derive(Debug, Clone)]
