@@ -178,15 +178,48 @@ struct Candidate<'n> {
 
 const SEEN: u32 = 1;
 
-/// The walk's list, newest first, first in first out among equal dates
-/// (`commit_list_insert_by_date`).
-#[derive(Default)]
-struct List(std::collections::VecDeque<(ObjectId, i64)>);
+/// The walk's state: the list of commits to visit, newest first and first in first out among
+/// equal dates (`commit_list_insert_by_date`), each commit's flags, and what was parsed.
+struct Walk<'r> {
+    repo: &'r gix::Repository,
+    list: std::collections::VecDeque<(ObjectId, i64)>,
+    flags: HashMap<ObjectId, u32>,
+    parsed: HashMap<ObjectId, (Vec<ObjectId>, i64)>,
+}
 
-impl List {
+impl Walk<'_> {
     fn insert(&mut self, id: ObjectId, date: i64) {
-        let at = self.0.iter().position(|&(_, d)| d < date).unwrap_or(self.0.len());
-        self.0.insert(at, (id, date));
+        let at = self.list.iter().position(|&(_, d)| d < date).unwrap_or(self.list.len());
+        self.list.insert(at, (id, date));
+    }
+
+    /// The committer date of `id`, parsing it once.
+    fn date(&mut self, id: ObjectId) -> Option<i64> {
+        if let Some((_, date)) = self.parsed.get(&id) {
+            return Some(*date);
+        }
+        let (parents, date) = parse(self.repo, id)?;
+        self.parsed.insert(id, (parents, date));
+        Some(date)
+    }
+
+    fn flags(&self, id: &ObjectId) -> u32 {
+        self.flags.get(id).copied().unwrap_or_default()
+    }
+
+    /// Queues the parents of `c` not seen yet and passes its flags on to them.
+    fn visit_parents(&mut self, c: ObjectId) -> Option<()> {
+        self.date(c)?;
+        let c_flags = self.flags(&c);
+        let parents = self.parsed.get(&c).map(|p| p.0.clone()).unwrap_or_default();
+        for p in parents {
+            let date = self.date(p)?;
+            if self.flags(&p) & SEEN == 0 {
+                self.insert(p, date);
+            }
+            *self.flags.entry(p).or_default() |= c_flags;
+        }
+        Some(())
     }
 }
 
@@ -203,24 +236,14 @@ fn describe_with(
         }
         return Some(out);
     }
-    let mut flags: HashMap<ObjectId, u32> = HashMap::new();
-    let mut parsed: HashMap<ObjectId, (Vec<ObjectId>, i64)> = HashMap::new();
-    let lookup = |id: ObjectId, parsed: &mut HashMap<ObjectId, (Vec<ObjectId>, i64)>| -> Option<i64> {
-        if let Some((_, date)) = parsed.get(&id) {
-            return Some(*date);
-        }
-        let (parents, date) = parse(repo, id)?;
-        parsed.insert(id, (parents, date));
-        Some(date)
-    };
+    let mut walk = Walk { repo, list: Default::default(), flags: HashMap::new(), parsed: HashMap::new() };
     let mut matches: Vec<Candidate<'_>> = Vec::new();
     let (mut annotated, mut seen_commits) = (0usize, 0u64);
     let mut gave_up_on = None;
-    let mut list = List::default();
-    let date = lookup(commit, &mut parsed)?;
-    flags.insert(commit, SEEN);
-    list.insert(commit, date);
-    while let Some((c, c_date)) = list.0.pop_front() {
+    let date = walk.date(commit)?;
+    walk.flags.insert(commit, SEEN);
+    walk.insert(commit, date);
+    while let Some((c, c_date)) = walk.list.pop_front() {
         seen_commits += 1;
         if let Some(name) = names.get(&c) {
             if !args.tags && name.prio < 2 {
@@ -228,7 +251,7 @@ fn describe_with(
             } else if matches.len() < MAX_CANDIDATES {
                 let within = 1u32 << (matches.len() + 1);
                 matches.push(Candidate { name, depth: seen_commits - 1, within, found_order: matches.len() + 1 });
-                *flags.entry(c).or_default() |= within;
+                *walk.flags.entry(c).or_default() |= within;
                 if name.prio == 2 {
                     annotated += 1;
                 }
@@ -237,58 +260,41 @@ fn describe_with(
                 break;
             }
         }
-        let c_flags = flags.get(&c).copied().unwrap_or_default();
+        let c_flags = walk.flags(&c);
         for candidate in &mut matches {
             if c_flags & candidate.within == 0 {
                 candidate.depth += 1;
             }
         }
-        if annotated > 0 && list.0.is_empty() {
+        // Stop when the last path left is already covered by the best candidates.
+        if annotated > 0 && walk.list.is_empty() {
             let best_depth = matches.iter().map(|m| m.depth).min().unwrap_or(u64::MAX);
             let best_within = matches.iter().filter(|m| m.depth == best_depth).fold(0, |acc, m| acc | m.within);
             if c_flags & best_within == best_within {
                 break;
             }
         }
-        let parents = parsed.get(&c).map(|p| p.0.clone()).unwrap_or_default();
-        for p in parents {
-            let p_date = lookup(p, &mut parsed)?;
-            let p_flags = flags.entry(p).or_default();
-            if *p_flags & SEEN == 0 {
-                list.insert(p, p_date);
-            }
-            *p_flags |= c_flags;
-        }
+        walk.visit_parents(c)?;
     }
     if matches.is_empty() {
         return None;
     }
     matches.sort_by(|a, b| a.depth.cmp(&b.depth).then(a.found_order.cmp(&b.found_order)));
     if let Some((c, date)) = gave_up_on {
-        list.insert(c, date);
+        walk.insert(c, date);
     }
     // finish_depth_computation: walk on until only commits the best candidate reaches remain.
     let best_within = matches[0].within;
     let mut extra = 0u64;
-    while let Some((c, _)) = list.0.pop_front() {
-        let c_flags = flags.get(&c).copied().unwrap_or_default();
-        if c_flags & best_within != 0 {
-            if list.0.iter().all(|(i, _)| flags.get(i).copied().unwrap_or_default() & best_within != 0) {
+    while let Some((c, _)) = walk.list.pop_front() {
+        if walk.flags(&c) & best_within != 0 {
+            if walk.list.iter().all(|(i, _)| walk.flags(i) & best_within != 0) {
                 break;
             }
         } else {
             extra += 1;
         }
-        lookup(c, &mut parsed)?;
-        let parents = parsed.get(&c).map(|p| p.0.clone()).unwrap_or_default();
-        for p in parents {
-            let p_date = lookup(p, &mut parsed)?;
-            let p_flags = flags.entry(p).or_default();
-            if *p_flags & SEEN == 0 {
-                list.insert(p, p_date);
-            }
-            *p_flags |= c_flags;
-        }
+        walk.visit_parents(c)?;
     }
     let best = &matches[0];
     let (mut out, misnamed) = append_name(best.name);

@@ -20,25 +20,10 @@ use crate::describe;
 use crate::objects::Objects;
 use crate::subst::Emitter;
 use crate::Error;
+use forgecore_date::{MONTHS, WEEKDAYS};
 use gix::bstr::ByteSlice;
 use gix::prelude::ObjectIdExt;
 use std::io;
-
-const WEEKDAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Decoration {

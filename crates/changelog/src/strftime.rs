@@ -7,6 +7,7 @@
 //! An unknown directive is copied as it is, as Ruby does. Widths are capped at [`MAX_WIDTH`]; a
 //! wider one is copied as text too.
 use forgecore_date::{civil_from_days, days_from_civil, days_in_month, is_leap_year};
+use forgecore_date::{MONTHS, WEEKDAYS as DAYS};
 
 pub const MAX_WIDTH: usize = 1024;
 
@@ -138,22 +139,6 @@ struct Fields {
     minute: u32,
     second: u32,
 }
-
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-const DAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 /// ISO 8601 week-based year and week number: the week is the one holding its Thursday.
 fn iso_week(f: &Fields) -> (i64, u32) {

@@ -1,11 +1,30 @@
 //! Civil-date arithmetic in one place, for the core and both engines: days since the Unix epoch
 //! to a proleptic Gregorian date and back (Howard Hinnant's algorithms), the calendar facts
-//! they rest on, and git timestamps as RFC 3339 text with the commit's own offset
+//! they rest on (and the English month and weekday names), and git timestamps as RFC 3339 text with the commit's own offset
 //! (`2024-01-02T10:00:00.000+02:00`, the form GitLab answers and Go's `time.Time` parses).
 //!
 //! Users: `forgecore` (commit and report times), `forgecore-changelog` (release dates and
 //! `strftime`), `forgecore-archive` (zip's MS-DOS times). It has no dependencies, and no time
 //! zone database: every offset is given.
+
+/// English month names, January first (what `strftime` and git's dates print).
+pub const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// English weekday names, Sunday first (weekday 0, as `struct tm` counts).
+pub const WEEKDAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 /// Days since 1970-01-01 to a civil date `(year, month, day)`.
 pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
