@@ -33,8 +33,6 @@ const CANDIDATES_PER_DESTINATION: usize = 4;
 const IDENTICAL_ALTERNATIVES: usize = 100;
 /// Chunk hashes are taken modulo this prime.
 const HASHBASE: u32 = 107927;
-/// git reads this many bytes to decide that a blob is binary (a NUL among them).
-const BINARY_PROBE: usize = 8000;
 /// The clock is read once every this many similarity estimates.
 const DEADLINE_EVERY: usize = 64;
 /// Blobs larger than this are not read for a similarity estimate (git would read them whole;
@@ -374,10 +372,10 @@ fn cached_size(repo: &gix::Repository, slot: &mut Option<u64>, id: ObjectId) -> 
 pub struct Counts(Vec<(u32, u32)>);
 
 impl Counts {
-    /// git's `hash_chars`: chunks end at a newline or after 64 bytes; in text (no NUL in the
-    /// first 8000 bytes) a CR before a LF is skipped.
+    /// git's `hash_chars`: chunks end at a newline or after 64 bytes; in text (not binary to
+    /// git's probe) a CR before a LF is skipped.
     pub fn of(data: &[u8]) -> Counts {
-        let is_text = !data[..data.len().min(BINARY_PROBE)].contains(&0);
+        let is_text = !forgecore_content::is_binary(data);
         let mut counts: HashMap<u32, u32> = HashMap::new();
         let (mut accum1, mut accum2, mut n) = (0u32, 0u32, 0u32);
         for (i, &c) in data.iter().enumerate() {
