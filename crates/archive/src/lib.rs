@@ -28,12 +28,18 @@
 //!   NTFS would take for it) and a second entry of a name already seen in the same tree are
 //!   skipped with everything below them, so no member can land outside the prefix.
 //!
-//! Memory: one tree object per directory level, one blob under 1 MiB at a time (larger ones
-//! stored whole are streamed; one stored as a delta is inflated whole, as gix can only do),
-//! the attribute patterns in scope, converted content up to 1 MiB (larger is converted again
-//! on each read rather than held: `convert`), the bounded buffers of the writers and their two
-//! worker threads (`compress`), and the pages of the pack files the archive maps, which
-//! `objects` keeps to a few MiB however large the repository.
+//! Work: the walk selects members and writes them in order on the calling thread, while two
+//! workers inflate the blobs of the members ahead of it (`prefetch`) and, for the compressed
+//! formats and zip, two more compress (`compress`, `zip`): inflating and compressing are most
+//! of an archive's work, and both spread over the cores this way (`ordered`'s pools).
+//!
+//! Memory: one tree object per directory level, the blobs of at most four batches of members
+//! (1 MiB each, `prefetch`; larger blobs stored whole are streamed; one stored as a delta is
+//! inflated whole, as gix can only do), the attribute patterns in scope, converted content up
+//! to 1 MiB (larger is converted again on each read rather than held: `convert`), the bounded
+//! buffers of the writers and their worker threads (`compress`), a 64th of the pack indexes'
+//! ids (`index`), and the pages of the pack files the archive maps, which `objects` keeps to a
+//! few MiB however large the repository.
 //!
 //! Why the writers are our own, rather than the `tar` and `zip` crates (on which gix's
 //! `gix-archive` builds) or `git archive` itself:
@@ -45,8 +51,8 @@
 //! - Bounded memory, whatever the repository: every buffer is ours to bound. Entries are
 //!   written as they are read, large blobs inflated piece by piece (a zip member's content is
 //!   read twice rather than held), the zip central directory moves to a temporary file past
-//!   1 MiB, compression runs on at most two workers with bounded queues, and the archive's own
-//!   reader of the object database keeps the mapped pack pages to a few MiB. (`git archive`
+//!   1 MiB, loading and compression run on at most two workers each with bounded queues, and
+//!   the archive's own readers of the object database keep the mapped pack pages to a few MiB. (`git archive`
 //!   itself holds hundreds of MiB on a large repository; see the README's Performance section.)
 //! - LFS: GitLab's archives carry LFS objects in place of their pointers, which Gitaly gets by
 //!   running `git archive` with its `gitaly-lfs-smudge` filter program. Here that is an
@@ -58,9 +64,12 @@ mod compress;
 mod convert;
 mod describe;
 mod error;
+mod index;
 mod lfs;
 mod objects;
+mod ordered;
 mod paths;
+mod prefetch;
 mod pretty;
 mod subst;
 mod tar;

@@ -1,21 +1,21 @@
 //! The archive's own reader of the object database, which keeps the pack pages it has read
 //! from piling up in the process's resident memory.
 //!
-//! Pack and index files are read through memory maps, and every page read through a mapping
-//! stays resident until the mapping goes away: by the end of an archive, the packs it read would
-//! be resident in full (hundreds of MiB for a large repository). So the archive maps the packs
-//! itself (gix's pack bundles, outside the shared repository cache), and whenever the process's
-//! resident file-backed memory has grown by [`MAPPED_BUDGET`] since they were mapped, it maps
-//! the pack data again, which drops the old mapping and its pages with it. When what is left
-//! of the growth is still half the budget, the indexes are what holds it, and they are mapped
-//! again too (less often: opening an index reads its whole offset table). The pages stay in the
+//! Pack data is read through memory maps, and every page read through a mapping stays resident
+//! until the mapping goes away: by the end of an archive, the packs it read would be resident in
+//! full (hundreds of MiB for a large repository). So the archive maps the pack data itself
+//! (gix's pack files, outside the shared repository cache), and whenever the process's resident
+//! file-backed memory has grown by its budget since the last look that found it over, it maps
+//! the pack data again, which drops the old mapping and its pages with it. The pages stay in the
 //! kernel's page cache, so reading them again is a minor fault, not disk I/O; the delta-base
-//! cache and the inflate state outlive the remapping.
+//! cache and the inflate state outlive the remapping. Pack indexes are not mapped at all
+//! (`index`), so lookups add nothing to resident memory.
 //!
 //! The growth is read from `RssFile` in `/proc/self/status` every [`CHECK_OBJECTS`] objects or
-//! [`CHECK_BYTES`] of object data. Where that file does not exist nothing is remapped. Growth
-//! caused by other threads only makes a remap come sooner; mapping the indexes again takes a
-//! new baseline, so nothing repeats on growth the archive cannot undo.
+//! [`CHECK_BYTES`] of object data. Where that file does not exist nothing is remapped. An
+//! archive's readers (the writer's and its loaders', `prefetch`) share [`MAPPED_BUDGET`]: each
+//! keeps to its share by counting all growth since its own last remap (growth caused by the
+//! others only makes its remap come sooner), so together they keep to the whole.
 //!
 //! A blob of at least [`STREAM_BYTES`] stored whole (not as a delta) is not read into memory
 //! at all: [`Objects::load_blob`] answers where it is and [`BlobStream`] inflates it piece by
@@ -27,18 +27,22 @@
 //! object store, then through a gix handle of the archive's own.
 
 use crate::Error;
+use crate::index::PackIndex;
 use gix::odb::pack::cache::lru::StaticLinkedList;
+use gix::odb::pack::data;
+use gix::odb::pack::data::decode::entry::ResolvedBase;
 use gix::odb::pack::data::decode::header::ResolvedBase as HeaderBase;
-use gix::odb::pack::{data, Bundle};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-/// Growth of the resident file-backed memory that makes the packs map again.
+/// Growth of the resident file-backed memory that makes the pack data map again, shared by an
+/// archive's readers.
 const MAPPED_BUDGET: u64 = 6 << 20;
 /// Objects read between two looks at the process's resident memory.
-const CHECK_OBJECTS: u32 = 8;
+const CHECK_OBJECTS: u32 = 32;
 /// Object bytes read between two looks at the process's resident memory.
-const CHECK_BYTES: u64 = 256 << 10;
+const CHECK_BYTES: u64 = 1 << 20;
 /// Blobs at least this large are read piece by piece when stored whole.
 const STREAM_BYTES: u64 = 1 << 20;
 /// Compressed bytes read from a pack between two looks at the mapped pages while streaming.
@@ -48,10 +52,24 @@ const PIECE: usize = 64 * 1024;
 /// Delta bases kept between objects (gix's default would be 96 MiB).
 const PACK_CACHE_BYTES: usize = 2 << 20;
 
+/// One pack: its index, read without a mapping and shared by the archive's readers, and its
+/// data, mapped by each reader on its own.
+struct Pack {
+    index: Arc<PackIndex>,
+    data: data::File,
+}
+
+impl Pack {
+    /// The entry at which `id` starts, if this pack has it.
+    fn entry_of(&self, id: &gix::oid) -> Option<data::Entry> {
+        self.index.lookup(id).and_then(|offset| self.data.entry(offset).ok())
+    }
+}
+
 pub struct Objects {
     pack_dir: PathBuf,
     hash: gix::hash::Kind,
-    packs: Vec<Bundle>,
+    packs: Vec<Pack>,
     loose: gix::odb::loose::Store,
     /// Everything else; opened apart from the shared cache so that its mappings end with the
     /// archive.
@@ -64,7 +82,6 @@ pub struct Objects {
     objects_since_check: u32,
     bytes_since_check: u64,
     pack_remaps: u32,
-    index_remaps: u32,
     /// Objects the packs could not give.
     fallbacks: u32,
 }
@@ -86,6 +103,19 @@ enum Found {
     Missing,
 }
 
+/// A reader to be, sent to the thread it will read on (a repository handle stays on the thread
+/// that opened it).
+pub struct Another {
+    git_dir: PathBuf,
+    packs: Vec<Pack>,
+}
+
+impl Another {
+    pub fn open(self) -> Result<Objects, Error> {
+        Ok(Objects::with_packs(open_repository(&self.git_dir)?, self.packs))
+    }
+}
+
 /// A blob of at least [`STREAM_BYTES`] that [`BlobStream`] reads piece by piece.
 pub struct LargeBlob {
     id: gix::ObjectId,
@@ -103,7 +133,7 @@ fn resident_file_bytes() -> Option<u64> {
 
 /// Every pack with an index in `pack_dir`; a pack that cannot be opened (being deleted by a
 /// repack, say) is left to the fallback.
-fn map_packs(pack_dir: &Path, hash: gix::hash::Kind) -> Vec<Bundle> {
+fn open_packs(pack_dir: &Path, hash: gix::hash::Kind) -> Vec<Pack> {
     let Ok(entries) = std::fs::read_dir(pack_dir) else {
         return Vec::new();
     };
@@ -112,7 +142,27 @@ fn map_packs(pack_dir: &Path, hash: gix::hash::Kind) -> Vec<Bundle> {
         .filter(|path| path.extension().is_some_and(|ext| ext == "idx"))
         .collect();
     indexes.sort();
-    indexes.into_iter().filter_map(|path| Bundle::at(&path, hash).ok()).collect()
+    indexes
+        .into_iter()
+        .filter_map(|path| {
+            let index = PackIndex::open(&path, hash.len_in_bytes())?;
+            let data = data::File::at(path.with_extension("pack"), hash).ok()?;
+            // An index of another pack than its namesake would answer wrong offsets.
+            (index.len() == data.num_objects()).then(|| Pack { index: Arc::new(index), data })
+        })
+        .collect()
+}
+
+/// The same packs, each data file mapped anew (for another reader); `None` when one cannot be
+/// opened again.
+fn map_again(packs: &[Pack]) -> Option<Vec<Pack>> {
+    packs
+        .iter()
+        .map(|pack| {
+            let data = data::File::at(pack.data.path(), pack.data.object_hash()).ok()?;
+            Some(Pack { index: Arc::clone(&pack.index), data })
+        })
+        .collect()
 }
 
 /// A handle of the archive's own on the repository at `git_dir`, opened as the core opens every
@@ -126,13 +176,26 @@ fn open_repository(git_dir: &Path) -> Result<gix::Repository, Error> {
 impl Objects {
     /// A reader of its own on the repository at `git_dir`.
     pub fn open(git_dir: &Path) -> Result<Objects, Error> {
-        let mut repo = open_repository(git_dir)?;
+        let repo = open_repository(git_dir)?;
+        let pack_dir = repo.objects.store_ref().path().join("pack");
+        let packs = open_packs(&pack_dir, repo.object_hash());
+        Ok(Objects::with_packs(repo, packs))
+    }
+
+    /// What another reader on the same repository is opened from, on another thread: the same
+    /// pack indexes, the pack data mapped on its own.
+    pub fn another(&self) -> Another {
+        let packs = map_again(&self.packs).unwrap_or_else(|| open_packs(&self.pack_dir, self.hash));
+        Another { git_dir: self.repo.git_dir().to_owned(), packs }
+    }
+
+    fn with_packs(mut repo: gix::Repository, packs: Vec<Pack>) -> Objects {
         repo.object_cache_size(None::<usize>);
         let hash = repo.object_hash();
         let objects_dir = repo.objects.store_ref().path().to_path_buf();
         let pack_dir = objects_dir.join("pack");
-        Ok(Objects {
-            packs: map_packs(&pack_dir, hash),
+        Objects {
+            packs,
             pack_dir,
             hash,
             loose: gix::odb::loose::Store::at(objects_dir, hash),
@@ -144,9 +207,8 @@ impl Objects {
             objects_since_check: 0,
             bytes_since_check: 0,
             pack_remaps: 0,
-            index_remaps: 0,
             fallbacks: 0,
-        })
+        }
     }
 
     /// The repository, for its directories.
@@ -187,22 +249,31 @@ impl Objects {
         Ok(None)
     }
 
+    /// Shares the mapped-page budget among `readers` readers of one archive (this one among
+    /// them): each keeps to its part, so together they keep to the whole.
+    pub fn share_budget(&mut self, readers: u64) {
+        self.budget = MAPPED_BUDGET / readers.max(1);
+    }
+
     /// Whether the resident file-backed memory has grown by the budget.
     fn over_budget(&self) -> bool {
         self.baseline.is_some_and(|baseline| grown(baseline) >= self.budget)
     }
 
-    /// Maps every pack's data again (dropping the old mappings and their pages); false when a
-    /// pack could not be opened again (its old mapping stays).
+    /// Maps every pack's data again (dropping the old mappings and their pages) and takes a new
+    /// baseline; false when a pack could not be opened again (its old mapping stays). Growth
+    /// this reader could not undo (another reader's, the host's) is not counted against it
+    /// again.
     fn remap_pack_data(&mut self) -> bool {
         let mut all_there = true;
-        for bundle in &mut self.packs {
-            match data::File::at(bundle.pack.path(), bundle.pack.object_hash()) {
-                Ok(pack) => bundle.pack = pack,
+        for pack in &mut self.packs {
+            match data::File::at(pack.data.path(), pack.data.object_hash()) {
+                Ok(data) => pack.data = data,
                 Err(_) => all_there = false,
             }
         }
         self.pack_remaps += 1;
+        self.baseline = resident_file_bytes();
         all_there
     }
 
@@ -221,9 +292,9 @@ impl Objects {
         let mut out = vec![0u8; PIECE];
         let (mut pos, mut since_check) = (data_offset, 0u64);
         loop {
-            let bundle = self.packs.get(pack).ok_or_else(wrong_size)?;
-            let end = (pos + PIECE as u64).min(bundle.pack.pack_end() as u64);
-            let input = bundle.pack.entry_slice(pos..end).ok_or_else(wrong_size)?;
+            let data = &self.packs.get(pack).ok_or_else(wrong_size)?.data;
+            let end = (pos + PIECE as u64).min(data.pack_end() as u64);
+            let input = data.entry_slice(pos..end).ok_or_else(wrong_size)?;
             let (before_in, before_out) = (inflate.total_in(), inflate.total_out());
             let status = inflate
                 .decompress(input, &mut out, flate2::FlushDecompress::None)
@@ -260,16 +331,16 @@ impl Objects {
     fn find(&mut self, id: &gix::oid, out: &mut Vec<u8>, stream_from: u64) -> Result<Found, Error> {
         let unreadable = |source| Error::FindObject { id: id.to_owned(), source };
         for (i, pack) in self.packs.iter().enumerate() {
-            let Some(index) = pack.index.lookup(id) else { continue };
-            if let Ok(entry) = pack.pack.entry(pack.index.pack_offset_at_index(index)) {
-                if entry.header == data::entry::Header::Blob && entry.decompressed_size >= stream_from {
-                    let place = Place::Packed { pack: i, data_offset: entry.data_offset };
-                    return Ok(Found::Large(LargeBlob { id: id.to_owned(), place, size: entry.decompressed_size }));
-                }
+            let Some(entry) = pack.entry_of(id) else { continue };
+            if entry.header == data::entry::Header::Blob && entry.decompressed_size >= stream_from {
+                let place = Place::Packed { pack: i, data_offset: entry.data_offset };
+                return Ok(Found::Large(LargeBlob { id: id.to_owned(), place, size: entry.decompressed_size }));
             }
-            // An error here (a delta whose base is in another pack) is for the fallback.
-            if let Ok((data, _)) = pack.get_object_by_index(index, out, &mut self.inflate, &mut self.cache) {
-                return Ok(Found::Read(data.kind));
+            // A delta's base named by id must be in the same pack; otherwise (or on any error)
+            // the object is for the fallback.
+            let resolve = |base: &gix::oid, _: &mut Vec<u8>| Ok(pack.entry_of(base).map(ResolvedBase::InPack));
+            if let Ok(outcome) = pack.data.decode_entry(entry, out, &mut self.inflate, &resolve, &mut self.cache) {
+                return Ok(Found::Read(outcome.kind));
             }
             break;
         }
@@ -299,17 +370,9 @@ impl Objects {
     fn header_size(&mut self, id: &gix::oid) -> Result<Option<u64>, Error> {
         let unreadable = |source| Error::FindObject { id: id.to_owned(), source };
         for pack in &self.packs {
-            let Some(index) = pack.index.lookup(id) else { continue };
-            let in_pack = |offset| pack.pack.entry(offset).map(|entry| Some(HeaderBase::InPack(entry)));
-            let resolve = |base: &gix::oid| match pack.index.lookup(base) {
-                Some(index) => in_pack(pack.index.pack_offset_at_index(index)),
-                None => Ok(None),
-            };
-            let header = pack
-                .pack
-                .entry(pack.index.pack_offset_at_index(index))
-                .and_then(|entry| pack.pack.decode_header(entry, &mut self.inflate, &resolve));
-            if let Ok(header) = header {
+            let Some(entry) = pack.entry_of(id) else { continue };
+            let resolve = |base: &gix::oid| Ok(pack.entry_of(base).map(HeaderBase::InPack));
+            if let Ok(header) = pack.data.decode_header(entry, &mut self.inflate, &resolve) {
                 return Ok(Some(header.object_size));
             }
             break;
@@ -330,20 +393,15 @@ impl Objects {
         }
         self.objects_since_check = 0;
         self.bytes_since_check = 0;
-        let Some(baseline) = self.baseline else { return };
         if !self.over_budget() {
             return;
         }
-        // Pack data first: it is most of the growth, and mapping it again costs nothing.
-        // Replacing a mapping drops the old one; the new one holds no page yet.
-        let all_there = self.remap_pack_data();
-        // Indexes, when they are what is left (opening one reads its offset table), or when a
-        // pack went away (a repack replaced it).
-        if !all_there || grown(baseline) >= self.budget / 2 {
+        // Replacing a mapping drops the old one; the new one holds no page yet. When a pack
+        // went away (a repack replaced it), the directory is listed again.
+        if !self.remap_pack_data() {
             self.packs.clear();
-            self.packs = map_packs(&self.pack_dir, self.hash);
+            self.packs = open_packs(&self.pack_dir, self.hash);
             self.baseline = resident_file_bytes();
-            self.index_remaps += 1;
         }
     }
 }
@@ -502,7 +560,7 @@ mod tests {
         );
         assert_eq!(objects.fallbacks, loose_read, "every packed object comes from the archive's own mapping");
         if resident_file_bytes().is_some() {
-            assert!(objects.pack_remaps > 0 && objects.index_remaps > 0);
+            assert!(objects.pack_remaps > 0);
         }
         let _ = std::fs::remove_dir_all(&root);
     }

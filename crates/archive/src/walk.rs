@@ -10,6 +10,7 @@ use crate::attributes::{Attributes, State, Verdict};
 use crate::convert::{Conversion, Converted, Settings, Source};
 use crate::objects::{BlobStream, Objects};
 use crate::paths::Filter;
+use crate::prefetch::{Batch, Loader, What};
 use crate::pretty::Facts;
 use crate::{lfs, Content, Error, Sink};
 use gix::objs::tree::EntryKind;
@@ -111,29 +112,44 @@ impl Walk<'_> {
         Ok(Frame { id: id.to_owned(), data, pos: 0, path_len, seen: HashSet::new() })
     }
 
+    /// Walks the tree, handing the selected members to the loader in batches, and writes the
+    /// batches it gives back, in order, to `sink`.
     pub fn run(&mut self, sink: &mut dyn Sink) -> Result<(), Error> {
+        let mut loader = Loader::default();
+        let result = self.walk(sink, &mut loader);
+        loader.finish();
+        result
+    }
+
+    fn walk(&mut self, sink: &mut dyn Sink, loader: &mut Loader) -> Result<(), Error> {
         let filter = Filter { include: self.include, excludes: self.excludes };
         let everything = filter.is_everything();
         let mut attributes = Attributes::new(self.info_attributes.as_deref());
         let mut path: Vec<u8> = Vec::with_capacity(self.prefix.len() + 256);
         path.extend_from_slice(self.prefix);
-        sink.directory(&path, &self.tree)?;
+        let mut batch = Batch::default();
+        batch.push(&path, self.tree, What::Directory);
         path.push(b'/');
-        let (mut free, mut scratch, mut blob) = (Vec::new(), Vec::new(), Vec::new());
+        let mut buffers = Buffers::default();
         let tree = self.tree;
-        let root = self.enter(&tree, &path, path.len(), &mut attributes, &mut free, &mut scratch)?;
+        let root = self.enter(&tree, &path, path.len(), &mut attributes, &mut buffers.free, &mut buffers.scratch)?;
         let mut stack = vec![root];
         let hash = self.objects.object_hash();
         let rel_start = self.prefix.len() + 1;
 
         'frames: while let Some(mut frame) = stack.pop() {
             loop {
+                if batch.is_full() {
+                    if let Some(loaded) = loader.submit(std::mem::take(&mut batch), self.objects)? {
+                        self.write(&loaded, sink, &mut buffers)?;
+                    }
+                }
                 let rest = &frame.data[frame.pos..];
                 let mut iter = TreeRefIter::from_bytes(rest, hash);
                 let entry = match iter.next() {
                     None => {
                         attributes.pop();
-                        free.push(std::mem::take(&mut frame.data));
+                        buffers.free.push(std::mem::take(&mut frame.data));
                         continue 'frames;
                     }
                     Some(Err(source)) => return Err(Error::DecodeTree { id: frame.id, source }),
@@ -162,70 +178,145 @@ impl Walk<'_> {
                         if stack.len() + 1 >= MAX_DEPTH {
                             return Err(Error::TooDeep { max: MAX_DEPTH });
                         }
-                        sink.directory(&path, &id)?;
+                        batch.push(&path, id, What::Directory);
                         path.push(b'/');
-                        let child = self.enter(&id, &path, path.len(), &mut attributes, &mut free, &mut scratch)?;
+                        let child =
+                            self.enter(&id, &path, path.len(), &mut attributes, &mut buffers.free, &mut buffers.scratch)?;
                         stack.push(frame);
                         stack.push(child);
                         continue 'frames;
                     }
-                    EntryKind::Commit => sink.directory(&path, &id)?,
+                    EntryKind::Commit => batch.push(&path, id, What::Directory),
                     EntryKind::Link => {
-                        self.objects.load(&id, gix::objs::Kind::Blob, &mut blob)?;
                         let text = text_flag(self.objects.repo(), &verdict);
-                        sink.symlink(&path, &id, &blob, text)?;
+                        batch.push(&path, id, What::Symlink { text });
                     }
                     EntryKind::Blob | EntryKind::BlobExecutable => {
                         let executable = kind == EntryKind::BlobExecutable;
                         let text = text_flag(self.objects.repo(), &verdict);
                         let conversion = Conversion::of(&verdict, &self.settings);
-                        // Before the blob: a large one must be read before any other object.
-                        if conversion.subst && self.facts.is_none() {
-                            self.facts = Some(Facts::gather(self.objects, self.commit)?);
-                        }
-                        let large = self.objects.load_blob(&id, &mut blob)?;
-                        let object = match self.lfs_root {
-                            Some(store) if verdict.lfs && large.is_none() => lfs::open(store, &blob),
-                            _ => None,
-                        };
-                        if let Some(mut object) = object {
-                            sink.file(&path, &id, executable, Content::Stream(&mut object), text)?;
-                            continue;
-                        }
-                        let size = large.as_ref().map_or(blob.len() as u64, |large| large.size());
-                        // git streams a blob over core.bigFileThreshold as it is, unless it is
-                        // marked export-subst.
-                        let convert =
-                            !conversion.is_none() && (conversion.subst || size <= self.settings.big_file_threshold);
-                        if !convert {
-                            match large {
-                                Some(large) => {
-                                    let mut stream = BlobStream { objects: self.objects, blob: large };
-                                    sink.file(&path, &id, executable, Content::Stream(&mut stream), text)?;
-                                }
-                                None => sink.file(&path, &id, executable, Content::Bytes(&blob), text)?,
-                            }
-                            continue;
-                        }
-                        let facts = self.facts.as_ref();
-                        let mut stream;
-                        let source = match large {
-                            Some(large) => {
-                                stream = BlobStream { objects: &mut *self.objects, blob: large };
-                                Source::Stream(&mut stream)
-                            }
-                            None => Source::Bytes(&blob),
-                        };
-                        let mut converted = Converted::new(source, id, conversion, facts)?;
-                        if converted.collect(CONVERTED_IN_MEMORY, &mut scratch)? {
-                            sink.file(&path, &id, executable, Content::Bytes(&scratch), text)?;
-                        } else {
-                            sink.file(&path, &id, executable, Content::Stream(&mut converted), text)?;
-                        }
+                        batch.push(&path, id, What::File { executable, text, conversion, lfs: verdict.lfs });
                     }
+                }
+            }
+        }
+        // The last batch: at once when no worker runs, else after the ones in flight.
+        if !batch.is_empty() {
+            if loader.is_idle() {
+                return self.write(&batch, sink, &mut buffers);
+            }
+            if let Some(loaded) = loader.submit(batch, self.objects)? {
+                self.write(&loaded, sink, &mut buffers)?;
+            }
+        }
+        while let Some(loaded) = loader.collect()? {
+            self.write(&loaded, sink, &mut buffers)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `batch`'s members to `sink`, reading the blobs no worker loaded.
+    fn write(&mut self, batch: &Batch, sink: &mut dyn Sink, buffers: &mut Buffers) -> Result<(), Error> {
+        for (i, member) in batch.members.iter().enumerate() {
+            let path = batch.path(member);
+            let id = member.id;
+            match member.what {
+                What::Directory => sink.directory(path, &id)?,
+                What::Symlink { text } => {
+                    let target = match batch.loaded(i) {
+                        Some(target) => target,
+                        None => {
+                            self.objects.load(&id, gix::objs::Kind::Blob, &mut buffers.blob)?;
+                            &buffers.blob
+                        }
+                    };
+                    sink.symlink(path, &id, target, text)?;
+                }
+                What::File { executable, text, conversion, lfs } => {
+                    let file = File { path, id, executable, text, conversion, lfs };
+                    self.file(&file, batch.loaded(i), sink, buffers)?;
                 }
             }
         }
         Ok(())
     }
+
+    /// Writes one file: its blob (`loaded`, or read now), its LFS object in its place, or its
+    /// content converted as git converts it for an archive.
+    fn file(
+        &mut self,
+        file: &File<'_>,
+        loaded: Option<&[u8]>,
+        sink: &mut dyn Sink,
+        buffers: &mut Buffers,
+    ) -> Result<(), Error> {
+        let File { path, id, executable, text, conversion, lfs } = *file;
+        // Before the blob: a large one must be read before any other object.
+        if conversion.subst && self.facts.is_none() {
+            self.facts = Some(Facts::gather(self.objects, self.commit)?);
+        }
+        let (large, blob) = match loaded {
+            Some(blob) => (None, blob),
+            None => (self.objects.load_blob(&id, &mut buffers.blob)?, &buffers.blob[..]),
+        };
+        let object = match self.lfs_root {
+            Some(store) if lfs && large.is_none() => lfs::open(store, blob),
+            _ => None,
+        };
+        if let Some(mut object) = object {
+            return Ok(sink.file(path, &id, executable, Content::Stream(&mut object), text)?);
+        }
+        let size = large.as_ref().map_or(blob.len() as u64, |large| large.size());
+        // git streams a blob over core.bigFileThreshold as it is, unless it is marked
+        // export-subst.
+        let convert = !conversion.is_none() && (conversion.subst || size <= self.settings.big_file_threshold);
+        if !convert {
+            match large {
+                Some(large) => {
+                    let mut stream = BlobStream { objects: self.objects, blob: large };
+                    sink.file(path, &id, executable, Content::Stream(&mut stream), text)?;
+                }
+                None => sink.file(path, &id, executable, Content::Bytes(blob), text)?,
+            }
+            return Ok(());
+        }
+        let facts = self.facts.as_ref();
+        let mut stream;
+        let source = match large {
+            Some(large) => {
+                stream = BlobStream { objects: &mut *self.objects, blob: large };
+                Source::Stream(&mut stream)
+            }
+            None => Source::Bytes(blob),
+        };
+        let mut converted = Converted::new(source, id, conversion, facts)?;
+        if converted.collect(CONVERTED_IN_MEMORY, &mut buffers.scratch)? {
+            sink.file(path, &id, executable, Content::Bytes(&buffers.scratch), text)?;
+        } else {
+            sink.file(path, &id, executable, Content::Stream(&mut converted), text)?;
+        }
+        Ok(())
+    }
+}
+
+/// One file member to write.
+#[derive(Clone, Copy)]
+struct File<'p> {
+    path: &'p [u8],
+    id: gix::ObjectId,
+    executable: bool,
+    text: Option<bool>,
+    conversion: Conversion,
+    lfs: bool,
+}
+
+/// Buffers the walk and the writer reuse.
+#[derive(Default)]
+struct Buffers {
+    /// Tree buffers of frames that ended.
+    free: Vec<Vec<u8>>,
+    /// `.gitattributes` blobs and converted content.
+    scratch: Vec<u8>,
+    /// Blobs read by the writer.
+    blob: Vec<u8>,
 }

@@ -12,7 +12,7 @@
 //! [`Ordered`] and written in order, so the output does not depend on the number of workers.
 //! The central directory is kept in memory up to 1 MiB, then in an unlinked temporary file.
 
-use crate::compress::Ordered;
+use crate::ordered::Ordered;
 use crate::{Content, Error, Sink, Stream};
 use flate2::{Compress, Compression, FlushCompress, Status};
 use forgecore_content::BinaryProbe;
