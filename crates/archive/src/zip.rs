@@ -7,7 +7,9 @@
 //!
 //! Differences from git that no member shows: DOS times are UTC (git uses the server's local
 //! time zone). Content read piece by piece (LFS objects, large blobs) is read twice, once for
-//! the CRC and the deflated size and once to write it, so nothing of it is held in memory.
+//! the CRC and the deflated size and once to write it, so nothing of it is held in memory; it
+//! is deflated in independent 1 MiB pieces on the workers both times (as `pigz` does: one valid
+//! deflate stream, a little larger than one deflated whole).
 //! Members are prepared (CRC, deflate) in batches of up to 1 MiB on the worker threads of
 //! [`Ordered`] and written in order, so the output does not depend on the number of workers.
 //! The central directory is kept in memory up to 1 MiB, then in an unlinked temporary file.
@@ -42,6 +44,8 @@ pub struct Zip<W: Write> {
     batch: Vec<Item>,
     batch_bytes: usize,
     pool: Ordered<Vec<Item>, io::Result<Vec<Prepared>>>,
+    /// The workers that deflate streamed members' pieces, started with the first.
+    pieces: Option<Ordered<Piece, io::Result<Deflated>>>,
 }
 
 /// Largest batch of member data handed to one worker at a time.
@@ -82,28 +86,93 @@ fn deflate(deflater: &mut Compress, data: &[u8], out: &mut Vec<u8>) -> io::Resul
     }
 }
 
-/// Raw deflate (level 6) of one piece of a longer input, handing the output to `out` through
-/// `scratch`; `finish` ends the stream (with an empty `data`).
-fn deflate_piece(
-    deflater: &mut Compress,
-    data: &[u8],
-    finish: bool,
-    scratch: &mut [u8],
-    out: &mut dyn FnMut(&[u8]) -> io::Result<()>,
-) -> io::Result<()> {
-    let flush = if finish { FlushCompress::Finish } else { FlushCompress::None };
-    let mut rest = data;
+/// Bytes of a streamed member deflated as one independent piece.
+const PIECE_BYTES: usize = 1 << 20;
+
+/// A piece of a streamed member's content, to be deflated on a worker.
+struct Piece {
+    data: Vec<u8>,
+    /// The member's last piece: its deflate ends the stream.
+    last: bool,
+    /// Whether the deflated bytes are wanted, or only their number.
+    keep: bool,
+}
+
+/// A piece deflated.
+struct Deflated {
+    size: usize,
+    bytes: Vec<u8>,
+}
+
+/// Raw deflate (level 6) of one piece of a longer stream, as `pigz` cuts one: from an empty
+/// window, ending on a byte boundary with a sync flush, or with the final block for the last
+/// piece. The pieces in order are one valid deflate stream.
+fn deflate_piece(deflater: &mut Compress, piece: Piece) -> io::Result<Deflated> {
+    deflater.reset();
+    let mut out = Vec::with_capacity(piece.data.len() / 2 + 64);
+    let flush = if piece.last { FlushCompress::Finish } else { FlushCompress::Sync };
     loop {
-        let (before_in, before_out) = (deflater.total_in(), deflater.total_out());
-        let status = deflater.compress(rest, scratch, flush).map_err(Error::Deflate)?;
-        let consumed = (deflater.total_in() - before_in) as usize;
-        let produced = (deflater.total_out() - before_out) as usize;
-        rest = &rest[consumed..];
-        out(&scratch[..produced])?;
-        let done = if finish { status == Status::StreamEnd } else { rest.is_empty() && produced < scratch.len() };
+        let consumed = deflater.total_in() as usize;
+        let status = deflater.compress_vec(&piece.data[consumed..], &mut out, flush).map_err(Error::Deflate)?;
+        let done = if piece.last {
+            status == Status::StreamEnd
+        } else {
+            deflater.total_in() as usize == piece.data.len() && out.len() < out.capacity()
+        };
         if done {
-            return Ok(());
+            let size = out.len();
+            return Ok(Deflated { size, bytes: if piece.keep { out } else { Vec::new() } });
         }
+        out.reserve(out.capacity().max(4096));
+    }
+}
+
+/// A streamed member's content cut into pieces of [`PIECE_BYTES`] that the workers deflate,
+/// handed back in order. The cut depends only on the content, so both reads give the same
+/// deflated bytes.
+struct Pieces<'p> {
+    pool: &'p mut Ordered<Piece, io::Result<Deflated>>,
+    filling: Vec<u8>,
+    /// Bytes fed so far, and the member's size.
+    fed: u64,
+    size: u64,
+    keep: bool,
+}
+
+impl<'p> Pieces<'p> {
+    fn new(pool: &'p mut Ordered<Piece, io::Result<Deflated>>, size: u64, keep: bool) -> Pieces<'p> {
+        Pieces { pool, filling: Vec::with_capacity(PIECE_BYTES), fed: 0, size, keep }
+    }
+
+    fn feed(&mut self, mut data: &[u8], out: &mut dyn FnMut(Deflated) -> io::Result<()>) -> io::Result<()> {
+        while !data.is_empty() {
+            let n = (PIECE_BYTES - self.filling.len()).min(data.len());
+            self.filling.extend_from_slice(&data[..n]);
+            self.fed += n as u64;
+            data = &data[n..];
+            // A full piece that ends the content waits for `finish`, which marks it last.
+            if self.filling.len() == PIECE_BYTES && self.fed < self.size {
+                self.submit(false, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn submit(&mut self, last: bool, out: &mut dyn FnMut(Deflated) -> io::Result<()>) -> io::Result<()> {
+        let data = std::mem::replace(&mut self.filling, Vec::with_capacity(if last { 0 } else { PIECE_BYTES }));
+        if let Some(done) = self.pool.submit(Piece { data, last, keep: self.keep })? {
+            out(done?)?;
+        }
+        Ok(())
+    }
+
+    /// Deflates the last piece and hands over every piece still in flight.
+    fn finish(mut self, out: &mut dyn FnMut(Deflated) -> io::Result<()>) -> io::Result<()> {
+        self.submit(true, out)?;
+        while let Some(done) = self.pool.collect()? {
+            out(done?)?;
+        }
+        Ok(())
     }
 }
 
@@ -227,6 +296,7 @@ impl<W: Write> Zip<W> {
             batch: Vec::new(),
             batch_bytes: 0,
             pool,
+            pieces: None,
         })
     }
 
@@ -366,7 +436,8 @@ impl<W: Write> Zip<W> {
 
     /// A member whose content is read piece by piece: once for its CRC, its text bit and its
     /// deflated size (nothing of it kept), once more to write it, deflated unless storing is no
-    /// larger, as [`prepare`] decides for members in memory.
+    /// larger, as [`prepare`] decides for members in memory. Both times the content is
+    /// deflated in independent pieces on the workers (`Pieces`).
     fn file_stream(
         &mut self,
         path: &[u8],
@@ -375,19 +446,25 @@ impl<W: Write> Zip<W> {
         text: Option<bool>,
     ) -> io::Result<()> {
         let size = stream.size();
-        let mut deflater = Compress::new(Compression::new(6), false);
-        let mut scratch = vec![0u8; 64 * 1024];
+        let mut pool = match self.pieces.take() {
+            Some(pool) => pool,
+            None => Ordered::new("zip-piece", || {
+                let mut deflater = Compress::new(Compression::new(6), false);
+                move |piece: Piece| deflate_piece(&mut deflater, piece)
+            })?,
+        };
         let (mut crc, mut probe, mut deflated) = (flate2::Crc::new(), BinaryProbe::default(), 0u64);
+        let mut pieces = Pieces::new(&mut pool, size, false);
         stream.copy_to(&mut |chunk| {
             crc.update(chunk);
             probe.feed(chunk);
-            deflate_piece(&mut deflater, chunk, false, &mut scratch, &mut |out| {
-                deflated += out.len() as u64;
+            pieces.feed(chunk, &mut |piece| {
+                deflated += piece.size as u64;
                 Ok(())
             })
         })?;
-        deflate_piece(&mut deflater, &[], true, &mut scratch, &mut |out| {
-            deflated += out.len() as u64;
+        pieces.finish(&mut |piece| {
+            deflated += piece.size as u64;
             Ok(())
         })?;
         let crc = crc.sum();
@@ -404,18 +481,19 @@ impl<W: Write> Zip<W> {
         };
         self.begin(&member)?;
         let (mut again, start) = (flate2::Crc::new(), self.offset);
-        deflater.reset();
+        let mut pieces = Pieces::new(&mut pool, size, true);
         stream.copy_to(&mut |chunk| {
             again.update(chunk);
             if deflate {
-                deflate_piece(&mut deflater, chunk, false, &mut scratch, &mut |out| self.put(out))
+                pieces.feed(chunk, &mut |piece| self.put(&piece.bytes))
             } else {
                 self.put(chunk)
             }
         })?;
         if deflate {
-            deflate_piece(&mut deflater, &[], true, &mut scratch, &mut |out| self.put(out))?;
+            pieces.finish(&mut |piece| self.put(&piece.bytes))?;
         }
+        self.pieces = Some(pool);
         if again.sum() != crc || self.offset - start != member.compressed {
             return Err(Error::MemberChanged { name: path.into() }.into());
         }
@@ -428,6 +506,9 @@ impl<W: Write> Zip<W> {
         self.drain()?;
         let pool = std::mem::replace(&mut self.pool, Ordered::empty());
         pool.join();
+        if let Some(pieces) = self.pieces.take() {
+            pieces.join();
+        }
         let dir_offset = self.offset;
         let dir_size = self.dir.len;
         let mut dir = std::mem::take(&mut self.dir);
