@@ -42,13 +42,15 @@ def status_kib(pid, field):
     return 0
 
 
-def host_commands(data_dir):
-    """(name, command) of every host to measure."""
+def host_commands(data_dir, config):
+    """(name, command) of every host to measure, with the archive cache off (`config`): every
+    download builds its archive, and none is served from a file an earlier host left."""
     hosts = [("python", [sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
-                         "--data-dir", str(data_dir)])]
+                         "--data-dir", str(data_dir), "--config", str(config)])]
     go_host = Path(os.environ.get("FORGECORE_GO_HOST", ROOT / "target" / "release" / "forgecore-http"))
     if go_host.exists():
-        hosts.append(("go", [str(go_host), "-listen", "127.0.0.1:0", "-data-dir", str(data_dir)]))
+        hosts.append(("go", [str(go_host), "-listen", "127.0.0.1:0", "-data-dir", str(data_dir),
+                             "-config", str(config)]))
     return hosts
 
 
@@ -137,7 +139,9 @@ def main():
         for repo in repos:
             admin(data_dir / "data", "project", "add", f"mem/{repo.name.removesuffix('.git')}", "--repo", repo,
                   "--visibility", "public")
-        hosts = host_commands(data_dir / "data")
+        config = data_dir / "no-archive-cache.json"
+        config.write_text('{"cache": {"archives": false}}')
+        hosts = host_commands(data_dir / "data", config)
         print(f"archive memory of the hosts ({', '.join(name for name, _ in hosts)}; library "
               f"{os.environ.get('FORGECORE_LIB', 'debug')}), a new host per download")
         print(f"{'host':<7} {'repository':<12} {'format':<8} {'size MiB':>9} {'seconds':>8} {'idle MiB':>9} "

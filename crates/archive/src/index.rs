@@ -261,12 +261,7 @@ mod tests {
         let pack_file = pack.with_extension("pack");
         for (out, version) in [(&v1, "1"), (&large, "2,16")] {
             let args = ["index-pack", &format!("--index-version={version}"), "-o"];
-            let status = Command::new("git")
-                .args(args)
-                .arg(out)
-                .arg(&pack_file)
-                .status()
-                .expect("git runs");
+            let status = Command::new("git").args(args).arg(out).arg(&pack_file).status().expect("git runs");
             assert!(status.success());
         }
         let absent = gix::ObjectId::from_hex(b"0123456789abcdef0123456789abcdef01234567").expect("hex");
@@ -287,7 +282,9 @@ mod tests {
                 }
             }
         }
-        assert!(matches!(PackIndex::open(&large, 20).map(|i| i.layout), Some(Layout::V2 { large_offsets }) if large_offsets > 300));
+        assert!(
+            matches!(PackIndex::open(&large, 20).map(|i| i.layout), Some(Layout::V2 { large_offsets }) if large_offsets > 300)
+        );
 
         // Malformed indexes are refused or answer nothing, never panic.
         let good = std::fs::read(&large).expect("read");

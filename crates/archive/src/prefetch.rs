@@ -20,19 +20,26 @@ use crate::Error;
 use std::ops::Range;
 
 /// Members per batch: enough that a hand-over costs nothing next to the loading.
-const BATCH_MEMBERS: usize = 256;
+const BATCH_MEMBERS: usize = 128;
 /// Blob bytes a batch holds.
-const BATCH_BYTES: usize = 1 << 20;
+const BATCH_BYTES: usize = 512 << 10;
 /// A worker's buffer larger than this is given back after use.
-const KEPT_BUFFER: usize = 1 << 20;
+const KEPT_BUFFER: usize = 256 << 10;
 
 /// What a member is and how it is written.
 #[derive(Clone, Copy)]
 pub enum What {
     /// A tree, or a submodule (written as an empty directory).
     Directory,
-    Symlink { text: Option<bool> },
-    File { executable: bool, text: Option<bool>, conversion: Conversion, lfs: bool },
+    Symlink {
+        text: Option<bool>,
+    },
+    File {
+        executable: bool,
+        text: Option<bool>,
+        conversion: Conversion,
+        lfs: bool,
+    },
 }
 
 /// One member of the archive, as the walk selected it.

@@ -180,8 +180,14 @@ impl Walk<'_> {
                         }
                         batch.push(&path, id, What::Directory);
                         path.push(b'/');
-                        let child =
-                            self.enter(&id, &path, path.len(), &mut attributes, &mut buffers.free, &mut buffers.scratch)?;
+                        let child = self.enter(
+                            &id,
+                            &path,
+                            path.len(),
+                            &mut attributes,
+                            &mut buffers.free,
+                            &mut buffers.scratch,
+                        )?;
                         stack.push(frame);
                         stack.push(child);
                         continue 'frames;
