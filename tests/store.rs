@@ -457,3 +457,26 @@ fn a_host_whose_listener_is_cut_off_forgets_what_it_kept_and_listens_again() {
     assert_eq!(version_status(&other, &root), 200, "the cache is in use again");
     assert_eq!(version_status(&one.reopen(), &root), 401);
 }
+
+#[test]
+#[ignore = "needs a PostgreSQL server: make test-rust-postgres"]
+fn a_version_1_database_gains_the_notifications_when_a_host_opens_it() {
+    let url = common::new_postgres_database(&server());
+    let one = common::open_instance(json!({"store": {"postgres": url}}));
+    let root = one.user_with_token("root", true);
+    let triggers = |client: &mut postgres::Client| -> i64 {
+        client.query_one("SELECT count(*) FROM pg_trigger WHERE tgname LIKE '%\\_auth\\_changed'", &[]).unwrap().get(0)
+    };
+    let mut client = operator(&one);
+    assert_eq!(triggers(&mut client), 3);
+    // As a library of version 1 left it: no function, no triggers.
+    client
+        .batch_execute("DROP FUNCTION forgecore_auth_changed() CASCADE; UPDATE schema_version SET version = 1")
+        .unwrap();
+    assert_eq!(triggers(&mut client), 0);
+    let upgraded = one.reopen();
+    assert_eq!(triggers(&mut client), 3);
+    let version: i64 = client.query_one("SELECT version FROM schema_version", &[]).unwrap().get(0);
+    assert_eq!(version, 2);
+    assert_eq!(version_status(&upgraded, &root), 200, "tokens work on across the migration");
+}
