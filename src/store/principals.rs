@@ -158,8 +158,9 @@ impl PrincipalCache {
 }
 
 /// Starts the listener of `cache` on a thread of its own, connecting with `config` (its
-/// connect and TCP timeouts bound every wait). The thread holds the cache weakly and ends
-/// within [`PING_EVERY`] (or one connection attempt) of the store's end.
+/// connect and TCP timeouts bound every wait). The thread holds the cache weakly and ends,
+/// closing its connection, at its next wake after the store's end: within [`PING_EVERY`] while
+/// listening, half a second while waiting to retry, or one connection attempt.
 pub fn spawn_listener(config: postgres::Config, cache: &Arc<PrincipalCache>) -> std::io::Result<()> {
     let cache = Arc::downgrade(cache);
     std::thread::Builder::new().name("forgecore-listen".into()).spawn(move || listen(&config, &cache)).map(|_| ())
