@@ -283,3 +283,200 @@ fn hosts_starting_together_on_an_empty_database_make_one_administrator() {
     assert_eq!(answers.iter().filter(|a| a["created"] == json!(true)).count(), 1, "{answers:?}");
     assert!(answers.iter().all(|a| a["username"] == json!("root") && a["token"].is_string()), "{answers:?}");
 }
+
+/// How a host sees one token: the status of `GET /api/v4/version` with it.
+fn version_status(host: &TestInstance, token: &str) -> u16 {
+    host.request_json("GET", "/api/v4/version", &[("PRIVATE-TOKEN", token)], b"").0
+}
+
+/// The status of the instance's member roles for `token` (200 for an administrator, else 403).
+fn roles_status(host: &TestInstance, token: &str) -> u16 {
+    host.request_json("GET", "/api/v4/member_roles", &[("PRIVATE-TOKEN", token)], b"").0
+}
+
+/// A connection of the test's own to the instance's database, as an operator would have.
+fn operator(host: &TestInstance) -> postgres::Client {
+    postgres::Client::connect(host.postgres_url().unwrap(), postgres::NoTls).expect("the test database")
+}
+
+/// Waits until `count` hosts' listeners are connected to the instance's database.
+fn wait_for_listeners(host: &TestInstance, count: i64) {
+    let mut client = operator(host);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let connected: i64 = client
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity
+                 WHERE application_name = 'forgecore-listener' AND datname = current_database()",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        if connected >= count {
+            // LISTEN follows the connection at once; leave it a moment.
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "{connected} of {count} listeners after 10 s");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Revokes a personal token behind every host's back: with its table's trigger off, so no
+/// host is told. Only a host that kept the token in memory still takes it.
+fn revoke_unheard(host: &TestInstance, token: &str) {
+    let mut client = operator(host);
+    let mut tx = client.transaction().unwrap();
+    tx.batch_execute("ALTER TABLE personal_access_tokens DISABLE TRIGGER personal_access_tokens_auth_changed").unwrap();
+    let changed = tx
+        .execute(
+            "UPDATE personal_access_tokens SET revoked = TRUE WHERE digest = $1",
+            &[&forgecore::auth::tokens::digest(token)],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
+    tx.batch_execute("ALTER TABLE personal_access_tokens ENABLE TRIGGER personal_access_tokens_auth_changed").unwrap();
+    tx.commit().unwrap();
+}
+
+/// How long until `check` holds, polled for at most `limit`; `None` if it never did.
+fn time_until(limit: std::time::Duration, check: impl Fn() -> bool) -> Option<std::time::Duration> {
+    let start = std::time::Instant::now();
+    loop {
+        if check() {
+            return Some(start.elapsed());
+        }
+        if start.elapsed() > limit {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// The longest a token revoked on one host may still work on another (`FRESH_FOR` of
+/// `src/store/principals.rs`, plus a margin for a loaded machine).
+const REVOKE_BOUND: std::time::Duration = std::time::Duration::from_millis(1500);
+
+#[test]
+#[ignore = "needs a PostgreSQL server: make test-rust-postgres"]
+fn a_token_revoked_through_one_host_is_refused_by_the_others_once_they_are_told() {
+    let url = common::new_postgres_database(&server());
+    let one = common::open_instance(json!({"store": {"postgres": url}}));
+    let other = one.reopen(); // a second fc_open: another host on the same database
+    let root = one.user_with_token("root", true);
+    let alice = one.user_with_token("alice", false);
+    let bob = one.user_with_token("bob", false);
+    wait_for_listeners(&one, 2);
+
+    // The other host keeps what the tokens authenticate: bob, revoked behind its back, still
+    // works there (well past FRESH_FOR: the listener's pings keep the cache in use), while a
+    // host that never saw bob asks the database and refuses him.
+    for token in [&alice, &bob] {
+        assert_eq!(version_status(&other, token), 200);
+    }
+    assert_eq!(roles_status(&other, &root), 200);
+    revoke_unheard(&one, &bob);
+    std::thread::sleep(REVOKE_BOUND);
+    assert_eq!(version_status(&other, &bob), 200, "the other host answers bob from memory");
+    assert_eq!(version_status(&one.reopen(), &bob), 401, "the database has bob revoked");
+
+    // Revoking alice through the first host: refused there at once (its own write), and on the
+    // other host as soon as the notification arrives, which forgets bob too.
+    assert_eq!(version_status(&one, &alice), 200);
+    one.admin_ok(json!({"command": "token_revoke", "token": alice}));
+    assert_eq!(version_status(&one, &alice), 401, "the revoking host refuses at once");
+    let took = time_until(REVOKE_BOUND, || version_status(&other, &alice) == 401);
+    eprintln!("alice refused by the other host {took:?} after the revoke was acknowledged");
+    assert!(took.is_some(), "the other host still takes a token revoked through the first");
+    assert_eq!(version_status(&other, &bob), 401, "a notification forgets every token");
+    assert_eq!(version_status(&other, &root), 200, "and live tokens work on, read again");
+
+    // A user changed in the database by anyone (here an operator's UPDATE): root, kept as an
+    // administrator, is refused the instance's roles once no longer one.
+    assert_eq!(roles_status(&other, &root), 200);
+    operator(&one).execute("UPDATE users SET is_admin = FALSE WHERE username = 'root'", &[]).unwrap();
+    let took = time_until(REVOKE_BOUND, || roles_status(&other, &root) == 403);
+    assert!(took.is_some(), "root is still an administrator on the other host");
+
+    // Job tokens: kept, and refused everywhere once revoked.
+    let repo = one.root_dir().join("app.git");
+    assert!(std::process::Command::new("git").args(["init", "-q", "--bare"]).arg(&repo).status().unwrap().success());
+    one.admin_ok(json!({"command": "project_add", "path": "app", "repo": repo, "visibility": "private"}));
+    let job =
+        one.admin_ok(json!({"command": "job_token_add", "project": "app"}))["token"].as_str().unwrap().to_string();
+    let job_status = |host: &TestInstance| {
+        host.request_json(
+            "GET",
+            "/api/v4/projects/app/repository/changelog?version=1.0.0&from=x",
+            &[("JOB-TOKEN", &job)],
+            b"",
+        )
+        .0
+    };
+    assert_ne!(job_status(&other), 401, "the job token is taken");
+    one.admin_ok(json!({"command": "token_revoke", "token": job}));
+    assert_eq!(job_status(&one), 401);
+    assert!(time_until(REVOKE_BOUND, || job_status(&other) == 401).is_some(), "the revoked job token still works");
+}
+
+#[test]
+#[ignore = "needs a PostgreSQL server: make test-rust-postgres"]
+fn a_host_whose_listener_is_cut_off_forgets_what_it_kept_and_listens_again() {
+    let url = common::new_postgres_database(&server());
+    let one = common::open_instance(json!({"store": {"postgres": url}}));
+    let other = one.reopen();
+    let root = one.user_with_token("root", true);
+    let bob = one.user_with_token("bob", false);
+    wait_for_listeners(&one, 2);
+
+    assert_eq!(version_status(&other, &bob), 200);
+    revoke_unheard(&one, &bob);
+    assert_eq!(version_status(&other, &bob), 200, "bob is kept in memory");
+    // Every listener's connection is cut (the server ends their backends): from then until a
+    // listener listens again, its host asks the database, and it starts over empty.
+    let ended: Vec<bool> = operator(&one)
+        .query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE application_name = 'forgecore-listener' AND datname = current_database()",
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    assert_eq!(ended, vec![true, true]);
+    let took = time_until(std::time::Duration::from_secs(3), || version_status(&other, &bob) == 401);
+    eprintln!("bob refused {took:?} after the listeners were cut off");
+    assert!(took.is_some(), "a host whose listener is gone still answers from memory");
+    assert_eq!(version_status(&other, &root), 200, "the host serves on");
+
+    // The listener comes back by itself, and with it the cache.
+    wait_for_listeners(&one, 2);
+    assert_eq!(version_status(&other, &root), 200);
+    revoke_unheard(&one, &root);
+    assert_eq!(version_status(&other, &root), 200, "the cache is in use again");
+    assert_eq!(version_status(&one.reopen(), &root), 401);
+}
+
+#[test]
+#[ignore = "needs a PostgreSQL server: make test-rust-postgres"]
+fn a_version_1_database_gains_the_notifications_when_a_host_opens_it() {
+    let url = common::new_postgres_database(&server());
+    let one = common::open_instance(json!({"store": {"postgres": url}}));
+    let root = one.user_with_token("root", true);
+    let triggers = |client: &mut postgres::Client| -> i64 {
+        client.query_one("SELECT count(*) FROM pg_trigger WHERE tgname LIKE '%\\_auth\\_changed'", &[]).unwrap().get(0)
+    };
+    let mut client = operator(&one);
+    assert_eq!(triggers(&mut client), 3);
+    // As a library of version 1 left it: no function, no triggers.
+    client
+        .batch_execute("DROP FUNCTION forgecore_auth_changed() CASCADE; UPDATE schema_version SET version = 1")
+        .unwrap();
+    assert_eq!(triggers(&mut client), 0);
+    let upgraded = one.reopen();
+    assert_eq!(triggers(&mut client), 3);
+    let version: i64 = client.query_one("SELECT version FROM schema_version", &[]).unwrap().get(0);
+    assert_eq!(version, 2);
+    assert_eq!(version_status(&upgraded, &root), 200, "tokens work on across the migration");
+}

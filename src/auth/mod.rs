@@ -123,14 +123,9 @@ pub fn identify(ctx: &Context, credentials: &Credentials) -> ApiResult<Caller> {
         return Err(ApiError::Unauthorized);
     }
     let digest = tokens::digest(token);
-    ctx.store.read(|db| -> ApiResult<_> {
-        if is_job {
-            return match store::tokens::job_token_project(db, &digest)? {
-                Some(project_id) => Ok(Caller::Job { project_id }),
-                None => Err(ApiError::Unauthorized),
-            };
-        }
-        let user = store::tokens::personal_token_user(db, &digest)?.ok_or(ApiError::Unauthorized)?;
-        Ok(Caller::User(user))
-    })
+    match ctx.store.principal(&digest, is_job)? {
+        Some(store::tokens::Principal::User(user)) => Ok(Caller::User(user)),
+        Some(store::tokens::Principal::Job { project_id }) => Ok(Caller::Job { project_id }),
+        None => Err(ApiError::Unauthorized),
+    }
 }

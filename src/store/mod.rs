@@ -12,6 +12,7 @@
 mod db;
 mod error;
 mod postgres;
+mod principals;
 mod schema;
 mod sqlite;
 
@@ -62,6 +63,16 @@ impl Store {
         match self.inner {
             Inner::Sqlite(_) => Dialect::Sqlite,
             Inner::Postgres(_) => Dialect::Postgres,
+        }
+    }
+
+    /// What the live token with this digest authenticates (`job`: a CI job token, else a
+    /// personal access token); `None` when no live token has it. PostgreSQL answers tokens it
+    /// has seen from memory, kept correct across hosts by invalidation (see `principals.rs`).
+    pub fn principal(&self, digest: &[u8], job: bool) -> StoreResult<Option<tokens::Principal>> {
+        match &self.inner {
+            Inner::Sqlite(store) => store.read(|db| tokens::principal(db, digest, job)),
+            Inner::Postgres(store) => store.principal(digest, job),
         }
     }
 

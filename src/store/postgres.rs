@@ -8,12 +8,18 @@
 //!   or slower than that is [`StoreError::Unavailable`], which the API answers 503; the pool
 //!   drops broken connections and makes new ones when the server is back.
 //! - Migrations run under an advisory lock, so hosts starting together migrate once.
+//! - What a token authenticates is kept in memory while a listener connection hears every
+//!   change to it from any host ([`super::principals`]), so an authenticated read is one round
+//!   trip fewer.
 
 use super::db::{Connection, Db, Dialect, Param, Row};
 use super::error::{StoreError, StoreResult};
+use super::principals::{self, Lookup, PrincipalCache};
 use super::schema::POSTGRES_MIGRATIONS;
+use super::tokens::{self, Principal};
 use std::collections::HashMap;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Arbitrary, fixed: the advisory lock key every host takes to migrate.
 const MIGRATION_LOCK: i64 = 0x666f_7267_6563_6f72;
@@ -28,6 +34,7 @@ pub struct Settings {
 
 pub struct Postgres {
     pool: r2d2::Pool<Manager>,
+    principals: Arc<PrincipalCache>,
 }
 
 struct Manager {
@@ -73,6 +80,8 @@ impl Postgres {
         config.tcp_user_timeout(settings.timeout);
         config.keepalives_idle(Duration::from_secs(30));
         config.application_name("forgecore");
+        let mut listener = config.clone();
+        listener.application_name("forgecore-listener");
         let manager = Manager { config, timeout: settings.timeout };
         // The first connection is made here, so a bad URL, host or password is refused now,
         // with the server's own words.
@@ -86,7 +95,28 @@ impl Postgres {
             .connection_timeout(settings.timeout)
             .test_on_check_out(false)
             .build_unchecked(manager);
-        Ok(Postgres { pool })
+        let principals = Arc::new(PrincipalCache::new(principals::CAPACITY, principals::FRESH_FOR));
+        principals::spawn_listener(listener, &principals)
+            .map_err(|e| format!("cannot start the PostgreSQL store's listener thread: {e}"))?;
+        Ok(Postgres { pool, principals })
+    }
+
+    /// What the live token with this digest authenticates: from memory while the listener
+    /// keeps it correct, else (and then kept) from the database.
+    pub fn principal(&self, digest: &[u8], job: bool) -> StoreResult<Option<Principal>> {
+        let Ok(bytes) = <[u8; 32]>::try_from(digest) else {
+            return self.read(|db| tokens::principal(db, digest, job));
+        };
+        let key = (job, bytes);
+        let ticket = match self.principals.lookup(&key, Instant::now()) {
+            Lookup::Hit(principal) => return Ok(Some(principal)),
+            Lookup::Miss(ticket) => ticket,
+        };
+        let found = self.read(|db| tokens::principal(db, digest, job))?;
+        if let (Some(principal), Some(_)) = (&found, ticket) {
+            self.principals.remember(ticket, key, principal.clone(), Instant::now());
+        }
+        Ok(found)
     }
 
     /// Runs `work` on a pooled connection, each statement committing by itself.
@@ -101,7 +131,11 @@ impl Postgres {
         conn.client.batch_execute("BEGIN").map_err(StoreError::from)?;
         match work(&mut Db::new(&mut *conn)) {
             Ok(value) => {
-                conn.client.batch_execute("COMMIT").map_err(StoreError::from)?;
+                let committed = conn.client.batch_execute("COMMIT").map_err(StoreError::from);
+                // This host forgets at once what its own writes may have changed (the listener
+                // hears it too, a moment later). A failed COMMIT may have committed.
+                self.principals.forget_all();
+                committed?;
                 Ok(value)
             }
             Err(e) => {

@@ -91,5 +91,9 @@ pub const SQLITE_MIGRATIONS: &[&str] = &[
     "ALTER TABLE projects ADD COLUMN storage TEXT;",
 ];
 
-/// PostgreSQL's migrations: version 1 is SQLite's version 3.
-pub const POSTGRES_MIGRATIONS: &[&str] = &[include_str!("postgres_schema_1.sql")];
+/// PostgreSQL's migrations: version 1 is SQLite's version 3; version 2 adds triggers only.
+pub const POSTGRES_MIGRATIONS: &[&str] = &[
+    include_str!("postgres_schema_1.sql"),
+    // 2: notifications on `forgecore_auth` when users or tokens change (hosts' token caches).
+    include_str!("postgres_schema_2.sql"),
+];

@@ -5,6 +5,23 @@ use super::db::Db;
 use super::error::StoreResult;
 use super::users::{self, User};
 
+/// What a live token authenticates: a user (personal access token) or a CI job's project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Principal {
+    User(User),
+    Job { project_id: i64 },
+}
+
+/// What the live token with this digest authenticates (`job`: a job token, else a personal
+/// access token), in one lookup; `None` when there is no such live token.
+pub fn principal(db: &mut Db, digest: &[u8], job: bool) -> StoreResult<Option<Principal>> {
+    Ok(if job {
+        job_token_project(db, digest)?.map(|project_id| Principal::Job { project_id })
+    } else {
+        personal_token_user(db, digest)?.map(Principal::User)
+    })
+}
+
 pub fn insert_personal(db: &mut Db, user_id: i64, name: &str, digest: &[u8]) -> StoreResult<i64> {
     db.one(
         "INSERT INTO personal_access_tokens (user_id, name, digest, created_at) VALUES ($1, $2, $3, $4) RETURNING id",

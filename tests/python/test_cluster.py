@@ -163,6 +163,29 @@ def test_a_role_created_on_one_host_is_listed_by_the_others_at_once(cluster):
         assert [r["id"] for r in roles(reader, "/api/v4/groups/seen/member_roles").values()] == [created["id"]]
 
 
+def test_a_token_revoked_by_another_process_is_refused_by_every_host_within_a_second(cluster):
+    """Each host keeps what a token authenticated in memory; a revoke anywhere (here the admin
+    command line, a process of its own) reaches every host's listener, which forgets it: the
+    token is refused everywhere as soon as the notification arrives, never later than a second
+    after the revoke (README, "Tokens across hosts")."""
+    cluster.admin("user", "add", "revokee")
+    token = cluster.admin("token", "add", "revokee")["token"]
+    for host in cluster.hosts:  # now every host holds the token in memory
+        for _ in range(3):
+            assert host.request("GET", "/api/v4/version", token=token)[0] == 200
+    cluster.admin("token", "revoke", token)
+    revoked = time.monotonic()
+    took = {}
+    while len(took) < len(cluster.hosts) and time.monotonic() < revoked + 1.5:
+        for index, host in enumerate(cluster.hosts):
+            if index not in took and host.request("GET", "/api/v4/version", token=token)[0] == 401:
+                took[index] = time.monotonic() - revoked
+    print(f"revoked token refused after {took} s")
+    assert len(took) == len(cluster.hosts), f"hosts still taking a revoked token 1.5 s later: {took}"
+    for host in cluster.hosts:
+        assert host.request("GET", "/api/v4/version", token=host.token)[0] == 200, "live tokens work on"
+
+
 def test_twenty_concurrent_creates_for_one_group_across_hosts_leave_ten_roles(cluster):
     cluster.admin("group", "add", "capped")
     hosts = cluster.hosts
