@@ -33,8 +33,8 @@
 //! formats and zip, two more compress (`compress`, `zip`): inflating and compressing are most
 //! of an archive's work, and both spread over the cores this way (`ordered`'s pools).
 //!
-//! Memory: one tree object per directory level, the blobs of at most four batches of members
-//! (1 MiB each, `prefetch`; larger blobs stored whole are streamed; one stored as a delta is
+//! Memory: one tree object per directory level, the blobs of at most three batches of members
+//! (512 KiB each, `prefetch`; larger blobs stored whole are streamed; one stored as a delta is
 //! inflated whole, as gix can only do), the attribute patterns in scope, converted content up
 //! to 1 MiB (larger is converted again on each read rather than held: `convert`), the bounded
 //! buffers of the writers and their worker threads (`compress`), a 64th of the pack indexes'

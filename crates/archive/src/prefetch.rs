@@ -11,7 +11,8 @@
 //!
 //! Memory: a batch holds at most [`BATCH_MEMBERS`] members and [`BATCH_BYTES`] of blobs (or one
 //! blob, when the first is larger); one batch per worker is in flight, one is being filled and
-//! one written. The workers' readers share the mapped-page budget with the writer's.
+//! one written. The workers' readers share the mapped-page budget and the delta-base cache
+//! with the writer's (`Objects::share_budget`).
 
 use crate::convert::Conversion;
 use crate::objects::Objects;
@@ -111,13 +112,16 @@ impl Batch {
 #[derive(Default)]
 pub struct Loader {
     pool: Option<Ordered<Batch, Batch>>,
+    /// Whether starting them was tried (it is not tried again when it failed).
+    tried: bool,
 }
 
 impl Loader {
     /// Hands `batch` to a worker; gives back the oldest loaded batch when it is due to be
     /// written. Without workers (none could start), the batch comes back as it is.
     pub fn submit(&mut self, batch: Batch, objects: &mut Objects) -> Result<Option<Batch>, Error> {
-        if self.pool.is_none() {
+        if !self.tried {
+            self.tried = true;
             self.pool = start(objects);
         }
         match &mut self.pool {
