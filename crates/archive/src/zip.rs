@@ -71,18 +71,25 @@ struct Prepared {
     payload: Vec<u8>,
 }
 
-/// Raw deflate (level 6) of `data` into `out`.
-fn deflate(deflater: &mut Compress, data: &[u8], out: &mut Vec<u8>) -> io::Result<()> {
+/// Raw deflate (level 6) of `data` into `out`, from an empty window: a whole stream (`last`),
+/// or one piece of a longer one, ended on a byte boundary with a sync flush.
+fn deflate(deflater: &mut Compress, data: &[u8], last: bool, out: &mut Vec<u8>) -> io::Result<()> {
     deflater.reset();
     out.clear();
     out.reserve(data.len() / 2 + 64);
+    let flush = if last { FlushCompress::Finish } else { FlushCompress::Sync };
     loop {
         let consumed = deflater.total_in() as usize;
-        let status = deflater.compress_vec(&data[consumed..], out, FlushCompress::Finish).map_err(Error::Deflate)?;
-        match status {
-            Status::StreamEnd => return Ok(()),
-            _ => out.reserve(out.capacity().max(4096)),
+        let status = deflater.compress_vec(&data[consumed..], out, flush).map_err(Error::Deflate)?;
+        let done = if last {
+            status == Status::StreamEnd
+        } else {
+            deflater.total_in() as usize == data.len() && out.len() < out.capacity()
+        };
+        if done {
+            return Ok(());
         }
+        out.reserve(out.capacity().max(4096));
     }
 }
 
@@ -104,27 +111,13 @@ struct Deflated {
     bytes: Vec<u8>,
 }
 
-/// Raw deflate (level 6) of one piece of a longer stream, as `pigz` cuts one: from an empty
-/// window, ending on a byte boundary with a sync flush, or with the final block for the last
-/// piece. The pieces in order are one valid deflate stream.
+/// One piece of a longer stream deflated as `pigz` cuts one (the last with the final block):
+/// the pieces in order are one valid deflate stream.
 fn deflate_piece(deflater: &mut Compress, piece: Piece) -> io::Result<Deflated> {
-    deflater.reset();
-    let mut out = Vec::with_capacity(piece.data.len() / 2 + 64);
-    let flush = if piece.last { FlushCompress::Finish } else { FlushCompress::Sync };
-    loop {
-        let consumed = deflater.total_in() as usize;
-        let status = deflater.compress_vec(&piece.data[consumed..], &mut out, flush).map_err(Error::Deflate)?;
-        let done = if piece.last {
-            status == Status::StreamEnd
-        } else {
-            deflater.total_in() as usize == piece.data.len() && out.len() < out.capacity()
-        };
-        if done {
-            let size = out.len();
-            return Ok(Deflated { size, bytes: if piece.keep { out } else { Vec::new() } });
-        }
-        out.reserve(out.capacity().max(4096));
-    }
+    let mut out = Vec::new();
+    deflate(deflater, &piece.data, piece.last, &mut out)?;
+    let size = out.len();
+    Ok(Deflated { size, bytes: if piece.keep { out } else { Vec::new() } })
 }
 
 /// A streamed member's content cut into pieces of [`PIECE_BYTES`] that the workers deflate,
@@ -210,7 +203,7 @@ fn prepare(item: Item, deflater: &mut Compress) -> io::Result<Prepared> {
             let size = payload.len() as u64;
             if !payload.is_empty() {
                 let mut deflated = Vec::new();
-                deflate(deflater, &payload, &mut deflated)?;
+                deflate(deflater, &payload, true, &mut deflated)?;
                 if deflated.len() < payload.len() {
                     method = METHOD_DEFLATE;
                     payload = deflated;
