@@ -195,7 +195,7 @@ go-host-release: release
 bench-go: postgres-server go-host-release
 	cd tools/loadtest && $(GO) build -o $(CURDIR)/target/release/forgecore-bench ./cmd/forgecore-bench
 	$(PG_RUN) 'PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
-		target/release/forgecore-bench -go-host target/release/forgecore-http -python $(PYTHON) -postgres "$(PG_URL)"'
+		target/release/forgecore-bench -go-host target/release/forgecore-http -python $(PYTHON) -rounds 3 -postgres "$(PG_URL)"'
 
 clean:
 	$(CARGO) clean

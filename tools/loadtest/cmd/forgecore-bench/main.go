@@ -1,15 +1,17 @@
 // Command forgecore-bench measures requests per second through the HTTP hosts, the Go host
 // (forgecore-http) and the Python host (python -m forgecore serve), on loopback:
 //
-//	forgecore-bench -go-host PATH [-python python3] [-seconds 3] [-clients 1,16] [-hosts go,python]
+//	forgecore-bench -go-host PATH [-python python3] [-seconds 3] [-rounds 1] [-clients 1,16] [-hosts go,python]
 //	                [-postgres URL [-postgres-hosts go] [-postgres-pool-size N] [-psql psql]]
 //
-// For each host it builds the fixture repositories (tests/fixtures/repo.sh) into a temporary
-// directory, starts the host on 127.0.0.1 port 0 with a fresh data directory and that
-// directory as -repos, reads the URL and administrator token the host prints, creates 10
-// member roles (as the Rust bench does), checks every endpoint answers 200, then for each
-// endpoint and client count runs clients that send GET requests back to back for -seconds
-// after a short warm-up, and prints one table. The endpoints: GET /api/v4/version (the
+// It builds the fixture repositories (tests/fixtures/repo.sh) into a temporary directory and
+// starts every host first, each on 127.0.0.1 port 0 with a fresh data directory and that
+// directory as -repos; for each it reads the URL and administrator token the host prints,
+// creates 10 member roles (as the Rust bench does) and checks every endpoint answers 200.
+// Then, -rounds times, for each endpoint and client count, it measures every host in turn
+// (clients that send GET requests back to back for -seconds after a short warm-up), so the
+// rows compared are taken minutes apart at most, under the same machine load. A row pools the
+// requests of all its rounds; one table is printed. The endpoints: GET /api/v4/version (the
 // smallest answer: what the host and the call itself cost), GET /api/v4/member_roles (10
 // roles) and a one-level tree, GET /api/v4/projects/fx%2Fwork/repository/tree (12 entries of
 // the fixture work tree, repacked).
@@ -68,6 +70,7 @@ func run() int {
 	goHost := flag.String("go-host", "", "the forgecore-http binary (required for the go host)")
 	python := flag.String("python", "python3", "the Python interpreter for the Python host (PYTHONPATH and FORGECORE_LIB come from the environment)")
 	seconds := flag.Float64("seconds", 3, "measuring time per row")
+	rounds := flag.Int("rounds", 1, "how many times every row is measured, the hosts taking turns")
 	clientList := flag.String("clients", "1,16", "client counts, comma-separated")
 	hostList := flag.String("hosts", "go,python", "hosts to measure, comma-separated: go, python")
 	repoScript := flag.String("fixture-script", "tests/fixtures/repo.sh", "the script that builds the fixture repositories")
@@ -87,6 +90,10 @@ func run() int {
 		clients = append(clients, n)
 	}
 	duration := time.Duration(*seconds * float64(time.Second))
+	if *rounds < 1 || *rounds > 100 {
+		fmt.Fprintf(os.Stderr, "forgecore-bench: bad -rounds %d\n", *rounds)
+		return 2
+	}
 	hosts := strings.Split(*hostList, ",")
 	// What is measured: each host on SQLite, then the -postgres-hosts on PostgreSQL.
 	type hostRun struct{ host, backend string }
@@ -99,7 +106,8 @@ func run() int {
 			runs = append(runs, hostRun{strings.TrimSpace(name), postgresql})
 		}
 	}
-	budget := time.Duration(len(runs))*(startupTimeout+time.Duration(2*len(clients))*(duration+warmup+requestTimeout+5*time.Second)) + 30*time.Second
+	rowBudget := duration + warmup + requestTimeout + 5*time.Second
+	budget := time.Duration(len(runs))*(startupTimeout+time.Duration(*rounds*len(endpoints)*len(clients))*rowBudget) + 30*time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 
@@ -122,7 +130,12 @@ func run() int {
 
 	fmt.Printf("\nHTTP hosts on loopback: Go net/http clients with keep-alive, %g s per row after a %v warm-up; nproc %d, GOMAXPROCS %d, load %s\n",
 		*seconds, warmup, runtime.NumCPU(), runtime.GOMAXPROCS(0), loadAverage())
-	var rows []row
+	var started []*target
+	defer func() {
+		for _, t := range started {
+			_ = t.host.Stop(stopTimeout)
+		}
+	}()
 	status := 0
 	for i, r := range runs {
 		name := r.host
@@ -153,13 +166,46 @@ func run() int {
 			}
 			command = append(command, "--config", config)
 		}
-		hostRows, err := measureHost(ctx, name, r.backend, command, clients, duration)
+		// A host named twice for one backend (a comparison of two builds) is told apart.
+		shown := name
+		for _, other := range started {
+			if other.backend == r.backend && strings.HasPrefix(other.name, name) {
+				shown = fmt.Sprintf("%s#%d", name, i+1)
+			}
+		}
+		t, err := startHost(ctx, shown, r.backend, command)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "forgecore-bench: %s host (%s): %v\n", name, r.backend, err)
 			status = 1
 			continue
 		}
-		rows = append(rows, hostRows...)
+		started = append(started, t)
+	}
+	samples := map[rowKey]*sample{}
+	var order []rowKey
+	for round := 0; round < *rounds && ctx.Err() == nil; round++ {
+		for _, e := range endpoints {
+			for _, n := range clients {
+				for _, t := range started {
+					if ctx.Err() != nil {
+						break
+					}
+					k := rowKey{t.name, t.backend, "GET " + e.target, n}
+					s := measure(newClient(n), t.host.URL+e.target, t.header(e), n, duration)
+					fmt.Fprintf(os.Stderr, "  round %d  %-6s %-10s %-52s x%-3d %8.0f rps\n",
+						round+1, k.host, k.backend, k.endpoint, n, float64(len(s.latencies))/duration.Seconds())
+					if samples[k] == nil {
+						samples[k] = &sample{}
+						order = append(order, k)
+					}
+					samples[k].add(s)
+				}
+			}
+		}
+	}
+	var rows []row
+	for _, k := range order {
+		rows = append(rows, summarize(k, samples[k], time.Duration(*rounds)*duration))
 	}
 	printTable(rows)
 	if *postgres != "" {
@@ -215,54 +261,72 @@ type row struct {
 	median, p99      time.Duration
 }
 
-func measureHost(ctx context.Context, name, backend string, command []string, clients []int, duration time.Duration) ([]row, error) {
+// An endpoint measured: its target, whether it needs the token, what a good answer looks like.
+type endpoint struct {
+	target string
+	auth   bool
+	check  func([]byte) bool
+}
+
+var endpoints = []endpoint{
+	{versionTarget, true, func(body []byte) bool {
+		var v map[string]any
+		return json.Unmarshal(body, &v) == nil && v["version"] != nil
+	}},
+	{rolesTarget, true, func(body []byte) bool { var v []any; return json.Unmarshal(body, &v) == nil && len(v) == roles }},
+	{treeTarget, false, func(body []byte) bool { var v []any; return json.Unmarshal(body, &v) == nil && len(v) == 12 }},
+}
+
+// A host that is up, with its roles created and every endpoint checked.
+type target struct {
+	name, backend string
+	host          *hostproc.Host
+}
+
+// header is what a request to the endpoint carries: the administrator token where it needs one.
+func (t *target) header(e endpoint) http.Header {
+	if !e.auth {
+		return nil
+	}
+	return http.Header{"Private-Token": {t.host.Token}}
+}
+
+// startHost starts the host, creates the member roles and checks that every endpoint answers
+// as it should; the host is stopped again on any error.
+func startHost(ctx context.Context, name, backend string, command []string) (*target, error) {
 	h, err := hostproc.Start(ctx, startupTimeout, command...)
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = h.Stop(stopTimeout) }()
-	client := newClient(256)
-	auth := http.Header{"Private-Token": {h.Token}}
+	t := &target{name, backend, h}
+	if err := t.prepare(); err != nil {
+		_ = h.Stop(stopTimeout)
+		return nil, err
+	}
+	return t, nil
+}
+
+func (t *target) prepare() error {
+	client := newClient(4)
 	levels := []int{10, 15, 20, 30, 40, 50}
 	for i := 0; i < roles; i++ {
 		role, _ := json.Marshal(map[string]any{
 			"name": fmt.Sprintf("bench role %02d", i), "description": fmt.Sprintf("custom role %d created by the benchmark", i),
 			"base_access_level": levels[i%len(levels)], "read_code": i%2 == 0, "read_vulnerability": i%3 == 0,
 		})
-		header := http.Header{"Private-Token": {h.Token}, "Content-Type": {"application/json"}}
-		if status, body, err := get(client, "POST", h.URL+rolesTarget, header, role); err != nil || status != 201 {
-			return nil, fmt.Errorf("POST %s: %d %v %.200s", rolesTarget, status, err, body)
+		header := http.Header{"Private-Token": {t.host.Token}, "Content-Type": {"application/json"}}
+		if status, body, err := get(client, "POST", t.host.URL+rolesTarget, header, role); err != nil || status != 201 {
+			return fmt.Errorf("POST %s: %d %v %.200s", rolesTarget, status, err, body)
 		}
 	}
-	endpoints := []struct {
-		target string
-		header http.Header
-		check  func([]byte) bool
-	}{
-		{versionTarget, auth, func(body []byte) bool {
-			var v map[string]any
-			return json.Unmarshal(body, &v) == nil && v["version"] != nil
-		}},
-		{rolesTarget, auth, func(body []byte) bool { var v []any; return json.Unmarshal(body, &v) == nil && len(v) == roles }},
-		{treeTarget, nil, func(body []byte) bool { var v []any; return json.Unmarshal(body, &v) == nil && len(v) == 12 }},
-	}
-	var rows []row
-	for _, endpoint := range endpoints {
-		status, body, err := get(client, "GET", h.URL+endpoint.target, endpoint.header, nil)
-		if err != nil || status != 200 || !endpoint.check(body) {
-			return nil, fmt.Errorf("GET %s: %d %v %.200s", endpoint.target, status, err, body)
-		}
-		for _, n := range clients {
-			if ctx.Err() != nil {
-				return rows, ctx.Err()
-			}
-			r := measure(newClient(n), h.URL+endpoint.target, endpoint.header, n, duration)
-			r.host, r.backend, r.endpoint = name, backend, "GET "+endpoint.target
-			fmt.Fprintf(os.Stderr, "  %-6s %-10s %-52s x%-3d %8.0f rps\n", r.host, r.backend, r.endpoint, n, r.rps)
-			rows = append(rows, r)
+	for _, e := range endpoints {
+		status, body, err := get(client, "GET", t.host.URL+e.target, t.header(e), nil)
+		if err != nil || status != 200 || !e.check(body) {
+			return fmt.Errorf("GET %s: %d %v %.200s", e.target, status, err, body)
 		}
 	}
-	return rows, nil
+	client.CloseIdleConnections()
+	return nil
 }
 
 func newClient(conns int) *http.Client {
@@ -298,7 +362,7 @@ func get(client *http.Client, method, url string, header http.Header, body []byt
 
 // measure runs n clients back to back for the warm-up plus duration; requests started in
 // the warm-up are not counted.
-func measure(client *http.Client, url string, header http.Header, n int, duration time.Duration) row {
+func measure(client *http.Client, url string, header http.Header, n int, duration time.Duration) sample {
 	begin := time.Now().Add(warmup)
 	end := begin.Add(duration)
 	var mu sync.Mutex
@@ -342,6 +406,29 @@ func measure(client *http.Client, url string, header http.Header, n int, duratio
 	}
 	wg.Wait()
 	client.CloseIdleConnections()
+	return sample{latencies, errorCount}
+}
+
+// One row of the table: a host on a backend, an endpoint, a client count.
+type rowKey struct {
+	host, backend, endpoint string
+	clients                 int
+}
+
+// What a row's rounds measured: the latency of every request that succeeded, and the failures.
+type sample struct {
+	latencies []time.Duration
+	errors    int
+}
+
+func (s *sample) add(other sample) {
+	s.latencies = append(s.latencies, other.latencies...)
+	s.errors += other.errors
+}
+
+// summarize is the row of a key from its samples, measured for `measured` in all.
+func summarize(k rowKey, s *sample, measured time.Duration) row {
+	latencies := append([]time.Duration(nil), s.latencies...)
 	sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
 	quantile := func(q float64) time.Duration {
 		if len(latencies) == 0 {
@@ -350,8 +437,9 @@ func measure(client *http.Client, url string, header http.Header, n int, duratio
 		i := int(float64(len(latencies))*q+0.999999) - 1
 		return latencies[max(0, min(len(latencies)-1, i))]
 	}
-	return row{clients: n, requests: len(latencies), errors: errorCount,
-		rps: float64(len(latencies)) / duration.Seconds(), median: quantile(0.5), p99: quantile(0.99)}
+	return row{host: k.host, backend: k.backend, endpoint: k.endpoint, clients: k.clients,
+		requests: len(latencies), errors: s.errors,
+		rps: float64(len(latencies)) / measured.Seconds(), median: quantile(0.5), p99: quantile(0.99)}
 }
 
 func printTable(rows []row) {
