@@ -354,7 +354,7 @@ fn time_until(limit: std::time::Duration, check: impl Fn() -> bool) -> Option<st
 }
 
 /// The longest a token revoked on one host may still work on another (`FRESH_FOR` of
-/// `src/store/principals.rs`, plus a margin for a loaded machine).
+/// `src/store/notified.rs`, plus a margin for a loaded machine).
 const REVOKE_BOUND: std::time::Duration = std::time::Duration::from_millis(1500);
 
 #[test]
@@ -471,12 +471,69 @@ fn a_version_1_database_gains_the_notifications_when_a_host_opens_it() {
     assert_eq!(triggers(&mut client), 3);
     // As a library of version 1 left it: no function, no triggers.
     client
-        .batch_execute("DROP FUNCTION forgecore_auth_changed() CASCADE; UPDATE schema_version SET version = 1")
+        .batch_execute(
+            "DROP FUNCTION forgecore_auth_changed() CASCADE; DROP FUNCTION forgecore_roles_changed() CASCADE;
+             UPDATE schema_version SET version = 1",
+        )
         .unwrap();
     assert_eq!(triggers(&mut client), 0);
     let upgraded = one.reopen();
     assert_eq!(triggers(&mut client), 3);
     let version: i64 = client.query_one("SELECT version FROM schema_version", &[]).unwrap().get(0);
-    assert_eq!(version, 2);
+    assert_eq!(version, 3);
     assert_eq!(version_status(&upgraded, &root), 200, "tokens work on across the migration");
+}
+
+/// The names of the instance's member roles as `host` lists them for `token`.
+fn role_names(host: &TestInstance, token: &str) -> Vec<String> {
+    let (status, body) = host.request_json("GET", "/api/v4/member_roles", &[("PRIVATE-TOKEN", token)], b"");
+    assert_eq!(status, 200, "{body}");
+    body.as_array().unwrap().iter().map(|role| role["name"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+#[ignore = "needs a PostgreSQL server: make test-rust-postgres"]
+fn role_lists_come_from_memory_yet_show_every_change_acknowledged_anywhere_before() {
+    let url = common::new_postgres_database(&server());
+    let one = common::open_instance(json!({"store": {"postgres": url}}));
+    let other = one.reopen();
+    let root = one.user_with_token("root", true);
+    wait_for_listeners(&one, 2);
+
+    // A role written behind every host's back (the trigger off, so no host is told) is not
+    // listed by a host that keeps the list in memory; a host that never listed asks the
+    // database and shows it. So the list really comes from memory.
+    assert!(role_names(&other, &root).is_empty());
+    let mut client = operator(&one);
+    client
+        .batch_execute(
+            "BEGIN; ALTER TABLE member_roles DISABLE TRIGGER member_roles_changed;
+             INSERT INTO member_roles (group_id, name, description, base_access_level, permissions, created_at)
+             VALUES (NULL, 'unheard', NULL, 10, '[]', 0);
+             ALTER TABLE member_roles ENABLE TRIGGER member_roles_changed; COMMIT",
+        )
+        .unwrap();
+    assert!(role_names(&other, &root).is_empty(), "the other host lists from memory");
+    assert_eq!(role_names(&one.reopen(), &root), ["unheard"], "the database has the role");
+
+    // Every change acknowledged by one host is in the very next list of the other: creates,
+    // renames and deletes, through the API, many times over (each a race the notification
+    // must win), and an operator's statement outside forgecore too.
+    let admin = [("PRIVATE-TOKEN", root.as_str())];
+    for n in 0..40 {
+        let body = json!({"name": format!("r{n:02}"), "base_access_level": 10}).to_string();
+        let (status, created) = one.request_json("POST", "/api/v4/member_roles", &admin, body.as_bytes());
+        assert_eq!(status, 201, "{created}");
+        let listed = role_names(&other, &root);
+        assert!(listed.contains(&format!("r{n:02}")), "round {n}: the other host lists {listed:?}");
+        if n % 4 == 3 {
+            let id = created["id"].as_i64().unwrap();
+            let (status, _) = one.request_json("DELETE", &format!("/api/v4/member_roles/{id}"), &admin, b"");
+            assert_eq!(status, 204);
+            assert!(!role_names(&other, &root).contains(&format!("r{n:02}")), "round {n}: a deleted role listed");
+        }
+    }
+    client.execute("UPDATE member_roles SET name = 'renamed' WHERE name = 'unheard'", &[]).unwrap();
+    assert!(role_names(&other, &root).contains(&"renamed".to_string()), "an operator's rename is listed at once");
+    assert_eq!(role_names(&other, &root), role_names(&one.reopen(), &root), "memory and database agree");
 }

@@ -69,13 +69,11 @@ fn authorize(call: &Call, scope: Scope) -> ApiResult<Option<Group>> {
 /// A1, A4. A subgroup lists the roles of its root group, as GitLab does.
 pub fn list(call: &Call, scope: Scope) -> ApiResult<Response> {
     let group = authorize(call, scope)?;
-    let roles = call.ctx.store.read(|db| -> ApiResult<_> {
-        let namespace = match &group {
-            Some(g) => Some(store::groups::root_id(db, g.id)?),
-            None => None,
-        };
-        Ok(store::member_roles::list(db, namespace)?)
-    })?;
+    let namespace = match &group {
+        Some(g) => Some(call.ctx.store.read(|db| store::groups::root_id(db, g.id))?),
+        None => None,
+    };
+    let roles = call.ctx.store.member_roles(namespace)?;
     Ok(Response::json(200, &roles.iter().map(entity).collect::<Vec<_>>()))
 }
 

@@ -11,8 +11,8 @@
 
 mod db;
 mod error;
+mod notified;
 mod postgres;
-mod principals;
 mod schema;
 mod sqlite;
 
@@ -68,11 +68,21 @@ impl Store {
 
     /// What the live token with this digest authenticates (`job`: a CI job token, else a
     /// personal access token); `None` when no live token has it. PostgreSQL answers tokens it
-    /// has seen from memory, kept correct across hosts by invalidation (see `principals.rs`).
+    /// has seen from memory, kept correct across hosts by invalidation (see `notified.rs`).
     pub fn principal(&self, digest: &[u8], job: bool) -> StoreResult<Option<tokens::Principal>> {
         match &self.inner {
             Inner::Sqlite(store) => store.read(|db| tokens::principal(db, digest, job)),
             Inner::Postgres(store) => store.principal(digest, job),
+        }
+    }
+
+    /// The member roles of one namespace (`None`: the instance's), ordered by name. PostgreSQL
+    /// answers from memory once every change acknowledged before the call has been heard (see
+    /// `notified.rs`).
+    pub fn member_roles(&self, namespace: Option<i64>) -> StoreResult<Vec<member_roles::MemberRole>> {
+        match &self.inner {
+            Inner::Sqlite(store) => store.read(|db| member_roles::list(db, namespace)),
+            Inner::Postgres(store) => store.member_roles(namespace),
         }
     }
 

@@ -8,13 +8,15 @@
 //!   or slower than that is [`StoreError::Unavailable`], which the API answers 503; the pool
 //!   drops broken connections and makes new ones when the server is back.
 //! - Migrations run under an advisory lock, so hosts starting together migrate once.
-//! - What a token authenticates is kept in memory while a listener connection hears every
-//!   change to it from any host ([`super::principals`]), so an authenticated read is one round
-//!   trip fewer.
+//! - What a token authenticates, and the member roles of each namespace, are kept in memory
+//!   while a listener connection hears every change to them from any host
+//!   ([`super::notified`]), so an authenticated read is one round trip fewer, and concurrent
+//!   role lists share one.
 
 use super::db::{Connection, Db, Dialect, Param, Row};
 use super::error::{StoreError, StoreResult};
-use super::principals::{self, Lookup, PrincipalCache};
+use super::member_roles::{self, MemberRole};
+use super::notified::{self, Lookup, Notified};
 use super::schema::POSTGRES_MIGRATIONS;
 use super::tokens::{self, Principal};
 use std::collections::HashMap;
@@ -34,7 +36,7 @@ pub struct Settings {
 
 pub struct Postgres {
     pool: r2d2::Pool<Manager>,
-    principals: Arc<PrincipalCache>,
+    notified: Arc<Notified>,
 }
 
 struct Manager {
@@ -74,14 +76,15 @@ impl r2d2::ManageConnection for Manager {
 impl Postgres {
     /// Connects (within the timeout) and migrates; the error says why in one line.
     pub fn open(settings: &Settings) -> Result<Postgres, String> {
-        let mut config: postgres::Config =
+        let mut config: tokio_postgres::Config =
             settings.url.parse().map_err(|e| format!("store.postgres is not a valid PostgreSQL URL: {e}"))?;
         config.connect_timeout(settings.timeout);
         config.tcp_user_timeout(settings.timeout);
         config.keepalives_idle(Duration::from_secs(30));
-        config.application_name("forgecore");
         let mut listener = config.clone();
         listener.application_name("forgecore-listener");
+        config.application_name("forgecore");
+        let config = postgres::Config::from(config);
         let manager = Manager { config, timeout: settings.timeout };
         // The first connection is made here, so a bad URL, host or password is refused now,
         // with the server's own words.
@@ -95,10 +98,10 @@ impl Postgres {
             .connection_timeout(settings.timeout)
             .test_on_check_out(false)
             .build_unchecked(manager);
-        let principals = Arc::new(PrincipalCache::new(principals::CAPACITY, principals::FRESH_FOR));
-        principals::spawn_listener(listener, &principals)
+        let notified = Arc::new(Notified::new());
+        notified::spawn_listener(listener, &notified)
             .map_err(|e| format!("cannot start the PostgreSQL store's listener thread: {e}"))?;
-        Ok(Postgres { pool, principals })
+        Ok(Postgres { pool, notified })
     }
 
     /// What the live token with this digest authenticates: from memory while the listener
@@ -108,15 +111,32 @@ impl Postgres {
             return self.read(|db| tokens::principal(db, digest, job));
         };
         let key = (job, bytes);
-        let ticket = match self.principals.lookup(&key, Instant::now()) {
+        let ticket = match self.notified.principals.lookup(&key, Instant::now()) {
             Lookup::Hit(principal) => return Ok(Some(principal)),
             Lookup::Miss(ticket) => ticket,
         };
         let found = self.read(|db| tokens::principal(db, digest, job))?;
         if let (Some(principal), Some(_)) = (&found, ticket) {
-            self.principals.remember(ticket, key, principal.clone(), Instant::now());
+            self.notified.principals.remember(ticket, key, principal.clone(), Instant::now());
         }
         Ok(found)
+    }
+
+    /// The member roles of a namespace: from memory once the listener has heard every change
+    /// acknowledged before this call, else (and then kept) from the database.
+    pub fn member_roles(&self, namespace: Option<i64>) -> StoreResult<Vec<MemberRole>> {
+        let ticket = match self.notified.settled(notified::SETTLE_WITHIN) {
+            true => match self.notified.roles.lookup(&namespace, Instant::now()) {
+                Lookup::Hit(roles) => return Ok(roles),
+                Lookup::Miss(ticket) => ticket,
+            },
+            false => None,
+        };
+        let roles = self.read(|db| member_roles::list(db, namespace))?;
+        if ticket.is_some() {
+            self.notified.roles.remember(ticket, namespace, roles.clone(), Instant::now());
+        }
+        Ok(roles)
     }
 
     /// Runs `work` on a pooled connection, each statement committing by itself.
@@ -134,7 +154,7 @@ impl Postgres {
                 let committed = conn.client.batch_execute("COMMIT").map_err(StoreError::from);
                 // This host forgets at once what its own writes may have changed (the listener
                 // hears it too, a moment later). A failed COMMIT may have committed.
-                self.principals.forget_all();
+                self.notified.forget_all();
                 committed?;
                 Ok(value)
             }

@@ -1,5 +1,5 @@
 -- PostgreSQL schema version 2: each host keeps what a token digest authenticated in memory
--- (`src/store/principals.rs`), so every change to the rows that decide it tells every host to
+-- (`src/store/notified.rs`), so every change to the rows that decide it tells every host to
 -- forget: a notification on the channel `forgecore_auth` when a statement updates, deletes or
 -- truncates users, personal access tokens or job tokens. Inserts notify nobody: a host caches
 -- only tokens that were found live, and a new row cannot make such an answer wrong (so the

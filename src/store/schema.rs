@@ -96,4 +96,6 @@ pub const POSTGRES_MIGRATIONS: &[&str] = &[
     include_str!("postgres_schema_1.sql"),
     // 2: notifications on `forgecore_auth` when users or tokens change (hosts' token caches).
     include_str!("postgres_schema_2.sql"),
+    // 3: notifications on `forgecore_roles` when member roles change (hosts' role lists).
+    include_str!("postgres_schema_3.sql"),
 ];
