@@ -473,14 +473,14 @@ fn a_version_1_database_gains_the_notifications_when_a_host_opens_it() {
     client
         .batch_execute(
             "DROP FUNCTION forgecore_auth_changed() CASCADE; DROP FUNCTION forgecore_roles_changed() CASCADE;
-             UPDATE schema_version SET version = 1",
+             DROP FUNCTION forgecore_projects_changed() CASCADE; UPDATE schema_version SET version = 1",
         )
         .unwrap();
     assert_eq!(triggers(&mut client), 0);
     let upgraded = one.reopen();
     assert_eq!(triggers(&mut client), 3);
     let version: i64 = client.query_one("SELECT version FROM schema_version", &[]).unwrap().get(0);
-    assert_eq!(version, 3);
+    assert_eq!(version, 4);
     assert_eq!(version_status(&upgraded, &root), 200, "tokens work on across the migration");
 }
 
@@ -540,4 +540,55 @@ fn role_lists_come_from_memory_yet_show_every_change_acknowledged_anywhere_befor
     client.execute("UPDATE member_roles SET name = 'renamed' WHERE name = 'unheard'", &[]).unwrap();
     assert!(role_names(&other, &root).contains(&"renamed".to_string()), "an operator's rename is listed at once");
     assert_eq!(role_names(&other, &root), role_names(&one.reopen(), &root), "memory and database agree");
+}
+
+/// The status of an anonymous tree of `project` on `host`.
+fn anonymous_tree(host: &TestInstance, project: &str) -> u16 {
+    host.request_json("GET", &format!("/api/v4/projects/{project}/repository/tree"), &[], b"").0
+}
+
+#[test]
+#[ignore = "needs a PostgreSQL server: make test-rust-postgres"]
+fn projects_come_from_memory_yet_show_every_change_acknowledged_anywhere_before() {
+    let url = common::new_postgres_database(&server());
+    let one = common::open_instance(json!({"store": {"postgres": url}}));
+    let other = one.reopen();
+    one.user_with_token("root", true);
+    let repo = one.root_dir().join("app.git");
+    repository_with_a_commit(&repo);
+    one.admin_ok(json!({"command": "project_add", "path": "app", "repo": repo, "visibility": "public"}));
+    wait_for_listeners(&one, 2);
+
+    // A project made private behind every host's back (the trigger off): a host that looked it
+    // up before still serves it from memory, a host that never did refuses with 404. (A lookup
+    // waits at most 25 ms for the listener's ping, then asks the database: asked a few times.)
+    for _ in 0..10 {
+        assert_eq!(anonymous_tree(&other, "app"), 200);
+    }
+    let mut client = operator(&one);
+    client
+        .batch_execute(
+            "BEGIN; ALTER TABLE projects DISABLE TRIGGER projects_changed;
+             UPDATE projects SET visibility = 'private' WHERE full_path = 'app';
+             ALTER TABLE projects ENABLE TRIGGER projects_changed; COMMIT",
+        )
+        .unwrap();
+    assert!((0..20).any(|_| anonymous_tree(&other, "app") == 200), "the other host looks projects up in memory");
+    assert_eq!(anonymous_tree(&one.reopen(), "app"), 404, "the database has the project private");
+
+    // Every change acknowledged before a request is seen by it, on any host, many times over:
+    // visibility flipped by an operator's statement, and a project that did not exist (a name
+    // remembered as missing) added through the other host.
+    for n in 0..20 {
+        let visibility = if n % 2 == 0 { "public" } else { "private" };
+        client.execute("UPDATE projects SET visibility = $1 WHERE full_path = 'app'", &[&visibility]).unwrap();
+        let expected = if n % 2 == 0 { 200 } else { 404 };
+        assert_eq!(anonymous_tree(&other, "app"), expected, "round {n}: {visibility}");
+        assert_eq!(anonymous_tree(&other, "1"), expected, "round {n}, by id: {visibility}");
+    }
+    let added = one.root_dir().join("added.git");
+    repository_with_a_commit(&added);
+    assert_eq!(anonymous_tree(&other, "added"), 404);
+    one.admin_ok(json!({"command": "project_add", "path": "added", "repo": added, "visibility": "public"}));
+    assert_eq!(anonymous_tree(&other, "added"), 200, "a project added through one host is found by the other at once");
 }

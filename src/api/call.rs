@@ -129,13 +129,13 @@ impl<'a> Call<'a> {
     /// The project named by `id` (an integer id or a full path), checked for `ability`.
     /// Missing and invisible projects are the same 404.
     pub fn project(&self, id: &str, ability: ProjectAbility) -> ApiResult<Project> {
-        self.ctx.store.read(|db| -> ApiResult<_> {
-            let project = IdOrPath::parse(id)
-                .find(db, store::projects::find_by_id, store::projects::find_by_full_path)?
-                .ok_or(ApiError::NotFound("Project"))?;
-            permissions::authorize_project(db, &self.caller, &project, ability)?;
-            Ok(project)
-        })
+        let name = match IdOrPath::parse(id) {
+            IdOrPath::Id(id) => store::projects::Name::Id(id),
+            IdOrPath::Path(path) => store::projects::Name::FullPath(path.to_string()),
+        };
+        let project = self.ctx.store.project(&name)?.ok_or(ApiError::NotFound("Project"))?;
+        self.ctx.store.read(|db| permissions::authorize_project(db, &self.caller, &project, ability))?;
+        Ok(project)
     }
 
     /// The group named by `id` (an integer id or a full path) that the caller may see.

@@ -86,6 +86,15 @@ impl Store {
         }
     }
 
+    /// The project a request names (`None`: there is none). PostgreSQL answers from memory once
+    /// every change acknowledged before the call has been heard (see `notified.rs`).
+    pub fn project(&self, name: &projects::Name) -> StoreResult<Option<projects::Project>> {
+        match &self.inner {
+            Inner::Sqlite(store) => store.read(|db| projects::find(db, name)),
+            Inner::Postgres(store) => store.project(name),
+        }
+    }
+
     /// Runs read-only work, or one statement that is atomic by itself.
     pub fn read<T, E: From<StoreError>>(&self, work: impl FnOnce(&mut Db) -> Result<T, E>) -> Result<T, E> {
         match &self.inner {

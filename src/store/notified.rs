@@ -5,10 +5,11 @@
 //! Kept correct by invalidation, never by time:
 //!
 //! - Every statement that changes the rows an answer comes from notifies a channel (schema
-//!   versions 2 and 3's triggers): [`AUTH_CHANNEL`] for users, personal access tokens and job
-//!   tokens (updates, deletes, truncates), [`ROLES_CHANNEL`] for member roles (any change). Each
-//!   store keeps one connection that `LISTEN`s on both, on a thread of its own, and the memo of
-//!   a channel forgets everything on any notification of it. A write through this store
+//!   versions 2 to 4's triggers): [`AUTH_CHANNEL`] for users, personal access tokens and job
+//!   tokens (updates, deletes, truncates), [`ROLES_CHANNEL`] for member roles and
+//!   [`PROJECTS_CHANNEL`] for projects (any change). Each store keeps one connection that
+//!   `LISTEN`s on all three, on a thread of its own, and the memo of a channel forgets
+//!   everything on any notification of it. A write through this store
 //!   forgets everything as soon as it commits too.
 //! - A memo is used only while that listener is connected and has heard from the server within
 //!   [`FRESH_FOR`]: it pings every [`PING_EVERY`], and a ping answered means every notification
@@ -19,9 +20,9 @@
 //! - Tokens are answered from memory at once: a token revoked on one host stops working on
 //!   every other once the notification arrives there, and never later than [`FRESH_FOR`] after
 //!   the revoke was acknowledged.
-//! - Role lists are answered from memory only after a ping sent after the request came in was
-//!   answered ([`Notified::settled`]): so a role that any host acknowledged before the request
-//!   is listed, as GitLab's single database would list it. Requests that arrive together share
+//! - Role lists and projects are answered from memory only after a ping sent after the request
+//!   came in was answered ([`Notified::settled`]): so a role or a project change that any host
+//!   acknowledged before the request is seen, as GitLab's single database would show it. Requests that arrive together share
 //!   a ping, so under load many lists cost one round trip, and that round trip needs no
 //!   statement, plan or rows.
 //! - A lookup that missed takes a ticket (the memo's generation); its answer is kept only if
@@ -29,6 +30,7 @@
 //!   after the change's notification.
 
 use super::member_roles::MemberRole;
+use super::projects::{self, Project};
 use super::tokens::Principal;
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -39,10 +41,14 @@ use std::time::{Duration, Instant};
 pub const AUTH_CHANNEL: &str = "forgecore_auth";
 /// The channel schema version 3's trigger notifies when member roles change.
 pub const ROLES_CHANNEL: &str = "forgecore_roles";
+/// The channel schema version 4's trigger notifies when projects change.
+pub const PROJECTS_CHANNEL: &str = "forgecore_projects";
 /// At most this many tokens are kept; a full memo is emptied and starts over.
 pub const CAPACITY: usize = 10_000;
 /// At most this many namespaces' role lists are kept.
 pub const ROLE_LISTS: usize = 1_000;
+/// At most this many project names (found or not) are kept.
+pub const PROJECT_NAMES: usize = 10_000;
 /// The listener pings the server this often when no request asks for a ping sooner.
 pub const PING_EVERY: Duration = Duration::from_millis(250);
 /// A memo is used only within this long of the last ping the server answered.
@@ -180,6 +186,8 @@ pub struct Notified {
     pub principals: Memo<Key, Principal>,
     /// Member roles by namespace (`None`: the instance's).
     pub roles: Memo<Option<i64>, Vec<MemberRole>>,
+    /// Projects by the name a request gave (`None`: no such project).
+    pub projects: Memo<projects::Name, Option<Project>>,
     pings: Pings,
 }
 
@@ -197,6 +205,7 @@ impl Notified {
         Notified {
             principals: Memo::new(CAPACITY, FRESH_FOR),
             roles: Memo::new(ROLE_LISTS, FRESH_FOR),
+            projects: Memo::new(PROJECT_NAMES, FRESH_FOR),
             pings: Pings {
                 counts: Mutex::new((0, 0)),
                 answered: Condvar::new(),
@@ -207,7 +216,7 @@ impl Notified {
 
     /// Waits until the listener has read every notification committed before this call (a
     /// ping sent after it was answered); false when that took longer than `within`, or the
-    /// role memo is not in use.
+    /// memos are not in use.
     pub fn settled(&self, within: Duration) -> bool {
         if !self.roles.usable(Instant::now()) {
             return false;
@@ -231,11 +240,13 @@ impl Notified {
     pub fn forget_all(&self) {
         self.principals.forget_all();
         self.roles.forget_all();
+        self.projects.forget_all();
     }
 
     fn heard(&self, channel: &str) {
         match channel {
             ROLES_CHANNEL => self.roles.forget_all(),
+            PROJECTS_CHANNEL => self.projects.forget_all(),
             _ => self.principals.forget_all(),
         }
     }
@@ -243,11 +254,13 @@ impl Notified {
     fn connected(&self, at: Instant) {
         self.principals.connected(at);
         self.roles.connected(at);
+        self.projects.connected(at);
     }
 
     fn disconnected(&self) {
         self.principals.disconnected();
         self.roles.disconnected();
+        self.projects.disconnected();
     }
 
     /// The requests counted so far: a ping sent now answers all of them.
@@ -259,6 +272,7 @@ impl Notified {
     fn answered(&self, sent: Instant, counted: u64) {
         self.principals.confirm(sent);
         self.roles.confirm(sent);
+        self.projects.confirm(sent);
         let mut counts = lock(&self.pings.counts);
         counts.1 = counts.1.max(counted);
         self.pings.answered.notify_all();
@@ -286,7 +300,9 @@ async fn listen(config: &tokio_postgres::Config, notified: &Weak<Notified>, want
         }
         if let Ok((client, connection)) = config.connect(tokio_postgres::NoTls).await {
             let reader = tokio::spawn(read(connection, notified.clone()));
-            let listening = client.batch_execute(&format!("LISTEN {AUTH_CHANNEL}; LISTEN {ROLES_CHANNEL}")).await;
+            let listening = client
+                .batch_execute(&format!("LISTEN {AUTH_CHANNEL}; LISTEN {ROLES_CHANNEL}; LISTEN {PROJECTS_CHANNEL}"))
+                .await;
             let go_on = match (listening, notified.upgrade()) {
                 (Ok(_), Some(memos)) => {
                     // Every commit from here on notifies this connection.

@@ -8,18 +8,21 @@
 //!   or slower than that is [`StoreError::Unavailable`], which the API answers 503; the pool
 //!   drops broken connections and makes new ones when the server is back.
 //! - Migrations run under an advisory lock, so hosts starting together migrate once.
-//! - What a token authenticates, and the member roles of each namespace, are kept in memory
+//! - What a token authenticates, the member roles of each namespace and projects by name are
+//!   kept in memory
 //!   while a listener connection hears every change to them from any host
 //!   ([`super::notified`]), so an authenticated read is one round trip fewer, and concurrent
-//!   role lists share one.
+//!   role lists and project lookups share one.
 
 use super::db::{Connection, Db, Dialect, Param, Row};
 use super::error::{StoreError, StoreResult};
 use super::member_roles::{self, MemberRole};
-use super::notified::{self, Lookup, Notified};
+use super::notified::{self, Lookup, Memo, Notified};
+use super::projects::{self, Project};
 use super::schema::POSTGRES_MIGRATIONS;
 use super::tokens::{self, Principal};
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -125,18 +128,34 @@ impl Postgres {
     /// The member roles of a namespace: from memory once the listener has heard every change
     /// acknowledged before this call, else (and then kept) from the database.
     pub fn member_roles(&self, namespace: Option<i64>) -> StoreResult<Vec<MemberRole>> {
+        self.settled_read(&self.notified.roles, namespace, |db| member_roles::list(db, namespace))
+    }
+
+    /// The project a request names, the same way.
+    pub fn project(&self, name: &projects::Name) -> StoreResult<Option<Project>> {
+        self.settled_read(&self.notified.projects, name.clone(), |db| projects::find(db, name))
+    }
+
+    /// What `read` answers for `key`: from `memo` once the listener has heard every change
+    /// acknowledged before this call, else (and then kept) from the database.
+    fn settled_read<K: Eq + Hash, V: Clone>(
+        &self,
+        memo: &Memo<K, V>,
+        key: K,
+        read: impl FnOnce(&mut Db) -> StoreResult<V>,
+    ) -> StoreResult<V> {
         let ticket = match self.notified.settled(notified::SETTLE_WITHIN) {
-            true => match self.notified.roles.lookup(&namespace, Instant::now()) {
-                Lookup::Hit(roles) => return Ok(roles),
+            true => match memo.lookup(&key, Instant::now()) {
+                Lookup::Hit(value) => return Ok(value),
                 Lookup::Miss(ticket) => ticket,
             },
             false => None,
         };
-        let roles = self.read(|db| member_roles::list(db, namespace))?;
+        let value = self.read(read)?;
         if ticket.is_some() {
-            self.notified.roles.remember(ticket, namespace, roles.clone(), Instant::now());
+            memo.remember(ticket, key, value.clone(), Instant::now());
         }
-        Ok(roles)
+        Ok(value)
     }
 
     /// Runs `work` on a pooled connection, each statement committing by itself.

@@ -81,6 +81,20 @@ pub fn find_by_id(db: &mut Db, id: i64) -> StoreResult<Option<Project>> {
     db.row(&format!("SELECT {COLUMNS} FROM projects WHERE id = $1"), &[&id], from_row)
 }
 
+/// How a request names a project: by id, or by full path as given (matched ignoring case).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Name {
+    Id(i64),
+    FullPath(String),
+}
+
+pub fn find(db: &mut Db, name: &Name) -> StoreResult<Option<Project>> {
+    match name {
+        Name::Id(id) => find_by_id(db, *id),
+        Name::FullPath(path) => find_by_full_path(db, path),
+    }
+}
+
 pub fn find_by_full_path(db: &mut Db, full_path: &str) -> StoreResult<Option<Project>> {
     let sql = format!("SELECT {COLUMNS} FROM projects WHERE {}", equal_ignoring_case(db, "full_path"));
     db.row(&sql, &[&full_path], from_row)

@@ -98,4 +98,6 @@ pub const POSTGRES_MIGRATIONS: &[&str] = &[
     include_str!("postgres_schema_2.sql"),
     // 3: notifications on `forgecore_roles` when member roles change (hosts' role lists).
     include_str!("postgres_schema_3.sql"),
+    // 4: notifications on `forgecore_projects` when projects change (hosts' project lookups).
+    include_str!("postgres_schema_4.sql"),
 ];
