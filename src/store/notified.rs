@@ -5,7 +5,7 @@
 //! Kept correct by invalidation, never by time:
 //!
 //! - Every statement that changes the rows an answer comes from notifies a channel (schema
-//!   versions 2 to 4's triggers): [`AUTH_CHANNEL`] for users, personal access tokens and job
+//!   versions 2 and 3's triggers): [`AUTH_CHANNEL`] for users, personal access tokens and job
 //!   tokens (updates, deletes, truncates), [`ROLES_CHANNEL`] for member roles and
 //!   [`PROJECTS_CHANNEL`] for projects (any change). Each store keeps one connection that
 //!   `LISTEN`s on all three, on a thread of its own, and the memo of a channel forgets
@@ -39,9 +39,9 @@ use std::time::{Duration, Instant};
 
 /// The channel schema version 2's triggers notify when users or tokens change.
 pub const AUTH_CHANNEL: &str = "forgecore_auth";
-/// The channel schema version 3's trigger notifies when member roles change.
+/// The channel schema version 3's triggers notify when member roles change.
 pub const ROLES_CHANNEL: &str = "forgecore_roles";
-/// The channel schema version 4's trigger notifies when projects change.
+/// The channel schema version 3's triggers notify when projects change.
 pub const PROJECTS_CHANNEL: &str = "forgecore_projects";
 /// At most this many tokens are kept; a full memo is emptied and starts over.
 pub const CAPACITY: usize = 10_000;

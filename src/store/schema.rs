@@ -96,8 +96,7 @@ pub const POSTGRES_MIGRATIONS: &[&str] = &[
     include_str!("postgres_schema_1.sql"),
     // 2: notifications on `forgecore_auth` when users or tokens change (hosts' token caches).
     include_str!("postgres_schema_2.sql"),
-    // 3: notifications on `forgecore_roles` when member roles change (hosts' role lists).
+    // 3: notifications on `forgecore_roles` and `forgecore_projects` when member roles or
+    // projects change (hosts' role lists and project lookups).
     include_str!("postgres_schema_3.sql"),
-    // 4: notifications on `forgecore_projects` when projects change (hosts' project lookups).
-    include_str!("postgres_schema_4.sql"),
 ];
