@@ -183,15 +183,15 @@ test-go: build-go
 	cd examples/go && $(GO) vet ./... && $(call GO_LIB_STAMP,$(LIBDIR)) $(GO) test -race -count=1 ./...
 	cd tools/loadtest && $(GO) vet ./... && $(call GO_LIB_STAMP,$(LIBDIR)) $(GO) test -race -count=1 ./...
 
-# Requests per second through the Go host (linked with the release library: CGO_LDFLAGS puts
-# target/release first on the link line) and the Python host, on loopback, bounded in time;
-# then the Go host once more with its data in PostgreSQL (a server of its own), side by side.
 # The Go host linked with the release library (CGO_LDFLAGS puts target/release first on the
 # link line): what make run-cluster, make soak and make bench-go run.
 go-host-release: release
 	cd bindings/go && CGO_LDFLAGS="-L$(RELEASE_DIR)" $(call GO_LIB_STAMP,$(RELEASE_DIR)) \
 		$(GO) build -o $(RELEASE_DIR)/forgecore-http ./cmd/forgecore-http
 
+# Requests per second through the Go host and the Python host, on loopback, bounded in time,
+# and the Go host once more with its data in PostgreSQL (a server of its own), side by side:
+# every host is started first and each row is measured on every host in turn, three rounds.
 bench-go: postgres-server go-host-release
 	cd tools/loadtest && $(GO) build -o $(CURDIR)/target/release/forgecore-bench ./cmd/forgecore-bench
 	$(PG_RUN) 'PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \

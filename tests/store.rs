@@ -322,21 +322,35 @@ fn wait_for_listeners(host: &TestInstance, count: i64) {
     }
 }
 
-/// Revokes a personal token behind every host's back: with its table's trigger off, so no
-/// host is told. Only a host that kept the token in memory still takes it.
-fn revoke_unheard(host: &TestInstance, token: &str) {
+/// Runs `statement` on `table` behind every host's back: with the table's `trigger` off, so no
+/// host is told. Only a host that kept an answer in memory still gives the old one. Answers the
+/// number of rows changed.
+fn unheard(
+    host: &TestInstance,
+    table: &str,
+    trigger: &str,
+    statement: &str,
+    params: &[&(dyn postgres::types::ToSql + Sync)],
+) -> u64 {
     let mut client = operator(host);
     let mut tx = client.transaction().unwrap();
-    tx.batch_execute("ALTER TABLE personal_access_tokens DISABLE TRIGGER personal_access_tokens_auth_changed").unwrap();
-    let changed = tx
-        .execute(
-            "UPDATE personal_access_tokens SET revoked = TRUE WHERE digest = $1",
-            &[&forgecore::auth::tokens::digest(token)],
-        )
-        .unwrap();
-    assert_eq!(changed, 1);
-    tx.batch_execute("ALTER TABLE personal_access_tokens ENABLE TRIGGER personal_access_tokens_auth_changed").unwrap();
+    tx.batch_execute(&format!("ALTER TABLE {table} DISABLE TRIGGER {trigger}")).unwrap();
+    let changed = tx.execute(statement, params).unwrap();
+    tx.batch_execute(&format!("ALTER TABLE {table} ENABLE TRIGGER {trigger}")).unwrap();
     tx.commit().unwrap();
+    changed
+}
+
+/// Revokes a personal token behind every host's back.
+fn revoke_unheard(host: &TestInstance, token: &str) {
+    let changed = unheard(
+        host,
+        "personal_access_tokens",
+        "personal_access_tokens_auth_changed",
+        "UPDATE personal_access_tokens SET revoked = TRUE WHERE digest = $1",
+        &[&forgecore::auth::tokens::digest(token)],
+    );
+    assert_eq!(changed, 1);
 }
 
 /// How long until `check` holds, polled for at most `limit`; `None` if it never did.
@@ -508,15 +522,14 @@ fn role_lists_come_from_memory_yet_show_every_change_acknowledged_anywhere_befor
     for _ in 0..10 {
         assert!(role_names(&other, &root).is_empty());
     }
-    let mut client = operator(&one);
-    client
-        .batch_execute(
-            "BEGIN; ALTER TABLE member_roles DISABLE TRIGGER member_roles_changed;
-             INSERT INTO member_roles (group_id, name, description, base_access_level, permissions, created_at)
-             VALUES (NULL, 'unheard', NULL, 10, '[]', 0);
-             ALTER TABLE member_roles ENABLE TRIGGER member_roles_changed; COMMIT",
-        )
-        .unwrap();
+    unheard(
+        &one,
+        "member_roles",
+        "member_roles_changed",
+        "INSERT INTO member_roles (group_id, name, description, base_access_level, permissions, created_at)
+         VALUES (NULL, 'unheard', NULL, 10, '[]', 0)",
+        &[],
+    );
     assert!((0..20).any(|_| role_names(&other, &root).is_empty()), "the other host lists from memory");
     assert_eq!(role_names(&one.reopen(), &root), ["unheard"], "the database has the role");
 
@@ -537,7 +550,7 @@ fn role_lists_come_from_memory_yet_show_every_change_acknowledged_anywhere_befor
             assert!(!role_names(&other, &root).contains(&format!("r{n:02}")), "round {n}: a deleted role listed");
         }
     }
-    client.execute("UPDATE member_roles SET name = 'renamed' WHERE name = 'unheard'", &[]).unwrap();
+    operator(&one).execute("UPDATE member_roles SET name = 'renamed' WHERE name = 'unheard'", &[]).unwrap();
     assert!(role_names(&other, &root).contains(&"renamed".to_string()), "an operator's rename is listed at once");
     assert_eq!(role_names(&other, &root), role_names(&one.reopen(), &root), "memory and database agree");
 }
@@ -565,20 +578,20 @@ fn projects_come_from_memory_yet_show_every_change_acknowledged_anywhere_before(
     for _ in 0..10 {
         assert_eq!(anonymous_tree(&other, "app"), 200);
     }
-    let mut client = operator(&one);
-    client
-        .batch_execute(
-            "BEGIN; ALTER TABLE projects DISABLE TRIGGER projects_changed;
-             UPDATE projects SET visibility = 'private' WHERE full_path = 'app';
-             ALTER TABLE projects ENABLE TRIGGER projects_changed; COMMIT",
-        )
-        .unwrap();
+    unheard(
+        &one,
+        "projects",
+        "projects_changed",
+        "UPDATE projects SET visibility = 'private' WHERE full_path = 'app'",
+        &[],
+    );
     assert!((0..20).any(|_| anonymous_tree(&other, "app") == 200), "the other host looks projects up in memory");
     assert_eq!(anonymous_tree(&one.reopen(), "app"), 404, "the database has the project private");
 
     // Every change acknowledged before a request is seen by it, on any host, many times over:
     // visibility flipped by an operator's statement, and a project that did not exist (a name
     // remembered as missing) added through the other host.
+    let mut client = operator(&one);
     for n in 0..20 {
         let visibility = if n % 2 == 0 { "public" } else { "private" };
         client.execute("UPDATE projects SET visibility = $1 WHERE full_path = 'app'", &[&visibility]).unwrap();

@@ -1,6 +1,6 @@
 //! What the PostgreSQL backend keeps in memory, and how it stays correct across hosts: what a
-//! token digest authenticated, and the member roles of each namespace. SQLite answers from its
-//! own file in microseconds and keeps nothing.
+//! token digest authenticated, the member roles of each namespace, and projects by the name a
+//! request gave. SQLite answers from its own file in microseconds and keeps nothing.
 //!
 //! Kept correct by invalidation, never by time:
 //!
@@ -9,8 +9,8 @@
 //!   tokens (updates, deletes, truncates), [`ROLES_CHANNEL`] for member roles and
 //!   [`PROJECTS_CHANNEL`] for projects (any change). Each store keeps one connection that
 //!   `LISTEN`s on all three, on a thread of its own, and the memo of a channel forgets
-//!   everything on any notification of it. A write through this store
-//!   forgets everything as soon as it commits too.
+//!   everything on any notification of it. A write through this store forgets everything as
+//!   soon as it commits too.
 //! - A memo is used only while that listener is connected and has heard from the server within
 //!   [`FRESH_FOR`]: it pings every [`PING_EVERY`], and a ping answered means every notification
 //!   committed before it was sent has been read (PostgreSQL 14 and later send pending
@@ -19,12 +19,13 @@
 //!   bypassed.
 //! - Tokens are answered from memory at once: a token revoked on one host stops working on
 //!   every other once the notification arrives there, and never later than [`FRESH_FOR`] after
-//!   the revoke was acknowledged.
+//!   the revoke was acknowledged. Only live tokens are kept (an unknown or revoked one is asked
+//!   of the database every time).
 //! - Role lists and projects are answered from memory only after a ping sent after the request
 //!   came in was answered ([`Notified::settled`]): so a role or a project change that any host
-//!   acknowledged before the request is seen, as GitLab's single database would show it. Requests that arrive together share
-//!   a ping, so under load many lists cost one round trip, and that round trip needs no
-//!   statement, plan or rows.
+//!   acknowledged before the request is seen, as GitLab's single database would show it.
+//!   Requests that arrive together share a ping, so under load many lookups cost one round
+//!   trip, and that round trip needs no statement, plan or rows.
 //! - A lookup that missed takes a ticket (the memo's generation); its answer is kept only if
 //!   nothing was forgotten since, so an answer read before a change committed is never kept
 //!   after the change's notification.

@@ -9,8 +9,7 @@
 //!   drops broken connections and makes new ones when the server is back.
 //! - Migrations run under an advisory lock, so hosts starting together migrate once.
 //! - What a token authenticates, the member roles of each namespace and projects by name are
-//!   kept in memory
-//!   while a listener connection hears every change to them from any host
+//!   kept in memory while a listener connection hears every change to them from any host
 //!   ([`super::notified`]), so an authenticated read is one round trip fewer, and concurrent
 //!   role lists and project lookups share one.
 

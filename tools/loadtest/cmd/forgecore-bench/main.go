@@ -166,14 +166,15 @@ func run() int {
 			}
 			command = append(command, "--config", config)
 		}
-		// A host named twice for one backend (a comparison of two builds) is told apart.
-		shown := name
+		// A host named twice for one backend (a comparison of two builds) is told apart: go#2.
+		shown, same := name, 1
 		for _, other := range started {
-			if other.backend == r.backend && strings.HasPrefix(other.name, name) {
-				shown = fmt.Sprintf("%s#%d", name, i+1)
+			if other.kind == name && other.backend == r.backend {
+				same++
+				shown = fmt.Sprintf("%s#%d", name, same)
 			}
 		}
-		t, err := startHost(ctx, shown, r.backend, command)
+		t, err := startHost(ctx, name, shown, r.backend, command)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "forgecore-bench: %s host (%s): %v\n", name, r.backend, err)
 			status = 1
@@ -277,10 +278,11 @@ var endpoints = []endpoint{
 	{treeTarget, false, func(body []byte) bool { var v []any; return json.Unmarshal(body, &v) == nil && len(v) == 12 }},
 }
 
-// A host that is up, with its roles created and every endpoint checked.
+// A host that is up, with its roles created and every endpoint checked: its kind (go,
+// python), the name its rows show, its backend.
 type target struct {
-	name, backend string
-	host          *hostproc.Host
+	kind, name, backend string
+	host                *hostproc.Host
 }
 
 // header is what a request to the endpoint carries: the administrator token where it needs one.
@@ -293,12 +295,12 @@ func (t *target) header(e endpoint) http.Header {
 
 // startHost starts the host, creates the member roles and checks that every endpoint answers
 // as it should; the host is stopped again on any error.
-func startHost(ctx context.Context, name, backend string, command []string) (*target, error) {
+func startHost(ctx context.Context, kind, name, backend string, command []string) (*target, error) {
 	h, err := hostproc.Start(ctx, startupTimeout, command...)
 	if err != nil {
 		return nil, err
 	}
-	t := &target{name, backend, h}
+	t := &target{kind, name, backend, h}
 	if err := t.prepare(); err != nil {
 		_ = h.Stop(stopTimeout)
 		return nil, err
@@ -428,7 +430,7 @@ func (s *sample) add(other sample) {
 
 // summarize is the row of a key from its samples, measured for `measured` in all.
 func summarize(k rowKey, s *sample, measured time.Duration) row {
-	latencies := append([]time.Duration(nil), s.latencies...)
+	latencies := s.latencies
 	sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
 	quantile := func(q float64) time.Duration {
 		if len(latencies) == 0 {
