@@ -7,6 +7,7 @@
 //! - [`roles`] names access levels and the custom-role permission flags.
 
 pub mod permissions;
+pub mod protection;
 pub mod roles;
 pub mod tokens;
 
