@@ -14,6 +14,8 @@ struct World {
     repo: PathBuf,
     /// alice: Developer on fx/log, email alice@example.com.
     developer: String,
+    /// mona: Maintainer on fx/log (the default branch is protected: Maintainers push).
+    maintainer: String,
     /// rita: Reporter on fx/log.
     reporter: String,
 }
@@ -33,17 +35,19 @@ fn world_with(config: Value) -> World {
         ("bob", "BOB@example.com"),
         ("carol", "carol@example.com"),
         ("rita", "rita@example.com"),
+        ("mona", "mona@example.com"),
     ] {
         instance.admin_ok(json!({"command": "user_add", "username": user, "name": user, "email": email}));
     }
     instance.admin_ok(json!({"command": "member_add", "username": "alice", "project": "fx/log", "access_level": 30}));
     instance.admin_ok(json!({"command": "member_add", "username": "rita", "project": "fx/log", "access_level": 20}));
+    instance.admin_ok(json!({"command": "member_add", "username": "mona", "project": "fx/log", "access_level": 40}));
     instance.admin_ok(json!({"command": "member_add", "username": "carol", "group": "team", "access_level": 30}));
     let token = |user: &str| {
         instance.admin_ok(json!({"command": "token_add", "username": user}))["token"].as_str().unwrap().to_string()
     };
-    let (developer, reporter) = (token("alice"), token("rita"));
-    World { instance, repo, developer, reporter }
+    let (developer, reporter, maintainer) = (token("alice"), token("rita"), token("mona"));
+    World { instance, repo, developer, maintainer, reporter }
 }
 
 fn world() -> World {
@@ -364,24 +368,36 @@ fn who_may_read_and_write() {
 }
 
 #[test]
-fn commit_creates_inserts_and_is_idempotent() {
+fn the_protected_default_branch_takes_commits_from_maintainers_only() {
     let w = world();
     let before = w.sha("main");
     let (status, body) = w.post(&w.developer, json!({"version": "2.1.0", "date": "2024-01-02"}));
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["message"], json!("403 Forbidden - You are not allowed to commit a changelog on this branch"));
+    assert_eq!(w.sha("main"), before, "nothing was committed");
+    let (status, body) = w.post(&w.maintainer, json!({"version": "2.1.0", "date": "2024-01-02"}));
+    assert_eq!(status, 200, "{body}");
+}
+
+#[test]
+fn commit_creates_inserts_and_is_idempotent() {
+    let w = world();
+    let before = w.sha("main");
+    let (status, body) = w.post(&w.maintainer, json!({"version": "2.1.0", "date": "2024-01-02"}));
     assert_eq!(status, 200, "{body}");
     let commit = &body["commit"];
     let tip = w.sha("main");
     assert_eq!(commit["id"], json!(tip));
     assert_eq!(commit["parent_ids"], json!([before]));
     assert_eq!(commit["title"], json!("Add changelog for version 2.1.0"));
-    assert_eq!(commit["author_email"], json!("alice@example.com"));
+    assert_eq!(commit["author_email"], json!("mona@example.com"));
     // A new file holds exactly the notes.
     assert_eq!(w.file("main", "CHANGELOG.md"), notes(&body));
     let (_, get) = w.get("version=2.1.0&date=2024-01-02");
     assert_eq!(notes(&get), notes(&body));
     // The same version again: nothing is committed, the notes are still answered.
     let (status, again) =
-        w.post(&w.developer, json!({"version": "v2.1.0", "date": "2024-01-02", "from": "v2.0.0", "to": before}));
+        w.post(&w.maintainer, json!({"version": "v2.1.0", "date": "2024-01-02", "from": "v2.0.0", "to": before}));
     assert_eq!(status, 200);
     assert_eq!(again["commit"], Value::Null);
     assert_eq!(w.sha("main"), tip);
@@ -394,7 +410,7 @@ fn commit_creates_inserts_and_is_idempotent() {
         if let Some(message) = message {
             request["message"] = json!(message);
         }
-        let (status, body) = w.post(&w.developer, request);
+        let (status, body) = w.post(&w.maintainer, request);
         assert_eq!(status, 200, "{body}");
         if let Some(message) = message {
             assert_eq!(body["commit"]["message"], json!(message));
@@ -423,8 +439,10 @@ fn commit_creates_inserts_and_is_idempotent() {
     );
 
     // `v` headers: the new section is appended at the end.
-    let (status, _) = w
-        .post(&w.developer, json!({"version": "3.0.0", "date": "2024-01-02", "from": "v2.0.0", "file": "VCHANGES.md"}));
+    let (status, _) = w.post(
+        &w.maintainer,
+        json!({"version": "3.0.0", "date": "2024-01-02", "from": "v2.0.0", "file": "VCHANGES.md"}),
+    );
     assert_eq!(status, 200);
     let file = w.file("main", "VCHANGES.md");
     assert!(file.starts_with("## v1.0.0 (2019-01-01)\n\n- a\n## 3.0.0 (2024-01-02)\n\n### performance"), "{file}");
@@ -440,7 +458,7 @@ fn commit_parameters_are_checked() {
     let w = world();
     let tip = w.sha("main");
     for file in ["../x.md", "/abs.md", "a//b.md", ".git/hooks/pre-commit", "docs", "README.md/x", ""] {
-        let (status, body) = w.post(&w.developer, json!({"version": "2.1.0", "from": "v2.0.0", "file": file}));
+        let (status, body) = w.post(&w.maintainer, json!({"version": "2.1.0", "from": "v2.0.0", "file": file}));
         assert_eq!(status, 400, "{file}: {body}");
         assert!(message(&body).starts_with("400 Bad request - file is invalid: "), "{file}: {body}");
     }
@@ -458,22 +476,22 @@ fn commit_parameters_are_checked() {
         "x/git~1/y",
         ".GIT/x",
     ] {
-        let (status, body) = w.post(&w.developer, json!({"version": "2.1.0", "from": "v2.0.0", "file": file}));
+        let (status, body) = w.post(&w.maintainer, json!({"version": "2.1.0", "from": "v2.0.0", "file": file}));
         assert_eq!(status, 400, "{file}: {body}");
         assert!(message(&body).starts_with("400 Bad request - file is invalid: "), "{file}: {body}");
     }
-    let (status, body) = w.post(&w.developer, json!({"version": "2.1.0", "from": "v2.0.0", "branch": "nope"}));
+    let (status, body) = w.post(&w.maintainer, json!({"version": "2.1.0", "from": "v2.0.0", "branch": "nope"}));
     assert_eq!(
         (status, message(&body)),
         (422, "Failed to generate the changelog: Invalid or not found commit value in the given range")
     );
-    assert_eq!(w.post(&w.developer, json!({"version": "2.1.0", "from": "v2.0.0", "branch": "a..b"})).0, 400);
-    assert_eq!(w.post(&w.developer, json!({"version": "2.1.0", "from": "v2.0.0", "message": " "})).0, 400);
+    assert_eq!(w.post(&w.maintainer, json!({"version": "2.1.0", "from": "v2.0.0", "branch": "a..b"})).0, 400);
+    assert_eq!(w.post(&w.maintainer, json!({"version": "2.1.0", "from": "v2.0.0", "message": " "})).0, 400);
     assert_eq!(w.sha("main"), tip, "nothing was written");
     // A branch shares its name with a tag: only the branch moves.
     git(&w.repo, &["branch", "v1.1.0", "v2.0.0"]);
     let tag = w.sha("refs/tags/v1.1.0");
-    let (status, body) = w.post(&w.developer, json!({"version": "2.1.0", "from": "v2.0.0", "branch": "v1.1.0"}));
+    let (status, body) = w.post(&w.maintainer, json!({"version": "2.1.0", "from": "v2.0.0", "branch": "v1.1.0"}));
     assert_eq!(status, 200, "{body}");
     assert_eq!(w.sha("refs/tags/v1.1.0"), tag);
     assert_eq!(w.sha("refs/heads/v1.1.0"), body["commit"]["id"].as_str().unwrap());
@@ -489,7 +507,7 @@ fn concurrent_commits_lose_no_section() {
             let w = &w;
             s.spawn(move || {
                 let (status, body) =
-                    w.post(&w.developer, json!({"version": version, "from": "v2.0.0", "date": "2024-01-02"}));
+                    w.post(&w.maintainer, json!({"version": version, "from": "v2.0.0", "date": "2024-01-02"}));
                 assert_eq!(status, 200, "{version}: {body}");
                 assert!(body["commit"]["id"].is_string(), "{version}: {body}");
             });
@@ -510,7 +528,7 @@ fn concurrent_commits_lose_no_section() {
             let w = &w;
             s.spawn(move || {
                 let (status, body) =
-                    w.post(&w.developer, json!({"version": "4.0.0", "from": "v2.0.0", "date": "2024-01-02"}));
+                    w.post(&w.maintainer, json!({"version": "4.0.0", "from": "v2.0.0", "date": "2024-01-02"}));
                 assert_eq!(status, 200, "{body}");
             });
         }
@@ -569,7 +587,7 @@ fn typed_exports_answer_what_the_routes_answer() {
     assert_eq!(w.instance.typed(forgecore::ffi::fc_changelog_generate, job.clone(), params.clone()), http);
     assert_eq!(w.instance.typed(forgecore::ffi::fc_changelog_commit, job, params.clone()).0, 401);
     let (status, body) =
-        w.instance.typed(forgecore::ffi::fc_changelog_commit, TestInstance::auth(&w.developer), params);
+        w.instance.typed(forgecore::ffi::fc_changelog_commit, TestInstance::auth(&w.maintainer), params);
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["commit"]["id"], json!(w.sha("main")));
     assert_eq!(body["notes"], http.1["notes"]);

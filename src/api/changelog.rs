@@ -9,12 +9,13 @@
 //! `{"commit": <commit or null>, "notes": ...}`. Every `Gitlab::Changelog::Error` is 422
 //! `Failed to generate the changelog: ...`.
 
+use super::push::{self, BranchRule};
 use super::{commits, Call};
 use crate::auth::permissions::{self, ProjectAbility, ProjectAccess};
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult, GitResultExt};
 use crate::git::range::{self, RangeCommit, RangeError};
-use crate::git::write::{self, Identity, WriteError};
+use crate::git::write::{self, FileWriteError, WriteError};
 use crate::git::{self, ResolveError};
 use crate::params::Params;
 use crate::response::Response;
@@ -107,10 +108,9 @@ fn load_config(call: &Call, repo: &gix::Repository, request: &Request) -> ApiRes
     let blob = match (at, write::path_components(path)) {
         (Some(commit), Ok(components)) => {
             let root = git::tree::commit_tree(repo, commit).or_broken()?;
-            match write::file_at(repo, root, &components) {
+            match write::file_at(repo, root, &components).or_broken()? {
                 Ok(found) => found.map(|(id, _)| id),
-                Err(WriteError::BadPath(_)) => None,
-                Err(e) => return Err(ApiError::internal(e)),
+                Err(_) => None,
             }
         }
         _ => None,
@@ -280,7 +280,7 @@ pub fn commit(call: &Call, project: &str, params: &Params) -> ApiResult<Response
         other => other,
     })?;
     let request = Request::from_params(params)?;
-    let user = call.caller.require_user()?.clone();
+    call.caller.require_user()?;
     let branch = match params.revision("branch")?.filter(|s| !s.trim().is_empty()) {
         Some(branch) => branch,
         None => git::default_branch(call.git_dir(&project)?).unwrap_or_else(|| "main".into()),
@@ -298,35 +298,46 @@ pub fn commit(call: &Call, project: &str, params: &Params) -> ApiResult<Response
     }
     let repo = call.repository(&project, "")?;
     let generated = generate_section(call, &project, &repo, &request, Some(&branch))?;
-    let now = DateTime::now();
-    let host = call.base_url.split("://").nth(1).unwrap_or("localhost").split(['/', ':']).next().unwrap_or("localhost");
-    let who = Identity {
-        name: if user.name.trim().is_empty() { user.username.clone() } else { user.name.clone() },
-        email: user.email.clone().unwrap_or_else(|| format!("{}-{}@users.noreply.{host}", user.id, user.username)),
-        seconds: now.seconds,
-        offset: 0,
-    };
-    let written = write::commit_file(&repo, &branch, &file, &message, &who, MAX_CHANGELOG_FILE_BYTES, |current| {
-        let current = current.unwrap_or_default();
-        if insert::has_release(current, &generated.version) {
-            None
-        } else {
-            Some(insert::insert(current, &generated.version, &generated.section))
-        }
-    });
+    let who = push::committer(call)?;
+    let mut rule = BranchRule::new(call, &project, &branch)?;
+    let written = write::commit_file(
+        &repo,
+        &branch,
+        &file,
+        &message,
+        &who,
+        MAX_CHANGELOG_FILE_BYTES,
+        |moved| rule.allows(moved),
+        |current| {
+            let current = current.unwrap_or_default();
+            if insert::has_release(current, &generated.version) {
+                None
+            } else {
+                Some(insert::insert(current, &generated.version, &generated.section))
+            }
+        },
+    );
     let commit = match written {
         Ok(Some(id)) => {
             let info = git::commit::read(&repo, id).or_broken()?;
             commits::entity(call, &project, &info)
         }
         Ok(None) => Json::Null,
-        Err(WriteError::NoBranch) => return Err(failure(INVALID_RANGE)),
-        Err(WriteError::BadPath(reason)) => return Err(ApiError::BadRequest(format!("file is invalid: {reason}"))),
-        Err(WriteError::TooLarge) => {
+        Err(FileWriteError::BadPath(reason)) => return Err(ApiError::BadRequest(format!("file is invalid: {reason}"))),
+        Err(FileWriteError::Write(WriteError::NotOnBranch | WriteError::InvalidBranch)) => {
+            return Err(failure(INVALID_RANGE))
+        }
+        Err(FileWriteError::Write(WriteError::TooLarge)) => {
             return Err(failure(format!("{file} is larger than {MAX_CHANGELOG_FILE_BYTES} bytes")))
         }
-        Err(WriteError::Busy) => return Err(ApiError::Unavailable("the branch is busy with other commits, try again")),
-        Err(e @ WriteError::Git(_)) => return Err(ApiError::internal(e)),
+        Err(FileWriteError::Write(WriteError::Refused(_))) => {
+            rule.outcome()?;
+            return Err(ApiError::Forbidden(Some(PUSH_FORBIDDEN.into())));
+        }
+        Err(FileWriteError::Write(WriteError::Race)) => {
+            return Err(ApiError::Unavailable("the branch is busy with other commits, try again"))
+        }
+        Err(FileWriteError::Write(e)) => return Err(ApiError::internal(e)),
     };
     Ok(Response::json(200, &json!({ "commit": commit, "notes": generated.notes })))
 }

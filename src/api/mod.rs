@@ -11,12 +11,14 @@ pub mod commits;
 pub mod compare;
 pub mod conditional;
 pub mod contributors;
+pub mod files;
 pub mod groups;
 pub mod health;
 pub mod member_roles;
 pub mod merge_base;
 pub mod pagination;
 pub mod projects;
+pub mod push;
 pub mod tree;
 pub mod version;
 

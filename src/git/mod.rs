@@ -3,13 +3,16 @@
 //! (a bounded cache of thread-safe handles, a thread-local handle per request) and resolving
 //! revisions. Each operation has its own error enum; [`error`] says what they share.
 
+pub mod blame;
 pub mod blob;
+pub mod bloom;
 pub mod commit;
 pub mod contributors;
 pub mod diff;
 pub mod error;
 pub mod fork_view;
 pub mod health;
+pub mod last_commit;
 pub mod merge_base;
 pub mod parallel;
 pub mod range;

@@ -80,7 +80,7 @@ impl Request {
         let query_pairs = parse_form(raw_query)?;
         let query = params_of(&query_pairs);
         let mut params = query.clone();
-        if matches!(method.as_str(), "POST" | "PUT" | "PATCH") && !body.iter().all(u8::is_ascii_whitespace) {
+        if matches!(method.as_str(), "POST" | "PUT" | "PATCH" | "DELETE") && !body.iter().all(u8::is_ascii_whitespace) {
             params.merge(parse_body(&headers, body)?);
         }
         Ok(Request { method, segments, query, params, query_pairs, raw_path: raw_path.to_string(), headers })

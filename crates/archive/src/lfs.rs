@@ -48,6 +48,25 @@ impl crate::Stream for Object {
     }
 }
 
+impl Object {
+    /// The object's bytes from the start, exactly `size` of them at most.
+    pub fn into_reader(mut self) -> io::Result<io::Take<File>> {
+        use std::io::Seek;
+        self.file.seek(io::SeekFrom::Start(0))?;
+        Ok(self.file.take(self.size))
+    }
+
+    /// The size its pointer states (and the file has).
+    pub fn len(&self) -> u64 {
+        self.size
+    }
+
+    /// Whether the object is empty.
+    pub fn is_empty(&self) -> bool {
+        self.size == 0
+    }
+}
+
 /// The object id and size of a pointer file, if `data` is one.
 pub fn parse_pointer(data: &[u8]) -> Option<(&str, u64)> {
     if data.len() >= MAX_POINTER_BYTES || !data.ends_with(b"\n") {

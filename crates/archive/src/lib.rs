@@ -65,7 +65,7 @@ mod convert;
 mod describe;
 mod error;
 mod index;
-mod lfs;
+pub mod lfs;
 mod objects;
 mod ordered;
 mod paths;
@@ -188,6 +188,12 @@ pub fn write(git_dir: &Path, spec: &Spec, out: &mut dyn Write) -> Result<(), Err
 /// Whether `prefix` can be the archive's top directory: one safe path component.
 pub fn safe_prefix(prefix: &str) -> bool {
     walk::safe_name(prefix.as_bytes())
+}
+
+/// The LFS object the pointer `data` names in `repo`'s store, opened, when the store has it with
+/// the stated size (the files API's `raw?lfs=true` serves it as archives do).
+pub fn lfs_object(repo: &gix::Repository, data: &[u8]) -> Option<lfs::Object> {
+    lfs::open(&lfs_objects_dir(repo), data)
 }
 
 /// Where git-lfs keeps the repository's objects.
