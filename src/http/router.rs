@@ -9,7 +9,7 @@
 use super::request::Request;
 use crate::api::member_roles::{self, Scope};
 use crate::api::{
-    archive, blobs, changelog, compare, contributors, groups, health, merge_base, projects, tree, version, Call,
+    archive, blobs, changelog, compare, contributors, files, groups, health, merge_base, projects, tree, version, Call,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::response::Response;
@@ -47,6 +47,18 @@ pub static ROUTES: &[Route] = &[
     route("GET", "/projects/:id/repository/tree", |c, r, a| tree::list(c, a[0], &r.params)),
     route("GET", "/projects/:id/repository/blobs/:sha", |c, _, a| blobs::get(c, a[0], a[1])),
     route("GET", "/projects/:id/repository/blobs/:sha/raw", |c, _, a| blobs::raw(c, a[0], a[1])),
+    route("GET", "/projects/:id/repository/files/:file_path", |c, r, a| files::get::get(c, a[0], a[1], &r.params)),
+    route("GET", "/projects/:id/repository/files/:file_path/raw", |c, r, a| files::raw::raw(c, a[0], a[1], &r.params)),
+    route("GET", "/projects/:id/repository/files/:file_path/blame", |c, r, a| {
+        files::blame::blame(c, a[0], a[1], &r.params)
+    }),
+    route("POST", "/projects/:id/repository/files/:file_path", |c, r, a| {
+        files::write::create(c, a[0], a[1], &r.params)
+    }),
+    route("PUT", "/projects/:id/repository/files/:file_path", |c, r, a| files::write::update(c, a[0], a[1], &r.params)),
+    route("DELETE", "/projects/:id/repository/files/:file_path", |c, r, a| {
+        files::write::delete(c, a[0], a[1], &r.params)
+    }),
     route("GET", "/projects/:id/repository/archive", |c, r, a| archive::get(c, a[0], None, &r.params)),
     route("GET", "/projects/:id/repository/archive.:format", |c, r, a| archive::get(c, a[0], Some(a[1]), &r.params)),
     route("GET", "/projects/:id/repository/compare", |c, r, a| compare::get(c, a[0], &r.params)),
