@@ -150,6 +150,42 @@ fc_response *fc_repository_health(const fc_ctx *ctx,
                                   const char *auth_json,
                                   const char *params_json);
 
+// `GET /projects/:id/repository/files/:file_path`: `project`, `file_path`, `ref`. The file entity (Base64 content),
+// its fields also as `X-Gitlab-*` headers.
+fc_response *fc_repository_file(const fc_ctx *ctx,
+                                const char *auth_json,
+                                const char *params_json);
+
+// `GET /projects/:id/repository/files/:file_path/raw`: `project`, `file_path`, optional `ref`, `lfs`. The bytes,
+// streamed: read them with `fc_response_read`.
+fc_response *fc_repository_file_raw(const fc_ctx *ctx,
+                                    const char *auth_json,
+                                    const char *params_json);
+
+// `GET /projects/:id/repository/files/:file_path/blame`: `project`, `file_path`, `ref`, optional `range`
+// (`{"start": n, "end": m}`). `[{"commit": ..., "lines": [...]}, ...]`.
+fc_response *fc_repository_file_blame(const fc_ctx *ctx,
+                                      const char *auth_json,
+                                      const char *params_json);
+
+// `POST /projects/:id/repository/files/:file_path`: `project`, `file_path`, `branch`, `commit_message`, `content`,
+// optional `start_branch`, `encoding`, `author_name`, `author_email`, `execute_filemode`. 201 `{file_path, branch}`.
+fc_response *fc_repository_file_create(const fc_ctx *ctx,
+                                       const char *auth_json,
+                                       const char *params_json);
+
+// `PUT /projects/:id/repository/files/:file_path`: as `fc_repository_file_create` plus optional `last_commit_id`.
+// 200 `{file_path, branch}`.
+fc_response *fc_repository_file_update(const fc_ctx *ctx,
+                                       const char *auth_json,
+                                       const char *params_json);
+
+// `DELETE /projects/:id/repository/files/:file_path`: `project`, `file_path`, `branch`, `commit_message`, optional
+// `start_branch`, `author_name`, `author_email`. 204, no body.
+fc_response *fc_repository_file_delete(const fc_ctx *ctx,
+                                       const char *auth_json,
+                                       const char *params_json);
+
 // The HTTP status of a response; 0 for NULL.
 uint16_t fc_response_status(const fc_response *response);
 

@@ -581,3 +581,47 @@ fn racing_writers_from_two_contexts_lose_no_commit() {
     assert!(won >= 1);
     fsck(&w.repo);
 }
+
+#[test]
+fn typed_exports_answer_what_the_routes_answer() {
+    let w = world();
+    let auth = TestInstance::auth(&w.maintainer);
+    let call = |export: common::TypedExport, params: Value| {
+        let (auth, params) = (common::cstr(&auth.to_string()), common::cstr(&params.to_string()));
+        common::FfiResponse::new(export(w.instance.ffi_ctx(), auth.as_ptr(), params.as_ptr()))
+    };
+    let mut typed = call(
+        forgecore::ffi::fc_repository_file,
+        json!({"project": "fx/files", "file_path": "a/b/c/deep.txt", "ref": "main"}),
+    );
+    let (status, headers, body) = w.get("a/b/c/deep.txt", "ref=main");
+    assert_eq!(typed.status(), status);
+    assert_eq!(typed.body(), body);
+    assert_eq!(header(&typed.headers(), "X-Gitlab-Last-Commit-Id"), header(&headers, "X-Gitlab-Last-Commit-Id"));
+    let mut raw =
+        call(forgecore::ffi::fc_repository_file_raw, json!({"project": "fx/files", "file_path": "a/b/c/deep.txt"}));
+    assert_eq!(raw.body(), git(&w.repo, &["cat-file", "blob", "main:a/b/c/deep.txt"]));
+    let mut blame = call(
+        forgecore::ffi::fc_repository_file_blame,
+        json!({"project": "fx/files", "file_path": "README.md", "ref": "main", "range": {"start": 1, "end": 1}}),
+    );
+    let groups: Value = serde_json::from_slice(&blame.body()).unwrap();
+    assert_eq!(groups[0]["lines"], json!([porcelain_lines(&w.repo, "main", "README.md")[0].1]));
+    let write = json!({"project": "fx/files", "file_path": "typed.txt", "branch": "main", "commit_message": "Typed", "content": "t"});
+    let mut created = call(forgecore::ffi::fc_repository_file_create, write);
+    assert_eq!(created.status(), 201);
+    let answer: Value = serde_json::from_slice(&created.body()).unwrap();
+    assert_eq!(answer, json!({"file_path": "typed.txt", "branch": "main"}));
+    let updated = call(
+        forgecore::ffi::fc_repository_file_update,
+        json!({"project": "fx/files", "file_path": "typed.txt", "branch": "main", "commit_message": "Again", "content": "u"}),
+    );
+    assert_eq!(updated.status(), 200);
+    assert_eq!(git(&w.repo, &["cat-file", "blob", "main:typed.txt"]), b"u");
+    let deleted = call(
+        forgecore::ffi::fc_repository_file_delete,
+        json!({"project": "fx/files", "file_path": "typed.txt", "branch": "main", "commit_message": "Gone"}),
+    );
+    assert_eq!(deleted.status(), 204);
+    assert_eq!(w.git(&["log", "-3", "--format=%s", "main"]), "Gone\nAgain\nTyped");
+}

@@ -289,6 +289,36 @@ func (c *Core) RepositoryHealth(auth Auth, params any) (*Response, error) {
 	return c.typed(opRepositoryHealth, auth, params)
 }
 
+// RepositoryFile answers a file at a ref with Base64 content and X-Gitlab-* headers (project, file_path, ref).
+func (c *Core) RepositoryFile(auth Auth, params any) (*Response, error) {
+	return c.typed(opRepositoryFile, auth, params)
+}
+
+// RepositoryFileRaw answers a file's bytes as a streamed body (project, file_path, ref, lfs).
+func (c *Core) RepositoryFileRaw(auth Auth, params any) (*Response, error) {
+	return c.typed(opRepositoryFileRaw, auth, params)
+}
+
+// RepositoryFileBlame answers a file's blame ranges (project, file_path, ref, range).
+func (c *Core) RepositoryFileBlame(auth Auth, params any) (*Response, error) {
+	return c.typed(opRepositoryFileBlame, auth, params)
+}
+
+// RepositoryFileCreate commits a new file (project, file_path, branch, commit_message, content, ...).
+func (c *Core) RepositoryFileCreate(auth Auth, params any) (*Response, error) {
+	return c.typed(opRepositoryFileCreate, auth, params)
+}
+
+// RepositoryFileUpdate commits new content for a file (as RepositoryFileCreate, plus last_commit_id).
+func (c *Core) RepositoryFileUpdate(auth Auth, params any) (*Response, error) {
+	return c.typed(opRepositoryFileUpdate, auth, params)
+}
+
+// RepositoryFileDelete commits a file's removal (project, file_path, branch, commit_message, ...).
+func (c *Core) RepositoryFileDelete(auth Auth, params any) (*Response, error) {
+	return c.typed(opRepositoryFileDelete, auth, params)
+}
+
 // Response is the core's answer: status, headers and a body. Body is always set; a streamed
 // body (archives, raw blobs) is produced by the core while it is read, through
 // fc_response_read, with bounded memory. Close it when done.

@@ -592,3 +592,88 @@ func TestClientChangelog(t *testing.T) {
 		t.Fatalf("job token: %v", err)
 	}
 }
+
+// --- repository files ---------------------------------------------------------------------
+
+func TestClientRepositoryFiles(t *testing.T) {
+	reader := newClient(t, "")
+	work := fx.repos + "/work"
+	for _, row := range gitTree(t, work, "-r", "HEAD") {
+		// A name that is not UTF-8 cannot be sent in a URL's path as text.
+		if row.kind != "blob" || !utf8.ValidString(row.path) || strings.ContainsAny(row.path, "\"\\\ufffd") {
+			continue
+		}
+		content := gitBytes(t, work, "cat-file", "blob", row.id)
+		file, _, err := reader.RepositoryFiles.GetFile(workProject, row.path, &gitlab.GetFileOptions{Ref: gitlab.Ptr("HEAD")})
+		if err != nil {
+			t.Fatalf("%s: %v", row.path, err)
+		}
+		decoded, _ := base64.StdEncoding.DecodeString(file.Content)
+		last := git(t, work, "log", "-1", "--format=%H", "HEAD", "--", row.path)
+		if !bytes.Equal(decoded, content) || file.BlobID != row.id || file.LastCommitID != last || file.Ref != "HEAD" ||
+			file.FilePath != row.path || file.Size != int64(len(content)) {
+			t.Fatalf("%s: %+v", row.path, file)
+		}
+		meta, _, err := reader.RepositoryFiles.GetFileMetaData(workProject, row.path, &gitlab.GetFileMetaDataOptions{Ref: gitlab.Ptr("HEAD")})
+		if err != nil || meta.BlobID != row.id || meta.LastCommitID != last || meta.SHA256 != file.SHA256 || meta.Size != file.Size {
+			t.Fatalf("%s HEAD: %v %+v", row.path, err, meta)
+		}
+		raw, _, err := reader.RepositoryFiles.GetRawFile(workProject, row.path, &gitlab.GetRawFileOptions{Ref: gitlab.Ptr("HEAD")})
+		if err != nil || !bytes.Equal(raw, content) {
+			t.Fatalf("%s raw: %v", row.path, err)
+		}
+	}
+	if _, _, err := reader.RepositoryFiles.GetFile(workProject, "no/such/file", &gitlab.GetFileOptions{Ref: gitlab.Ptr("HEAD")}); !errors.Is(err, gitlab.ErrNotFound) {
+		t.Fatalf("missing file: %v", err)
+	}
+	blame, _, err := reader.RepositoryFiles.GetFileBlame(workProject, "README.md", &gitlab.GetFileBlameOptions{Ref: gitlab.Ptr("HEAD")})
+	if err != nil || len(blame) == 0 || blame[0].Commit.ID != git(t, work, "blame", "--porcelain", "-L1,1", "HEAD", "--", "README.md")[:40] {
+		t.Fatalf("blame: %v %+v", err, blame)
+	}
+
+	// Writes, on a project of its own (a bare clone), as the administrator.
+	clone := filepath.Join(t.TempDir(), "files.git")
+	if _, err := gitIn(filepath.Dir(clone), "clone", "-q", "--bare", fx.repos+"/bare.git", clone); err != nil {
+		t.Fatal(err)
+	}
+	path := fmt.Sprintf("fx/files%d", time.Now().UnixNano()%1e6)
+	if err := fx.admin(map[string]any{"command": "project_add", "path": path, "repo": clone, "visibility": "public"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	writer := newClient(t, fx.token)
+	info, _, err := writer.RepositoryFiles.CreateFile(path, "docs/new.md", &gitlab.CreateFileOptions{
+		Branch: gitlab.Ptr("main"), Content: gitlab.Ptr("new\n"), CommitMessage: gitlab.Ptr("Add docs/new.md"),
+	})
+	if err != nil || info.FilePath != "docs/new.md" || info.Branch != "main" {
+		t.Fatalf("create: %v %+v", err, info)
+	}
+	created := git(t, clone, "rev-parse", "main")
+	info, _, err = writer.RepositoryFiles.UpdateFile(path, "docs/new.md", &gitlab.UpdateFileOptions{
+		Branch: gitlab.Ptr("main"), Content: gitlab.Ptr("bmV3ZXIK"), Encoding: gitlab.Ptr("base64"),
+		CommitMessage: gitlab.Ptr("Update docs/new.md"), LastCommitID: gitlab.Ptr(created),
+	})
+	if err != nil || info.Branch != "main" {
+		t.Fatalf("update: %v %+v", err, info)
+	}
+	if got := git(t, clone, "show", "main:docs/new.md"); got != "newer" {
+		t.Fatalf("content after update: %q", got)
+	}
+	_, _, err = writer.RepositoryFiles.UpdateFile(path, "docs/new.md", &gitlab.UpdateFileOptions{
+		Branch: gitlab.Ptr("main"), Content: gitlab.Ptr("x"), CommitMessage: gitlab.Ptr("x"), LastCommitID: gitlab.Ptr(created),
+	})
+	var stale *gitlab.ErrorResponse
+	if !errors.As(err, &stale) || stale.Response.StatusCode != 400 || !strings.Contains(stale.Message, "changed since you started editing it") {
+		t.Fatalf("stale update: %v", err)
+	}
+	if _, err := writer.RepositoryFiles.DeleteFile(path, "docs/new.md", &gitlab.DeleteFileOptions{
+		Branch: gitlab.Ptr("main"), CommitMessage: gitlab.Ptr("Remove docs/new.md"),
+	}); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	if log := git(t, clone, "log", "-3", "--format=%s", "main"); log != "Remove docs/new.md\nUpdate docs/new.md\nAdd docs/new.md" {
+		t.Fatalf("log:\n%s", log)
+	}
+	if _, err := gitIn(clone, "fsck", "--strict"); err != nil {
+		t.Fatalf("fsck: %v", err)
+	}
+}

@@ -43,6 +43,12 @@ const (
 	opChangelogGenerate
 	opChangelogCommit
 	opRepositoryHealth
+	opRepositoryFile
+	opRepositoryFileRaw
+	opRepositoryFileBlame
+	opRepositoryFileCreate
+	opRepositoryFileUpdate
+	opRepositoryFileDelete
 )
 
 // libraryABIVersion is fc_abi_version() of the linked library.
@@ -112,6 +118,18 @@ func nativeTyped(op typedOp, ctx *nativeCtx, auth, params []byte) *nativeRespons
 		return C.fc_changelog_commit(ctx, a, p)
 	case opRepositoryHealth:
 		return C.fc_repository_health(ctx, a, p)
+	case opRepositoryFile:
+		return C.fc_repository_file(ctx, a, p)
+	case opRepositoryFileRaw:
+		return C.fc_repository_file_raw(ctx, a, p)
+	case opRepositoryFileBlame:
+		return C.fc_repository_file_blame(ctx, a, p)
+	case opRepositoryFileCreate:
+		return C.fc_repository_file_create(ctx, a, p)
+	case opRepositoryFileUpdate:
+		return C.fc_repository_file_update(ctx, a, p)
+	case opRepositoryFileDelete:
+		return C.fc_repository_file_delete(ctx, a, p)
 	}
 	panic("forgecore: unknown typed operation")
 }

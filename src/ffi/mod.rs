@@ -16,10 +16,12 @@
 
 mod archive;
 mod exports;
+mod files;
 mod response;
 
 pub use archive::*;
 pub use exports::*;
+pub use files::*;
 pub use response::*;
 
 use crate::response::Response;

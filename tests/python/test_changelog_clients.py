@@ -29,7 +29,7 @@ def repo(server, tmp_path_factory):
     server.admin("group", "add", "fx", "--visibility", "public")
     server.admin("project", "add", "fx/log", "--repo", git_dir, "--visibility", "public")
     server.admin("user", "add", "alice", "--email", "alice@example.com")
-    server.admin("member", "add", "--project", "fx/log", "--user", "alice", "--access-level", "30")
+    server.admin("member", "add", "--project", "fx/log", "--user", "alice", "--access-level", "40")
     return git_dir
 
 
