@@ -16,6 +16,7 @@ mod rows_archive;
 mod rows_cache;
 mod rows_changelog;
 mod rows_compare;
+mod rows_files;
 mod rows_health;
 
 use fixture::Fixture;
@@ -52,7 +53,7 @@ fn run() -> Result<(), String> {
     println!();
 
     // Every row twice: on the repositories as built, and as a forge's maintenance keeps them
-    // (`git commit-graph write --reachable` and `git repack -adb`), which git then uses too.
+    // (`git commit-graph write --reachable --changed-paths` and `git repack -adb`), which git then uses too.
     let mut bench = Bench::new(settings.clone());
     let mut last = None;
     for kept in [Kept::AsBuilt, Kept::Maintained] {
@@ -125,7 +126,7 @@ fn rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kept {
     AsBuilt,
-    /// After `git commit-graph write --reachable` and `git repack -adb`, as maintenance leaves
+    /// After `git commit-graph write --reachable --changed-paths` and `git repack -adb`, as maintenance leaves
     /// a repository on a forge.
     Maintained,
 }
@@ -144,10 +145,12 @@ thread_local! {
 }
 
 /// A maintained copy of `repo` (`<name>-maintained.git` beside it), made once: cloned, then
-/// with a commit-graph of every reachable commit and one pack with a bitmap.
+/// with a commit-graph of every reachable commit (with changed-path Bloom filters) and one pack
+/// with a bitmap.
 fn maintained(repo: &Path) -> Result<PathBuf, String> {
     let name = repo.file_name().and_then(|n| n.to_str()).ok_or("an odd repository name")?;
-    let copy = repo.with_file_name(format!("{}-maintained.git", name.trim_end_matches(".git")));
+    // "-kept": maintained with changed-path Bloom filters (copies named "-maintained" had none).
+    let copy = repo.with_file_name(format!("{}-kept.git", name.trim_end_matches(".git")));
     if copy.join("objects/info/commit-graph").exists() {
         return Ok(copy);
     }
@@ -162,7 +165,7 @@ fn maintained(repo: &Path) -> Result<PathBuf, String> {
     };
     let copy_text = copy.to_str().ok_or("the repository path is not UTF-8")?;
     run(&["clone", "-q", "--bare", "--no-local", repo.to_str().ok_or("not UTF-8")?, copy_text])?;
-    run(&["-C", copy_text, "commit-graph", "write", "--reachable"])?;
+    run(&["-C", copy_text, "commit-graph", "write", "--reachable", "--changed-paths"])?;
     run(&["-C", copy_text, "repack", "-q", "-adb"])?;
     Ok(copy)
 }
@@ -257,6 +260,7 @@ fn repository_rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
     rows_archive::rows(bench, fx, &repo)?;
     rows_compare::rows(bench, fx, &repo)?;
     rows_changelog::rows(bench, fx, &repo)?;
+    rows_files::rows(bench, fx, &repo)?;
     rows_health::rows(bench, fx, &repo)?;
     rows_cache::rows(bench, &repo)
 }
