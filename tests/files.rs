@@ -625,3 +625,50 @@ fn typed_exports_answer_what_the_routes_answer() {
     assert_eq!(deleted.status(), 204);
     assert_eq!(w.git(&["log", "-3", "--format=%s", "main"]), "Gone\nAgain\nTyped");
 }
+
+#[test]
+fn last_commit_ids_read_changed_path_bloom_filters_and_still_match_git() {
+    let w = world();
+    for version in ["1", "2"] {
+        let copy = w.instance.root_dir().join(format!("bloom-v{version}.git"));
+        git(
+            w.instance.root_dir(),
+            &["clone", "-q", "--bare", "--no-local", w.repo.to_str().unwrap(), copy.to_str().unwrap()],
+        );
+        git(
+            &copy,
+            &[
+                "-c",
+                &format!("commitGraph.changedPathsVersion={version}"),
+                "commit-graph",
+                "write",
+                "--reachable",
+                "--changed-paths",
+            ],
+        );
+        let name = format!("fx/bloom{version}");
+        w.instance.admin_ok(json!({"command": "project_add", "path": name, "repo": copy, "visibility": "public"}));
+        // The filters are read: a commit that did not touch README.md is proven so by them,
+        // and the one that last changed it is not.
+        let repo = forgecore::git::open(&copy).unwrap();
+        let filters = forgecore::git::bloom::ChangedPaths::for_path(&repo, "README.md").expect("filters are read");
+        let last = git_text(&copy, &["log", "-1", "--format=%H", "main", "--", "README.md"]);
+        assert!(!filters.unchanged(gix::ObjectId::from_hex(last.as_bytes()).unwrap()));
+        let untouched = git_text(&copy, &["log", "-1", "--format=%H", "main", "--", "a/b/c/deep.txt"]);
+        assert!(filters.unchanged(gix::ObjectId::from_hex(untouched.as_bytes()).unwrap()), "v{version}");
+        for rev in ["main", "feature"] {
+            for (_, path) in files_at(&copy, rev) {
+                let target = format!("/api/v4/projects/{}/repository/files/{}?ref={rev}", encode(&name), encode(&path));
+                let (status, body) = w.instance.request_json("HEAD", &target, &[], b"");
+                assert_eq!(status, 200, "{body}");
+                let (_, headers, _) = w.instance.request("HEAD", &target, &[], b"");
+                let expected = git_text(&copy, &["log", "-1", "--format=%H", rev, "--", &path]);
+                assert_eq!(
+                    header(&headers, "X-Gitlab-Last-Commit-Id"),
+                    Some(expected.as_str()),
+                    "v{version} {rev}:{path}"
+                );
+            }
+        }
+    }
+}

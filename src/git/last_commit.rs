@@ -105,7 +105,7 @@ impl Commits<'_> {
 pub fn find(repo: &gix::Repository, start: ObjectId, path: &str) -> Result<Option<ObjectId>, Error> {
     let components: Vec<&[u8]> = path.split('/').map(str::as_bytes).collect();
     let graph = repo.commit_graph_if_enabled().ok().flatten();
-    let bloom = graph.as_ref().and_then(|g| ChangedPaths::for_path(repo, g, path));
+    let bloom = ChangedPaths::for_path(repo, path);
     let commits = Commits { repo, graph };
     let mut id = start;
     let mut node = commits.node(id)?;
@@ -114,7 +114,7 @@ pub fn find(repo: &gix::Repository, start: ObjectId, path: &str) -> Result<Optio
             let empty = ObjectId::empty_tree(repo.object_hash());
             return Ok((!same_at(repo, node.tree, empty, &components)?).then_some(id));
         }
-        let first_parent_unchanged = bloom.as_ref().is_some_and(|b| b.definitely_unchanged(&commits, id));
+        let first_parent_unchanged = bloom.as_ref().is_some_and(|b| b.unchanged(id));
         let mut next = None;
         for (index, parent) in node.parents.iter().enumerate() {
             let parent_node = commits.node(*parent)?;
@@ -127,12 +127,5 @@ pub fn find(repo: &gix::Repository, start: ObjectId, path: &str) -> Result<Optio
             Some((parent, parent_node)) => (id, node) = (parent, parent_node),
             None => return Ok(Some(id)),
         }
-    }
-}
-
-impl ChangedPaths {
-    /// Whether the filter of commit `id` proves the path unchanged against its first parent.
-    fn definitely_unchanged(&self, commits: &Commits<'_>, id: ObjectId) -> bool {
-        commits.graph.as_ref().is_some_and(|graph| self.unchanged_in(graph, id))
     }
 }
