@@ -675,3 +675,23 @@ fn a_long_range_reads_authors_and_messages_with_and_without_a_commit_graph() {
         assert_eq!(ours, want, "{}", repo.display());
     }
 }
+
+/// Issue #25: `file` paths with backslashes get git's `.git` rules piece by piece, as NTFS
+/// (and git's `is_ntfs_dotgit`) split them: nothing naming `.git` that way is committed, and
+/// what is committed passes `git fsck --strict`.
+#[test]
+fn backslashed_file_paths_never_enter_dot_git() {
+    let w = world();
+    let tip = w.sha("main");
+    for file in [".git\\hooks\\x", "x\\..\\.git\\config", "x\\.GIT\\y", "docs\\GIT~1\\x", "a\\\\b", "a\\", "x/..\\y"] {
+        let (status, body) = w.post(&w.developer, json!({"version": "2.1.0", "from": "v2.0.0", "file": file}));
+        assert_eq!(status, 400, "{file}: {body}");
+        assert!(message(&body).starts_with("400 Bad request - file is invalid: "), "{file}: {body}");
+    }
+    assert_eq!(w.sha("main"), tip, "nothing was written");
+    // A backslash that names no `.git` is an ordinary character of a file name.
+    let (status, body) = w.post(&w.developer, json!({"version": "2.1.0", "from": "v2.0.0", "file": "notes\\2024.md"}));
+    assert_eq!(status, 200, "{body}");
+    assert!(w.file("main", "notes\\2024.md").starts_with("## 2.1.0 ("));
+    git(&w.repo, &["fsck", "--strict", "--no-dangling"]);
+}
