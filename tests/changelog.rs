@@ -695,3 +695,28 @@ fn backslashed_file_paths_never_enter_dot_git() {
     assert!(w.file("main", "notes\\2024.md").starts_with("## 2.1.0 ("));
     git(&w.repo, &["fsck", "--strict", "--no-dangling"]);
 }
+
+/// Issue #25: the 16 MiB bound holds for the whole section, the date of its header included: a
+/// `date_format` of `%1024Y` repeated (120 kB of configuration asking for 20 MB) is a 422, not
+/// an answer of 20 MB to every anonymous GET; and a long but bounded date still renders.
+#[test]
+fn the_output_bound_covers_the_rendered_date() {
+    let w = world();
+    let work = w.instance.root_dir().join("date-formats");
+    git(w.instance.root_dir(), &["clone", "-q", w.repo.to_str().unwrap(), work.to_str().unwrap()]);
+    let huge = format!("date_format: \"{}\"\n", "%1024Y".repeat(20_000));
+    std::fs::write(work.join("configs/huge_date.yml"), huge).unwrap();
+    let long = format!("date_format: \"{}\"\n", "%1024Y".repeat(100));
+    std::fs::write(work.join("configs/long_date.yml"), long).unwrap();
+    git(&work, &["add", "configs/huge_date.yml", "configs/long_date.yml"]);
+    git(&work, &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "date formats"]);
+    git(&work, &["push", "-q", "origin", "HEAD:main"]);
+    let (status, body) = w.get("version=2.1.0&from=v2.0.0&config_file=configs/huge_date.yml");
+    // Not the body in the failure's text: before the bound it is the 20 MB section.
+    assert_eq!(status, 422, "the whole section was answered");
+    assert_eq!(message(&body), "Failed to generate the changelog: The changelog section exceeds 16777216 bytes");
+    let (status, body) = w.get("version=2.1.0&from=v2.0.0&config_file=configs/long_date.yml&date=2024-01-02");
+    assert_eq!(status, 200);
+    let header = notes(&body).lines().next().unwrap().to_string();
+    assert_eq!(header, format!("## 2.1.0 ({})", format!("{:0>1024}", 2024).repeat(100)));
+}
