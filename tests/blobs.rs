@@ -560,3 +560,26 @@ fn typed_exports_answer_what_the_http_route_answers() {
         (400, json!({"error": "sha is missing"}))
     );
 }
+
+/// Issue #25: the large-blob limit counts per caller and project, as the archive limit does:
+/// anonymous downloads that use up their budget lock out neither an administrator nor another
+/// user, and each of those has a budget of their own.
+#[test]
+fn large_blob_limit_counts_per_caller_and_project() {
+    let instance = common::open_instance(json!({"rate_limits": {"large_blob": {"limit": 2, "period_seconds": 60}}}));
+    let repo = large_repo(&instance);
+    add_project(&instance, "large", &repo, "public");
+    let big = git_text(&repo, &["rev-parse", "HEAD:big.bin"]);
+    let admin = instance.user_with_token("root2", true);
+    let user = instance.user_with_token("alice", false);
+    for suffix in ["", "/raw"] {
+        let target = format!("/api/v4/projects/large/repository/blobs/{big}{suffix}");
+        let status = |token: Option<&str>| {
+            let headers: Vec<(&str, &str)> = token.map(|t| vec![("PRIVATE-TOKEN", t)]).unwrap_or_default();
+            instance.request("GET", &target, &headers, b"").0
+        };
+        assert_eq!([status(None), status(None), status(None)], [200, 200, 429], "{suffix}: anonymous");
+        assert_eq!([status(Some(&admin)), status(Some(&admin)), status(Some(&admin))], [200, 200, 429], "{suffix}");
+        assert_eq!([status(Some(&user)), status(Some(&user)), status(Some(&user))], [200, 200, 429], "{suffix}");
+    }
+}

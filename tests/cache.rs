@@ -192,3 +192,25 @@ fn answers_addressed_by_object_ids_are_not_modified_only_when_the_tag_matches() 
         get(&instance, &format!("/api/v4/projects/fx%2Fsecret/repository/blobs/{blob}"), &[("If-None-Match", "*")]);
     assert_eq!(status, 404);
 }
+
+/// Issue #25: `If-None-Match: *` matches only a current representation (RFC 9110), so ids that
+/// name nothing are their 404s, never 304s; and for objects that exist it changes nothing.
+#[test]
+fn if_none_match_star_is_no_304_for_objects_that_do_not_exist() {
+    let (instance, work) = world(json!({}));
+    let missing = "0123456789abcdef0123456789abcdef01234567";
+    for target in [
+        format!("/api/v4/projects/fx%2Fwork/repository/blobs/{missing}"),
+        format!("/api/v4/projects/fx%2Fwork/repository/blobs/{missing}/raw"),
+        format!("/api/v4/projects/fx%2Fwork/repository/archive.zip?sha={missing}"),
+        format!("/api/v4/projects/fx%2Fwork/repository/compare?from={missing}&to={missing}"),
+    ] {
+        let (status, _, _) = get(&instance, &target, &[("If-None-Match", "*")]);
+        assert_eq!(status, 404, "{target}");
+    }
+    let blob = git_text(&work, &["rev-parse", "main:README.md"]);
+    let (status, _, body) =
+        get(&instance, &format!("/api/v4/projects/fx%2Fwork/repository/blobs/{blob}/raw"), &[("If-None-Match", "*")]);
+    assert_eq!(status, 200);
+    assert_eq!(body, git(&work, &["cat-file", "blob", &blob]), "`*` on an existing blob is its content");
+}

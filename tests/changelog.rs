@@ -693,3 +693,74 @@ fn a_long_range_reads_authors_and_messages_with_and_without_a_commit_graph() {
         assert_eq!(ours, want, "{}", repo.display());
     }
 }
+
+/// Issue #25: `file` paths with backslashes get git's `.git` rules piece by piece, as NTFS
+/// (and git's `is_ntfs_dotgit`) split them: nothing naming `.git` that way is committed, and
+/// what is committed passes `git fsck --strict`.
+#[test]
+fn backslashed_file_paths_never_enter_dot_git() {
+    let w = world();
+    let tip = w.sha("main");
+    for file in [".git\\hooks\\x", "x\\..\\.git\\config", "x\\.GIT\\y", "docs\\GIT~1\\x", "a\\\\b", "a\\", "x/..\\y"] {
+        let (status, body) = w.post(&w.maintainer, json!({"version": "2.1.0", "from": "v2.0.0", "file": file}));
+        assert_eq!(status, 400, "{file}: {body}");
+        assert!(message(&body).starts_with("400 Bad request - file is invalid: "), "{file}: {body}");
+    }
+    assert_eq!(w.sha("main"), tip, "nothing was written");
+    // A backslash that names no `.git` is an ordinary character of a file name.
+    let (status, body) = w.post(&w.maintainer, json!({"version": "2.1.0", "from": "v2.0.0", "file": "notes\\2024.md"}));
+    assert_eq!(status, 200, "{body}");
+    assert!(w.file("main", "notes\\2024.md").starts_with("## 2.1.0 ("));
+    git(&w.repo, &["fsck", "--strict", "--no-dangling"]);
+}
+
+/// Issue #25: the 16 MiB bound holds for the whole section, the date of its header included: a
+/// `date_format` of `%1024Y` repeated (120 kB of configuration asking for 20 MB) is a 422, not
+/// an answer of 20 MB to every anonymous GET; and a long but bounded date still renders.
+#[test]
+fn the_output_bound_covers_the_rendered_date() {
+    let w = world();
+    let work = w.instance.root_dir().join("date-formats");
+    git(w.instance.root_dir(), &["clone", "-q", w.repo.to_str().unwrap(), work.to_str().unwrap()]);
+    let huge = format!("date_format: \"{}\"\n", "%1024Y".repeat(20_000));
+    std::fs::write(work.join("configs/huge_date.yml"), huge).unwrap();
+    let long = format!("date_format: \"{}\"\n", "%1024Y".repeat(100));
+    std::fs::write(work.join("configs/long_date.yml"), long).unwrap();
+    git(&work, &["add", "configs/huge_date.yml", "configs/long_date.yml"]);
+    git(&work, &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "date formats"]);
+    git(&work, &["push", "-q", "origin", "HEAD:main"]);
+    let (status, body) = w.get("version=2.1.0&from=v2.0.0&config_file=configs/huge_date.yml");
+    // Not the body in the failure's text: before the bound it is the 20 MB section.
+    assert_eq!(status, 422, "the whole section was answered");
+    assert_eq!(message(&body), "Failed to generate the changelog: The changelog section exceeds 16777216 bytes");
+    let (status, body) = w.get("version=2.1.0&from=v2.0.0&config_file=configs/long_date.yml&date=2024-01-02");
+    assert_eq!(status, 200);
+    let header = notes(&body).lines().next().unwrap().to_string();
+    assert_eq!(header, format!("## 2.1.0 ({})", format!("{:0>1024}", 2024).repeat(100)));
+}
+
+/// Issue #25: without `external_url`, a changelog POST would commit links built from the
+/// request's `Host`, which the client chooses: it is refused with 422 and nothing is committed.
+/// GET (answered to the caller alone) still builds them from `Host`; with `external_url` the
+/// committed links are the configuration's whatever `Host` says.
+#[test]
+fn committed_links_never_come_from_the_host_header() {
+    let w = world_with(json!({}));
+    let tip = w.sha("main");
+    let body = json!({"version": "2.1.0", "from": "v2.0.0", "date": "2024-01-02"}).to_string();
+    let auth = [("PRIVATE-TOKEN", w.maintainer.as_str()), ("Host", "attacker.example")];
+    let (status, answer) = w.instance.request_json("POST", BASE, &auth, body.as_bytes());
+    assert_eq!(status, 422, "{answer}");
+    assert!(message(&answer).starts_with("external_url is not configured"), "{answer}");
+    assert_eq!(w.sha("main"), tip, "nothing was committed");
+    let (status, answer) = w.instance.request_json("GET", &format!("{BASE}?version=2.1.0&from=v2.0.0"), &auth, b"");
+    assert_eq!(status, 200);
+    assert!(notes(&answer).contains("(http://attacker.example/fx/log/-/commit/"), "{answer}");
+
+    let w = world();
+    let auth = [("PRIVATE-TOKEN", w.maintainer.as_str()), ("Host", "attacker.example")];
+    let (status, answer) = w.instance.request_json("POST", BASE, &auth, body.as_bytes());
+    assert_eq!(status, 200, "{answer}");
+    let file = w.file("main", "CHANGELOG.md");
+    assert!(file.contains("(http://forge.test/fx/log/-/commit/") && !file.contains("attacker"), "{file}");
+}

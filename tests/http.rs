@@ -161,3 +161,79 @@ fn a_database_from_a_newer_library_is_refused() {
     let error = forgecore::Context::from_json(&instance.config().to_string()).err().unwrap();
     assert!(error.contains("newer"), "{error}");
 }
+
+/// Issue #25: API answers carry GitLab's `Cache-Control: max-age=0, private, must-revalidate`
+/// and `X-Content-Type-Options: nosniff` (tokens travel in `PRIVATE-TOKEN`, which does not stop
+/// a shared cache from storing an answer), errors too; a route's own `Cache-Control` (raw
+/// blobs') is kept as it is, once.
+#[test]
+fn answers_carry_cache_control_private_and_nosniff() {
+    let instance = common::open_instance(json!({}));
+    let fixtures = instance.fixture_repos();
+    let blob = common::git_text(&fixtures.join("work"), &["rev-parse", "main:README.md"]);
+    let count = |headers: &[(String, String)], name: &str| {
+        headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone()).collect::<Vec<_>>()
+    };
+    for (method, target) in [
+        ("GET", "/api/v4/version".to_string()),
+        ("GET", "/api/v4/projects/fx%2Fwork".to_string()),
+        ("GET", "/api/v4/projects/fx%2Fwork/repository/tree".to_string()),
+        ("GET", format!("/api/v4/projects/fx%2Fwork/repository/blobs/{blob}")),
+        ("GET", "/api/v4/projects/fx%2Fwork/repository/archive.zip".to_string()),
+        ("GET", "/api/v4/projects/nope".to_string()),
+        ("GET", "/api/v4/member_roles".to_string()),
+        ("DELETE", "/api/v4/version".to_string()),
+        ("HEAD", "/api/v4/version".to_string()),
+    ] {
+        let (status, headers, _) = instance.request(method, &target, &[], b"");
+        assert!(status < 500, "{method} {target}: {status}");
+        assert_eq!(count(&headers, "Cache-Control"), ["max-age=0, private, must-revalidate"], "{method} {target}");
+        assert_eq!(count(&headers, "X-Content-Type-Options"), ["nosniff"], "{method} {target}");
+    }
+    let (status, headers, _) =
+        instance.request("GET", &format!("/api/v4/projects/fx%2Fwork/repository/blobs/{blob}/raw"), &[], b"");
+    assert_eq!(status, 200);
+    assert_eq!(count(&headers, "Cache-Control"), ["max-age=0, private, must-revalidate, no-store, no-cache"]);
+    assert_eq!(count(&headers, "X-Content-Type-Options"), ["nosniff"]);
+}
+
+/// Issue #25: methods are case-sensitive (RFC 9110): a lowercase `get`, `head` or `post` runs
+/// nothing as its uppercase namesake would; on a known path it is 405, as Rails answers a
+/// method it does not know.
+#[test]
+fn lowercase_methods_are_not_their_uppercase_namesakes() {
+    let instance = common::open_instance(json!({}));
+    let admin = instance.user_with_token("root2", true);
+    let auth = [("PRIVATE-TOKEN", admin.as_str())];
+    for method in ["get", "head", "Get"] {
+        let (status, _, body) = instance.request(method, "/api/v4/version", &[], b"");
+        assert_eq!((status, parse(&body)), (405, json!({"message": "405 Method Not Allowed"})), "{method}");
+    }
+    let role = br#"{"name": "lower", "base_access_level": 10, "read_code": true}"#;
+    let (status, _, _) = instance.request("post", "/api/v4/member_roles", &auth, role);
+    assert_eq!(status, 405);
+    let (status, _, body) = instance.request("GET", "/api/v4/member_roles", &auth, b"");
+    assert_eq!((status, parse(&body)), (200, json!([])), "nothing was created");
+    let (status, _, _) = instance.request("get", "/api/v4/nothing/here", &[], b"");
+    assert_eq!(status, 404);
+}
+
+/// Issue #25: credential query parameters (`private_token`, `access_token`) are not repeated
+/// in pagination `Link`s; every other parameter still is. (`job_token` reaches no paginated
+/// route: `api::call`'s unit test covers it.)
+#[test]
+fn pagination_links_never_repeat_credentials() {
+    let instance = common::open_instance(json!({}));
+    instance.fixture_repos();
+    let token = instance.user_with_token("alice", false);
+    for credential in ["private_token", "access_token"] {
+        for route in ["tree?per_page=1&recursive=true", "tree?per_page=1&pagination=keyset"] {
+            let target = format!("/api/v4/projects/fx%2Fwork/repository/{route}&{credential}={token}");
+            let (status, headers, _) = instance.request("GET", &target, &[], b"");
+            assert_eq!(status, 200, "{target}");
+            let link = headers.iter().find(|(n, _)| n == "Link").map(|(_, v)| v.clone()).unwrap_or_default();
+            assert!(link.contains("per_page=1"), "{target}: {link}");
+            assert!(!link.contains(credential) && !link.contains(&token), "{target}: {link}");
+        }
+    }
+}

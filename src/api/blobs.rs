@@ -11,12 +11,13 @@
 //! - B3 answers the exact bytes as a stream, with GitLab's headers (`Content-Disposition:
 //!   inline`, no-cache headers, `nosniff`) and `text/plain; charset=utf-8` for UTF-8 text
 //!   without NUL in its first 8000 bytes, `application/octet-stream` otherwise.
-//! - Blobs over 10 MB (`size > 10.megabytes`) are rate limited per project by
-//!   `rate_limits.large_blob`, checked from the object header before the content is inflated.
-//!   B2 counts under `large_blob:<project id>` with GitLab's message
+//! - Blobs over 10 MB (`size > 10.megabytes`) are rate limited per project and caller (as
+//!   archives are; anonymous callers share one bucket a project) by `rate_limits.large_blob`,
+//!   checked from the object header before the content is inflated.
+//!   B2 counts under `large_blob:<project id>:<caller>` with GitLab's message
 //!   (`API::Helpers::BlobHelpers::LARGE_BLOB_THROTTLED_ERROR`, verbatim). GitLab leaves raw
 //!   unlimited (Workhorse streams it); we inflate whole objects in memory, so B3 is limited
-//!   too, under its own counter `large_blob_raw:<project id>` so that B2's advice to use raw
+//!   too, under its own counter `large_blob_raw:<project id>:<caller>` so that B2's advice to use raw
 //!   holds when B2 is exhausted.
 
 use super::{conditional, Call};
@@ -44,8 +45,11 @@ fn find(call: &Call, project: &Project, sha: &str) -> ApiResult<(gix::Repository
     Ok((repo, header))
 }
 
+/// Counts a large blob under `key` (the project's counter) and the caller: one caller's
+/// downloads never lock others out of a project's large blobs.
 fn throttle_large(call: &Call, header: &BlobHeader, key: String, message: &str) -> ApiResult<()> {
     if header.size > LARGE_BLOB_BYTES {
+        let key = format!("{key}:{}", call.caller.rate_key());
         call.ctx.throttle(call.ctx.config.rate_limits.large_blob, &key, message)?;
     }
     Ok(())

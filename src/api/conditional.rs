@@ -3,6 +3,11 @@
 //! an `ETag`, and a request whose `If-None-Match` names that tag is answered 304 with no body,
 //! before any object is read. Clients that send no `If-None-Match` (python-gitlab, GitLab's Go
 //! client) see nothing new but the header.
+//!
+//! `If-None-Match: *` is never answered 304 here. RFC 9110 has `*` match only a current
+//! representation, and these checks come before the object is known to exist (a blob or commit
+//! id that names nothing would be "not modified"); the full answer (or its 404) is always a
+//! correct answer to `*`.
 
 use super::Call;
 use crate::response::Response;
@@ -24,10 +29,10 @@ pub fn is_full_id(text: &str) -> bool {
     text.len() == 40 && text.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// Whether the request's `If-None-Match` names `etag` (or is `*`); weak tags compare equal to
-/// strong ones, as RFC 9110 has it for `If-None-Match`.
+/// Whether the request's `If-None-Match` names `etag`; weak tags compare equal to strong ones,
+/// as RFC 9110 has it for `If-None-Match`. `*` names no tag (see the module's note).
 fn matches(if_none_match: &str, etag: &str) -> bool {
-    if_none_match.split(',').map(str::trim).any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == etag)
+    if_none_match.split(',').map(str::trim).any(|tag| tag.strip_prefix("W/").unwrap_or(tag) == etag)
 }
 
 /// 304 with the tag, when the request already holds the answer tagged `etag`.
@@ -46,7 +51,7 @@ mod tests {
         assert_eq!(tag, format!("\"{}\"", "a".repeat(40)));
         assert!(matches(&tag, &tag));
         assert!(matches(&format!("\"x\", W/{tag}"), &tag));
-        assert!(matches("*", &tag));
+        assert!(!matches("*", &tag), "`*` is checked before the object is known to exist");
         assert!(!matches("\"other\"", &tag));
         assert!(!matches(&tag[1..tag.len() - 1], &tag), "unquoted is another tag");
         assert_ne!(etag("a"), etag("b"));

@@ -10,11 +10,13 @@ use crate::store::projects::Project;
 use forgecore_changelog::strftime::DateTime;
 
 /// The caller as a commit's committer (and default author): their name (the username when it
-/// is blank) and email (GitLab's private commit email when they have none), now, in UTC. 401
-/// for anyone but a user.
+/// is blank) and email (GitLab's private commit email when they have none, on the configured
+/// `external_url`'s host: never the request's `Host`, which a client chooses and a commit
+/// keeps), now, in UTC. 401 for anyone but a user.
 pub fn committer(call: &Call) -> ApiResult<Identity> {
     let user = call.caller.require_user()?;
-    let host = call.base_url.split("://").nth(1).unwrap_or("localhost").split(['/', ':']).next().unwrap_or("localhost");
+    let base = call.ctx.config.external_base().unwrap_or("http://localhost");
+    let host = base.split("://").nth(1).unwrap_or("localhost").split(['/', ':']).next().unwrap_or("localhost");
     Ok(Identity {
         name: if user.name.trim().is_empty() { user.username.clone() } else { user.name.clone() },
         email: user.email.clone().unwrap_or_else(|| format!("{}-{}@users.noreply.{host}", user.id, user.username)),

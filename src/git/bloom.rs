@@ -20,8 +20,10 @@ const CACHED_FILES: usize = 16;
 /// Larger graph files are not read (their filters are not used).
 const MAX_FILE_BYTES: u64 = 256 << 20;
 
+/// A graph file as last read: its path, inode, size and modification time.
 type FileKey = (PathBuf, u64, u64, i64, i64);
-static FILES: LazyLock<Mutex<Vec<(FileKey, Arc<Vec<u8>>)>>> = LazyLock::new(|| Mutex::new(Vec::new()));
+type Cached = Vec<(FileKey, Arc<Vec<u8>>)>;
+static FILES: LazyLock<Mutex<Cached>> = LazyLock::new(|| Mutex::new(Vec::new()));
 
 /// The bytes of the graph file at `path`, from memory when it was read before unchanged.
 fn load(path: &Path) -> Option<Arc<Vec<u8>>> {

@@ -33,7 +33,10 @@ pub struct Identity {
 /// `..` component, no control characters, at most [`MAX_PATH_BYTES`], and no `.git` under any
 /// name NTFS or HFS+ would also open as `.git` (`.git.`, `GIT~1`, `.git `, `.Git\u{200c}`,
 /// `.git::$INDEX_ALLOCATION`): git's own `verify_path` with `core.protectNTFS` and
-/// `core.protectHFS`, so a commit written here always passes `git fsck`.
+/// `core.protectHFS`, so a commit written here always passes `git fsck`. NTFS also separates
+/// on `\` (git's `is_ntfs_dotgit` reads `.git\hooks` as `.git`: fsck's `hasDotgit`), so the
+/// same rules hold for the pieces of each component split on `\`: `.git\hooks\x` and
+/// `x\..\.git\config` are refused; `a\b` stays one file of that name.
 pub fn path_components(path: &str) -> Result<Vec<&str>, String> {
     if path.is_empty() || path.len() > MAX_PATH_BYTES {
         return Err("the file path must have between 1 and 4096 bytes".into());
@@ -42,11 +45,13 @@ pub fn path_components(path: &str) -> Result<Vec<&str>, String> {
         return Err("the file path must not contain control characters".into());
     }
     let components: Vec<&str> = path.split('/').collect();
-    for component in &components {
-        if component.is_empty() || *component == "." || *component == ".." {
-            return Err("the file path must be relative, without empty, `.` or `..` components".into());
+    for piece in components.iter().flat_map(|component| component.split('\\')) {
+        if piece.is_empty() || piece == "." || piece == ".." {
+            return Err(
+                "the file path must be relative, without empty, `.` or `..` components (split on `/` or `\\`)".into()
+            );
         }
-        if is_dot_git_alias(component) {
+        if is_dot_git_alias(piece) {
             return Err("the file path must not enter `.git`".into());
         }
     }

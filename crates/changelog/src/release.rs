@@ -7,15 +7,17 @@
 //! `contributor`, `credit`) and `merge_request` when one is known (`reference`, `web_url`).
 
 use super::config::Config;
-use super::strftime::{strftime, DateTime};
+use super::strftime::{strftime_within, DateTime};
 use super::template::TemplateError;
 use super::value::Value;
 use super::ChangelogError;
 use std::collections::HashMap;
 use std::time::Instant;
 
-/// Largest template output accepted.
+/// Largest section accepted: the template's output, the header's date and version together.
 pub const MAX_OUTPUT_BYTES: usize = 16 << 20;
+/// The bytes of a section around its version, date and body: `## ` ` (` `)\n\n` `\n\n`.
+const SECTION_FRAME: usize = 10;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Author {
@@ -148,8 +150,14 @@ impl Release {
                 ChangelogError(format!("The changelog template output exceeds {MAX_OUTPUT_BYTES} bytes"))
             }
         })?;
-        let date = strftime(&self.date, &config.date_format);
-        Ok(format!("## {} ({date})\n\n{}\n\n", self.version, ruby_strip(&body)))
+        // The bound is the whole section's: the date is formatted from the configuration too,
+        // and `date_format` alone can ask for hundreds of megabytes.
+        let body = ruby_strip(&body);
+        let too_large = || ChangelogError(format!("The changelog section exceeds {MAX_OUTPUT_BYTES} bytes"));
+        let room =
+            MAX_OUTPUT_BYTES.checked_sub(body.len() + self.version.len() + SECTION_FRAME).ok_or_else(too_large)?;
+        let date = strftime_within(&self.date, &config.date_format, room).ok_or_else(too_large)?;
+        Ok(format!("## {} ({date})\n\n{body}\n\n", self.version))
     }
 }
 

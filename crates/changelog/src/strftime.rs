@@ -222,8 +222,15 @@ impl Spec {
 
 /// Ruby's `strftime(format)` of `at`.
 pub fn strftime(at: &DateTime, format: &str) -> String {
+    strftime_within(at, format, usize::MAX).unwrap_or_default()
+}
+
+/// Ruby's `strftime(format)` of `at`, or `None` as soon as it passes `max` bytes. A format of
+/// 1 MB can ask for far more than that (`%1024Y` repeated is 170 times its size): the text
+/// stops growing at the bound, within one directive's width of it.
+pub fn strftime_within(at: &DateTime, format: &str, max: usize) -> Option<String> {
     let f = at.fields();
-    let mut out = String::with_capacity(format.len() + 16);
+    let mut out = String::with_capacity(format.len().min(max) + 16);
     let mut rest = format;
     while let Some(percent) = rest.find('%') {
         out.push_str(&rest[..percent]);
@@ -235,9 +242,12 @@ pub fn strftime(at: &DateTime, format: &str) -> String {
                 rest = &directive[1..];
             }
         }
+        if out.len() > max {
+            return None;
+        }
     }
     out.push_str(rest);
-    out
+    (out.len() <= max).then_some(out)
 }
 
 /// Expands the directive at the start of `directive` (which starts with `%`); the number of
@@ -401,6 +411,9 @@ mod tests {
         );
         assert_eq!(strftime(&t, "%10Y|%-5d|%3N|%u%w|%H:%M:%S"), "0000002021|5|000|22|09:07:03");
         assert_eq!(strftime(&t, "%V %G %U %W"), "01 2021 01 01");
+        assert_eq!(strftime_within(&t, "%Y-%m-%d", 10).as_deref(), Some("2021-01-05"));
+        assert_eq!(strftime_within(&t, "%Y-%m-%d", 9), None);
+        assert_eq!(strftime_within(&t, &"%1024Y".repeat(100_000), 4096), None, "stops at the bound");
         let jan1 = DateTime::parse("2021-01-01").unwrap();
         assert_eq!(strftime(&jan1, "%V %G %a"), "53 2020 Fri");
         let dec31 = DateTime::parse("2024-12-31").unwrap();
