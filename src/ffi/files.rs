@@ -21,7 +21,7 @@ fn with_path(call: &Call, project: &str, params: &Params, operation: FileOperati
 }
 
 fn get(call: &Call, project: &str, params: &Params) -> ApiResult<Response> {
-    with_path(call, project, params, files::get::get)
+    with_path(call, project, params, |call, project, path, params| files::get::get(call, project, path, params, false))
 }
 
 fn raw(call: &Call, project: &str, params: &Params) -> ApiResult<Response> {

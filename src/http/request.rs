@@ -10,6 +10,8 @@ use percent_encoding::percent_decode;
 pub struct Request {
     /// The method as sent (case-sensitive); `HEAD` is served as `GET`.
     pub method: String,
+    /// Whether the request is a `HEAD` (its answer's body is dropped; a route may skip making it).
+    pub head: bool,
     /// Decoded path segments after `/api/v4`.
     pub segments: Vec<String>,
     /// Query parameters only.
@@ -67,6 +69,7 @@ impl Request {
         }
         // Methods are case-sensitive (RFC 9110 9.1): `get` is not GET, and matches no route
         // (405 on a known path, as Rails refuses an unknown method; 404 elsewhere).
+        let head = method == "HEAD";
         let method = match method {
             "HEAD" => "GET".to_string(),
             other => other.to_string(),
@@ -85,7 +88,7 @@ impl Request {
         if matches!(method.as_str(), "POST" | "PUT" | "PATCH" | "DELETE") && !body.iter().all(u8::is_ascii_whitespace) {
             params.merge(parse_body(&headers, body)?);
         }
-        Ok(Request { method, segments, query, params, query_pairs, raw_path: raw_path.to_string(), headers })
+        Ok(Request { method, head, segments, query, params, query_pairs, raw_path: raw_path.to_string(), headers })
     }
 
     pub fn headers(&self) -> impl Iterator<Item = (&str, &str)> {

@@ -47,7 +47,9 @@ pub static ROUTES: &[Route] = &[
     route("GET", "/projects/:id/repository/tree", |c, r, a| tree::list(c, a[0], &r.params)),
     route("GET", "/projects/:id/repository/blobs/:sha", |c, _, a| blobs::get(c, a[0], a[1])),
     route("GET", "/projects/:id/repository/blobs/:sha/raw", |c, _, a| blobs::raw(c, a[0], a[1])),
-    route("GET", "/projects/:id/repository/files/:file_path", |c, r, a| files::get::get(c, a[0], a[1], &r.params)),
+    route("GET", "/projects/:id/repository/files/:file_path", |c, r, a| {
+        files::get::get(c, a[0], a[1], &r.params, r.head)
+    }),
     route("GET", "/projects/:id/repository/files/:file_path/raw", |c, r, a| files::raw::raw(c, a[0], a[1], &r.params)),
     route("GET", "/projects/:id/repository/files/:file_path/blame", |c, r, a| {
         files::blame::blame(c, a[0], a[1], &r.params)
