@@ -343,28 +343,31 @@ pub fn page(
 /// git's `sort_in_topological_order` (`REV_SORT_IN_GRAPH_ORDER`) of `order` (the walk's
 /// output order): tips in that order, then a LIFO of commits whose children are all out.
 fn topological(walk: &Walk<'_>, order: &[u32]) -> Vec<u32> {
-    let mut indegree: gix::hashtable::HashMap<u32, usize> = order.iter().map(|&i| (i, 1)).collect();
+    // git's indegree: 0 for commits outside the list, 1 + children in the list otherwise.
+    let mut indegree = vec![0usize; walk.nodes.len()];
     for &i in order {
-        for p in &walk.nodes[i as usize].walked {
-            if let Some(d) = indegree.get_mut(p) {
-                *d += 1;
+        indegree[i as usize] = 1;
+    }
+    for &i in order {
+        for &p in &walk.nodes[i as usize].walked {
+            if indegree[p as usize] > 0 {
+                indegree[p as usize] += 1;
             }
         }
     }
-    let mut stack: Vec<u32> = order.iter().copied().filter(|i| indegree.get(i) == Some(&1)).collect();
+    let mut stack: Vec<u32> = order.iter().copied().filter(|&i| indegree[i as usize] == 1).collect();
     // The initial tips are shown in the walk's order: the LIFO gives its last first, so reverse.
     stack.reverse();
     let mut out = Vec::with_capacity(order.len());
     while let Some(i) = stack.pop() {
-        for p in &walk.nodes[i as usize].walked {
-            if let Some(d) = indegree.get_mut(p) {
-                if *d == 0 {
-                    continue;
-                }
-                *d -= 1;
-                if *d == 1 {
-                    stack.push(*p);
-                }
+        for &p in &walk.nodes[i as usize].walked {
+            let d = &mut indegree[p as usize];
+            if *d == 0 {
+                continue;
+            }
+            *d -= 1;
+            if *d == 1 {
+                stack.push(p);
             }
         }
         out.push(i);
@@ -416,7 +419,7 @@ pub fn all_tips(repo: &gix::Repository) -> Result<Vec<ObjectId>, Error> {
         let Ok(mut reference) = reference else { continue };
         let name = reference.name().as_bstr().to_owned();
         let Ok(id) = reference.peel_to_id() else { continue };
-        if let Ok(commit) = id.object().and_then(|o| o.peel_to_commit().map_err(Into::into)) {
+        if let Ok(commit) = id.object().and_then(|o| o.peel_to_commit()) {
             named.push((name, commit.id));
         }
     }

@@ -204,9 +204,8 @@ pub fn resolve_commit(repo: &gix::Repository, revision: &str) -> Result<gix::Obj
     }
     let object = if let Ok(id) = gix::ObjectId::from_hex(base.as_bytes()) {
         repo.try_find_object(id).map_err(|e| ResolveError::Lookup(error::boxed(e)))?.ok_or(Unknown)?
-    } else if let Some(mut reference) = <&gix::refs::PartialNameRef>::try_from(base)
-        .ok()
-        .and_then(|name| repo.try_find_reference(name).ok().flatten())
+    } else if let Some(mut reference) =
+        <&gix::refs::PartialNameRef>::try_from(base).ok().and_then(|name| repo.try_find_reference(name).ok().flatten())
     {
         let id = reference.peel_to_id().map_err(|_| Unknown)?;
         repo.find_object(id).map_err(|_| Unknown)?
@@ -258,7 +257,10 @@ mod tests {
         assert_eq!(split_suffixes("HEAD^{commit}"), Some(("HEAD", vec![Suffix::Peel])));
         assert_eq!(
             split_suffixes("a~^^0~2^{}"),
-            Some(("a", vec![Suffix::Ancestor(1), Suffix::Parent(1), Suffix::Parent(0), Suffix::Ancestor(2), Suffix::Peel]))
+            Some((
+                "a",
+                vec![Suffix::Ancestor(1), Suffix::Parent(1), Suffix::Parent(0), Suffix::Ancestor(2), Suffix::Peel]
+            ))
         );
         assert_eq!(split_suffixes("a^{tree}"), None);
         assert_eq!(split_suffixes("a~x"), None);
