@@ -43,6 +43,11 @@ const (
 	opChangelogGenerate
 	opChangelogCommit
 	opRepositoryHealth
+	opRepositoryCommits
+	opRepositoryCommit
+	opRepositoryCommitDiff
+	opRepositoryCommitRefs
+	opRepositoryCommitSequence
 )
 
 // libraryABIVersion is fc_abi_version() of the linked library.
@@ -112,6 +117,16 @@ func nativeTyped(op typedOp, ctx *nativeCtx, auth, params []byte) *nativeRespons
 		return C.fc_changelog_commit(ctx, a, p)
 	case opRepositoryHealth:
 		return C.fc_repository_health(ctx, a, p)
+	case opRepositoryCommits:
+		return C.fc_repository_commits(ctx, a, p)
+	case opRepositoryCommit:
+		return C.fc_repository_commit(ctx, a, p)
+	case opRepositoryCommitDiff:
+		return C.fc_repository_commit_diff(ctx, a, p)
+	case opRepositoryCommitRefs:
+		return C.fc_repository_commit_refs(ctx, a, p)
+	case opRepositoryCommitSequence:
+		return C.fc_repository_commit_sequence(ctx, a, p)
 	}
 	panic("forgecore: unknown typed operation")
 }
