@@ -150,6 +150,32 @@ fc_response *fc_repository_health(const fc_ctx *ctx,
                                   const char *auth_json,
                                   const char *params_json);
 
+// `GET /projects/:id/repository/commits`: `project`, optional `ref_name`, `since`, `until`, `path`, `author`, `all`,
+// `first_parent`, `order`, `with_stats`, `trailers`, `page`, `per_page`. JSON array; pagination headers without totals.
+fc_response *fc_repository_commits(const fc_ctx *ctx,
+                                   const char *auth_json,
+                                   const char *params_json);
+
+// `GET /projects/:id/repository/commits/:sha`: `project`, `sha`, optional `stats`. The commit detail.
+fc_response *fc_repository_commit(const fc_ctx *ctx,
+                                  const char *auth_json,
+                                  const char *params_json);
+
+// `GET /projects/:id/repository/commits/:sha/diff`: `project`, `sha`, optional `unidiff`, `page`, `per_page`.
+fc_response *fc_repository_commit_diff(const fc_ctx *ctx,
+                                       const char *auth_json,
+                                       const char *params_json);
+
+// `GET /projects/:id/repository/commits/:sha/refs`: `project`, `sha`, optional `type`, `page`, `per_page`.
+fc_response *fc_repository_commit_refs(const fc_ctx *ctx,
+                                       const char *auth_json,
+                                       const char *params_json);
+
+// `GET /projects/:id/repository/commits/:sha/sequence`: `project`, `sha`, optional `first_parent`. `{"count": n}`.
+fc_response *fc_repository_commit_sequence(const fc_ctx *ctx,
+                                           const char *auth_json,
+                                           const char *params_json);
+
 // `GET /projects/:id/repository/files/:file_path`: `project`, `file_path`, `ref`. The file entity (Base64 content),
 // its fields also as `X-Gitlab-*` headers.
 fc_response *fc_repository_file(const fc_ctx *ctx,

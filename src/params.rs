@@ -96,7 +96,8 @@ impl Params {
     /// A revision parameter (a branch, tag or commit: `ref`, `sha`, `from`, `to`, ...): a string
     /// that could name one, else 400 `<name> is invalid`. Refused before any lookup: a NUL or
     /// other control character (GitLab refuses null bytes in any parameter), a leading `-` (an
-    /// option to git), and `..` (revision-range syntax; no ref name holds it). Invalid UTF-8
+    /// option to git), `..` (revision-range syntax; no ref name holds it), whitespace inside,
+    /// reflog (`@{...}`) and search (`:/...`) forms. Invalid UTF-8
     /// never gets this far: the request's parser answers it 400.
     pub fn revision(&self, name: &str) -> ApiResult<Option<String>> {
         let value = self.string(name)?;
@@ -170,11 +171,13 @@ pub fn parse_int_text(text: &str) -> Option<i64> {
 
 /// Whether `text` could name a revision: see [`Params::revision`]. Whitespace around it is not
 /// judged (GitLab strips compare's refs, and an unknown name is the lookup's 404); a NUL is, as
-/// anywhere.
+/// anywhere. Whitespace inside, a reflog form (`@{...}`) and a search or index form (a leading
+/// `:`) are refused too (decisions D8): no ref name holds them.
 pub fn plausible_revision(text: &str) -> bool {
     let trimmed = text.trim_matches(|c: char| c.is_ascii_whitespace());
     !text.contains('\0')
-        && !trimmed.starts_with('-')
+        && !trimmed.starts_with(['-', ':'])
         && !trimmed.contains("..")
-        && !trimmed.chars().any(char::is_control)
+        && !trimmed.contains("@{")
+        && !trimmed.chars().any(|c| c.is_control() || c.is_whitespace())
 }

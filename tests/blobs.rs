@@ -249,6 +249,8 @@ fn abbreviated_ids_and_revision_paths_name_blobs() {
         ("main:dir%20with%20space%2Ffile%2C%20comma.txt", "main:dir with space/file, comma.txt"),
         ("v1.0.0:README.md", "v1.0.0:README.md"),
         ("light:README.md", "light:README.md"),
+        // Revision suffixes, as every ref parameter takes them (decisions D8).
+        ("HEAD~1:README.md", "HEAD~1:README.md"),
     ] {
         let (status, _, body) = w.instance.request("GET", &format!("{base}/{name}/raw"), &[], b"");
         assert_eq!(status, 200, "{name}");
@@ -299,7 +301,6 @@ fn anything_but_a_blob_is_404_json_never_5xx() {
         "main:%2FREADME.md",
         "main:.%2FREADME.md",
         "main:a%2F..%2FREADME.md",
-        "HEAD~1:README.md",
         "HEAD%5E%7Btree%7D:README.md",
         "nope:README.md",
         "-v:README.md",

@@ -450,7 +450,8 @@ fn bad_parameters_are_4xx() {
         ("from=main..feature&to=main", 400, json!({"error": "from is invalid"})),
         ("from=-p&to=main", 400, json!({"error": "from is invalid"})),
         ("from=--output%3Dx&to=main", 400, json!({"error": "from is invalid"})),
-        ("from=HEAD%40%7B&to=main", 404, json!({"message": "404 Ref Not Found"})),
+        // Reflog forms too (decisions D8).
+        ("from=HEAD%40%7B&to=main", 400, json!({"error": "from is invalid"})),
         ("from=&to=main", 404, json!({"message": "404 Ref Not Found"})),
     ];
     for (query, status, body) in cases {

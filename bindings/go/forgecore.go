@@ -319,6 +319,35 @@ func (c *Core) RepositoryFileDelete(auth Auth, params any) (*Response, error) {
 	return c.typed(opRepositoryFileDelete, auth, params)
 }
 
+// RepositoryCommits lists commits as git log does (project, ref_name, since, until, path,
+// author, all, first_parent, order, with_stats, trailers, page, per_page).
+func (c *Core) RepositoryCommits(auth Auth, params any) (*Response, error) {
+	return c.typed(opRepositoryCommits, auth, params)
+}
+
+// RepositoryCommit answers one commit with its stats (project, sha, stats).
+func (c *Core) RepositoryCommit(auth Auth, params any) (*Response, error) {
+	return c.typed(opRepositoryCommit, auth, params)
+}
+
+// RepositoryCommitDiff answers a commit's diff against its first parent (project, sha,
+// unidiff, page, per_page).
+func (c *Core) RepositoryCommitDiff(auth Auth, params any) (*Response, error) {
+	return c.typed(opRepositoryCommitDiff, auth, params)
+}
+
+// RepositoryCommitRefs lists the branches and tags that contain a commit (project, sha, type,
+// page, per_page).
+func (c *Core) RepositoryCommitRefs(auth Auth, params any) (*Response, error) {
+	return c.typed(opRepositoryCommitRefs, auth, params)
+}
+
+// RepositoryCommitSequence counts the commits reachable from a commit (project, sha,
+// first_parent).
+func (c *Core) RepositoryCommitSequence(auth Auth, params any) (*Response, error) {
+	return c.typed(opRepositoryCommitSequence, auth, params)
+}
+
 // Response is the core's answer: status, headers and a body. Body is always set; a streamed
 // body (archives, raw blobs) is produced by the core while it is read, through
 // fc_response_read, with bounded memory. Close it when done.

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -153,6 +154,40 @@ func TestTypedDoorsAgreeWithTheHTTPDoor(t *testing.T) {
 	var commit struct{ ID string }
 	if err := base.JSON(&commit); err != nil || commit.ID != git(t, work, "merge-base", "main", "feature") {
 		t.Fatalf("merge base: %v %+v", err, commit)
+	}
+	// The commits family: list, one commit, its diff, refs and sequence.
+	list, err := fx.core.RepositoryCommits(forgecore.Auth{}, map[string]any{"project": workProject, "ref_name": "main~1", "per_page": 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []struct{ ID string }
+	if err := list.JSON(&listed); err != nil || len(listed) != 2 || listed[0].ID != git(t, work, "rev-parse", "main~1") ||
+		list.Header.Get("X-Next-Page") != "2" || list.Header.Get("X-Total") != "" {
+		t.Fatalf("commits: %v %+v %v", err, listed, list.Header)
+	}
+	one, err := fx.core.RepositoryCommit(forgecore.Auth{}, map[string]any{"project": workProject, "sha": "v1.0.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var detail struct {
+		ID    string
+		Stats *struct{ Total int }
+	}
+	if err := one.JSON(&detail); err != nil || detail.ID != git(t, work, "rev-parse", "v1.0.0^{commit}") || detail.Stats == nil {
+		t.Fatalf("commit: %v %+v", err, detail)
+	}
+	for _, call := range []func(forgecore.Auth, any) (*forgecore.Response, error){
+		fx.core.RepositoryCommitDiff, fx.core.RepositoryCommitRefs, fx.core.RepositoryCommitSequence,
+	} {
+		answer, err := call(forgecore.Auth{}, map[string]any{"project": workProject, "sha": "main"})
+		if err != nil || answer.Status != 200 {
+			t.Fatalf("commit route: %v %v", answer, err)
+		}
+	}
+	sequence, _ := fx.core.RepositoryCommitSequence(forgecore.Auth{}, map[string]any{"project": workProject, "sha": "main"})
+	var count struct{ Count int }
+	if err := sequence.JSON(&count); err != nil || fmt.Sprint(count.Count) != git(t, work, "rev-list", "--count", "main") {
+		t.Fatalf("sequence: %v %+v", err, count)
 	}
 	missing, err := fx.core.RepositoryTree(forgecore.Auth{}, map[string]any{"project": "fx/none"})
 	if err != nil || missing.Status != 404 {

@@ -677,3 +677,108 @@ func TestClientRepositoryFiles(t *testing.T) {
 		t.Fatalf("fsck: %v", err)
 	}
 }
+
+// --- commits ------------------------------------------------------------------------------
+
+func TestClientCommits(t *testing.T) {
+	client := newClient(t, "")
+	work := fx.repos + "/work"
+	// ListCommits followed page by page is git log, each page full until the last.
+	for _, perPage := range []int64{1, 3, 100} {
+		opt := &gitlab.ListCommitsOptions{ListOptions: gitlab.ListOptions{PerPage: perPage}}
+		commits, err := scan(func(o ...gitlab.RequestOptionFunc) ([]*gitlab.Commit, *gitlab.Response, error) {
+			list, response, err := client.Commits.ListCommits(workProject, opt, o...)
+			if err == nil && response.TotalItems != 0 {
+				t.Errorf("the commits list has a total: %d", response.TotalItems)
+			}
+			if err == nil && (response.NextPage != 0) != (len(list) == int(perPage)) {
+				t.Errorf("next page %d after a page of %d at per_page %d", response.NextPage, len(list), perPage)
+			}
+			return list, response, err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.Fields(git(t, work, "log", "--format=%H", "main"))
+		var got []string
+		for _, c := range commits {
+			got = append(got, c.ID)
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("per_page %d: %v, git log has %v", perPage, got, want)
+		}
+	}
+	// Filters the client sends: path, author, ref_name, with_stats.
+	opt := &gitlab.ListCommitsOptions{
+		ListOptions: gitlab.ListOptions{PerPage: 100},
+		RefName:     gitlab.Ptr("feature"), Path: gitlab.Ptr("README.md"), WithStats: gitlab.Ptr(true),
+	}
+	filtered, _, err := client.Commits.ListCommits(workProject, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Fields(git(t, work, "log", "--format=%H", "feature", "--", "README.md"))
+	if len(filtered) != len(want) || len(want) == 0 {
+		t.Fatalf("path filter: %d commits, git log has %d", len(filtered), len(want))
+	}
+	for i, c := range filtered {
+		if c.ID != want[i] || c.Stats == nil {
+			t.Fatalf("path filter: commit %d is %+v, want %s with stats", i, c, want[i])
+		}
+	}
+	// GetCommit by branch: every field against git.
+	commit, _, err := client.Commits.GetCommit(workProject, "main", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if commit.ID != git(t, work, "rev-parse", "main") || commit.ShortID != commit.ID[:8] ||
+		commit.AuthorName != git(t, work, "log", "-1", "--format=%an", "main") ||
+		commit.AuthorEmail != git(t, work, "log", "-1", "--format=%ae", "main") ||
+		commit.AuthoredDate == nil || commit.AuthoredDate.Unix() != mustInt(t, git(t, work, "log", "-1", "--format=%at", "main")) ||
+		commit.CommittedDate == nil || commit.CommittedDate.Unix() != mustInt(t, git(t, work, "log", "-1", "--format=%ct", "main")) ||
+		strings.Join(commit.ParentIDs, " ") != git(t, work, "log", "-1", "--format=%P", "main") ||
+		commit.Stats == nil || commit.Status != nil || commit.LastPipeline != nil || commit.ProjectID == 0 ||
+		!strings.HasSuffix(commit.WebURL, "/fx/work/-/commit/"+commit.ID) {
+		t.Fatalf("GetCommit(main): %+v", commit)
+	}
+	if _, _, err := client.Commits.GetCommit(workProject, "no-such-ref", nil); !errors.Is(err, gitlab.ErrNotFound) {
+		t.Fatalf("unknown commit: %v", err)
+	}
+	// GetCommitDiff: the files git diff names against the first parent.
+	diffs, _, err := client.Commits.GetCommitDiff(workProject, "v1.0.0", &gitlab.GetCommitDiffOptions{ListOptions: gitlab.ListOptions{PerPage: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := strings.Fields(git(t, work, "diff-tree", "--no-commit-id", "--name-only", "-r", "-M", "--root", "v1.0.0"))
+	if len(diffs) != len(names) || len(names) == 0 {
+		t.Fatalf("diff of v1.0.0: %d files, git has %v", len(diffs), names)
+	}
+	// GetCommitRefs: git branch --contains, then git tag --contains.
+	refs, _, err := client.Commits.GetCommitRefs(workProject, "v1.0.0", &gitlab.GetCommitRefsOptions{ListOptions: gitlab.ListOptions{PerPage: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantRefs []string
+	for _, b := range strings.Fields(git(t, work, "branch", "--contains", "v1.0.0", "--format=%(refname:short)")) {
+		wantRefs = append(wantRefs, "branch:"+b)
+	}
+	for _, tag := range strings.Fields(git(t, work, "tag", "--contains", "v1.0.0")) {
+		wantRefs = append(wantRefs, "tag:"+tag)
+	}
+	var gotRefs []string
+	for _, r := range refs {
+		gotRefs = append(gotRefs, r.Type+":"+r.Name)
+	}
+	if strings.Join(gotRefs, " ") != strings.Join(wantRefs, " ") {
+		t.Fatalf("refs %v, git has %v", gotRefs, wantRefs)
+	}
+}
+
+func mustInt(t *testing.T, text string) int64 {
+	t.Helper()
+	var n int64
+	if _, err := fmt.Sscan(text, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

@@ -49,6 +49,11 @@ const (
 	opRepositoryFileCreate
 	opRepositoryFileUpdate
 	opRepositoryFileDelete
+	opRepositoryCommits
+	opRepositoryCommit
+	opRepositoryCommitDiff
+	opRepositoryCommitRefs
+	opRepositoryCommitSequence
 )
 
 // libraryABIVersion is fc_abi_version() of the linked library.
@@ -130,6 +135,16 @@ func nativeTyped(op typedOp, ctx *nativeCtx, auth, params []byte) *nativeRespons
 		return C.fc_repository_file_update(ctx, a, p)
 	case opRepositoryFileDelete:
 		return C.fc_repository_file_delete(ctx, a, p)
+	case opRepositoryCommits:
+		return C.fc_repository_commits(ctx, a, p)
+	case opRepositoryCommit:
+		return C.fc_repository_commit(ctx, a, p)
+	case opRepositoryCommitDiff:
+		return C.fc_repository_commit_diff(ctx, a, p)
+	case opRepositoryCommitRefs:
+		return C.fc_repository_commit_refs(ctx, a, p)
+	case opRepositoryCommitSequence:
+		return C.fc_repository_commit_sequence(ctx, a, p)
 	}
 	panic("forgecore: unknown typed operation")
 }

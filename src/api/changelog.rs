@@ -289,9 +289,6 @@ pub fn commit(call: &Call, project: &str, params: &Params) -> ApiResult<Response
     })?;
     let request = Request::from_params(params)?;
     call.caller.require_user()?;
-    if call.ctx.config.external_base().is_none() {
-        return Err(ApiError::Unprocessable(HOST_LINKS.into()));
-    }
     let branch = match params.revision("branch")?.filter(|s| !s.trim().is_empty()) {
         Some(branch) => branch,
         None => git::default_branch(call.git_dir(&project)?).unwrap_or_else(|| "main".into()),
@@ -306,6 +303,10 @@ pub fn commit(call: &Call, project: &str, params: &Params) -> ApiResult<Response
         params.string("message")?.unwrap_or_else(|| format!("Add changelog for version {}", request.given_version));
     if message.trim().is_empty() {
         return Err(ApiError::ParamError("message is empty".into()));
+    }
+    // After every parameter is checked: a bad one is its 400 whatever the configuration.
+    if call.ctx.config.external_base().is_none() {
+        return Err(ApiError::Unprocessable(HOST_LINKS.into()));
     }
     let repo = call.repository(&project, "")?;
     let generated = generate_section(call, &project, &repo, &request, Some(&branch))?;

@@ -54,7 +54,7 @@ const MAX_FORK_DEPTH: usize = 1000;
 
 /// `Entities::Diff`, in GitLab's field order.
 #[derive(Debug, Serialize)]
-struct DiffEntity {
+pub(crate) struct DiffEntity {
     diff: String,
     collapsed: bool,
     too_large: bool,
@@ -300,7 +300,7 @@ fn compare(
     let old_tree = base.map(|commit| git::tree::commit_tree(repo, commit)).transpose().or_broken()?;
     let new_tree = git::tree::commit_tree(repo, to).or_broken()?;
     let (diffs, cut) = match gitdiff::changes(repo, old_tree, Some(new_tree), deadline).or_broken()? {
-        Some(changes) => diff_entities(repo, &changes, limits, request.unidiff, deadline).or_broken()?,
+        Some(changes) => diff_entities(repo, &changes, limits, request.unidiff, false, deadline).or_broken()?,
         None => (Vec::new(), Cut::Deadline),
     };
     Ok(Comparison { ids, diffs, overflow: cut != Cut::No, timed_out: cut == Cut::Deadline, same, base })
@@ -345,7 +345,7 @@ fn write_body(
 /// Where a list of diffs ended: with the changes, at a hard limit, or at the deadline (the
 /// last two are GitLab's `compare_timeout`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Cut {
+pub(crate) enum Cut {
     No,
     Limits,
     Deadline,
@@ -354,15 +354,17 @@ enum Cut {
 /// The diffs of `changes` within `limits`, as GitLab presents them, and whether and why the
 /// list was cut. The counting is Gitaly's: lines and bytes of every patch
 /// line but hunk headers; a collapsed or too large patch gives its lines and its whole size
-/// back.
-fn diff_entities(
+/// back. `expanded` is GitLab's `diffs(expanded: true)` (a commit's diff): nothing collapses,
+/// only the hard limits and `too_large` apply.
+pub(crate) fn diff_entities(
     repo: &gix::Repository,
     changes: &[FileChange],
     limits: &DiffLimits,
     unidiff: bool,
+    expanded: bool,
     deadline: Instant,
 ) -> gitdiff::Result<(Vec<DiffEntity>, Cut)> {
-    let expanded = changes.len() == 1;
+    let single = changes.len() == 1;
     let (mut files, mut lines, mut bytes) = (0u64, 0i64, 0i64);
     let mut out = Vec::new();
     for change in changes {
@@ -371,7 +373,7 @@ fn diff_entities(
         }
         files += 1;
         let (mut text, mut collapsed, mut too_large, mut binary) = (Vec::new(), false, false, false);
-        if files > limits.safe_files {
+        if files > limits.safe_files && !expanded {
             // Past the safe file count every patch with a line collapses and gives its counts
             // back, so only whether it has a line matters.
             collapsed = gitdiff::has_lines(repo, change)?;
@@ -382,7 +384,7 @@ fn diff_entities(
             binary = patch.binary;
             text = patch.text;
             let over_safe = lines > limits.safe_lines as i64 || bytes > limits.safe_bytes as i64;
-            if over_safe && patch.lines > 0 {
+            if over_safe && patch.lines > 0 && !expanded {
                 lines -= patch.lines as i64;
                 bytes -= text.len() as i64;
                 text.clear();
@@ -398,7 +400,7 @@ fn diff_entities(
         if files > limits.max_files || lines >= limits.max_lines as i64 || bytes >= limits.max_bytes as i64 {
             return Ok((out, Cut::Limits));
         }
-        if !collapsed && !too_large && !expanded && text.len() as u64 >= limits.collapse_patch_bytes {
+        if !collapsed && !too_large && !single && !expanded && text.len() as u64 >= limits.collapse_patch_bytes {
             text.clear();
             collapsed = true;
         }

@@ -89,3 +89,32 @@ pub fn offset_headers(call: &Call, page: Page, total: usize, defaults: &[(&str, 
         ("Link".into(), links.join(", ")),
     ]
 }
+
+/// The offset headers of a list GitLab pages without counting it (`paginate_without_count`,
+/// as the commits list does): `size` items on `page`. No `X-Total`, `X-Total-Pages` or
+/// `rel="last"`; `X-Next-Page` and `rel="next"` exactly when the page is full (GitLab takes
+/// `offset + size + 1` as the total).
+pub fn headers_without_total(call: &Call, page: Page, size: usize) -> Vec<(String, String)> {
+    let next = (size >= page.per_page).then(|| page.page + 1);
+    let prev = (page.page > 1).then(|| page.page - 1);
+    let link = |target: usize, rel: &str| {
+        let overrides = [("page", target.to_string()), ("per_page", page.per_page.to_string())];
+        format!("<{}>; rel=\"{rel}\"", link_url(call, &overrides))
+    };
+    let mut links = Vec::new();
+    if let Some(prev) = prev {
+        links.push(link(prev, "prev"));
+    }
+    if let Some(next) = next {
+        links.push(link(next, "next"));
+    }
+    links.push(link(1, "first"));
+    let text = |n: Option<usize>| n.map(|n| n.to_string()).unwrap_or_default();
+    vec![
+        ("X-Page".into(), page.page.to_string()),
+        ("X-Per-Page".into(), page.per_page.to_string()),
+        ("X-Next-Page".into(), text(next)),
+        ("X-Prev-Page".into(), text(prev)),
+        ("Link".into(), links.join(", ")),
+    ]
+}

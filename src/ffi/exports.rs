@@ -263,7 +263,20 @@ pub(super) fn repository_response(
         Err(e) => return Ok(e.into_response()),
     };
     params.remove("project");
-    let origin = Origin::repository_route(&project, route, &params);
+    // A route with the commit in its path (`commits/{sha}/diff`) links with it there, not in
+    // the query; the operation still reads it from the parameters.
+    let sha = if route.contains("{sha}") { params.remove("sha") } else { None };
+    let route = match &sha {
+        Some(Value::String(sha)) => route.replace(
+            "{sha}",
+            &percent_encoding::utf8_percent_encode(sha, percent_encoding::NON_ALPHANUMERIC).to_string(),
+        ),
+        _ => route.replace("/{sha}", ""),
+    };
+    let origin = Origin::repository_route(&project, &route, &params);
+    if let Some(sha) = sha {
+        params.set("sha", sha);
+    }
     let answer = Call::new(ctx, &credentials, api::base_url(ctx, None), origin)
         .and_then(|call| operation(&call, &project, &params));
     Ok(answer.unwrap_or_else(|e| e.into_response()))
@@ -364,4 +377,63 @@ pub extern "C" fn fc_repository_health(
     params_json: *const c_char,
 ) -> *mut fc_response {
     repository_export(ctx, auth_json, params_json, "health", crate::api::health::get)
+}
+
+/// `GET /projects/:id/repository/commits`: `project`, optional `ref_name`, `since`, `until`, `path`, `author`, `all`,
+/// `first_parent`, `order`, `with_stats`, `trailers`, `page`, `per_page`. JSON array; pagination headers without totals.
+#[no_mangle]
+pub extern "C" fn fc_repository_commits(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
+    repository_export(ctx, auth_json, params_json, "commits", crate::api::commits::list::list)
+}
+
+/// `GET /projects/:id/repository/commits/:sha`: `project`, `sha`, optional `stats`. The commit detail.
+#[no_mangle]
+pub extern "C" fn fc_repository_commit(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
+    repository_export(ctx, auth_json, params_json, "commits/{sha}", |call, project, params| {
+        crate::api::commits::get::get(call, project, &params.required_string("sha")?, params)
+    })
+}
+
+/// `GET /projects/:id/repository/commits/:sha/diff`: `project`, `sha`, optional `unidiff`, `page`, `per_page`.
+#[no_mangle]
+pub extern "C" fn fc_repository_commit_diff(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
+    repository_export(ctx, auth_json, params_json, "commits/{sha}/diff", |call, project, params| {
+        crate::api::commits::diff::diff(call, project, &params.required_string("sha")?, params)
+    })
+}
+
+/// `GET /projects/:id/repository/commits/:sha/refs`: `project`, `sha`, optional `type`, `page`, `per_page`.
+#[no_mangle]
+pub extern "C" fn fc_repository_commit_refs(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
+    repository_export(ctx, auth_json, params_json, "commits/{sha}/refs", |call, project, params| {
+        crate::api::commits::refs::refs(call, project, &params.required_string("sha")?, params)
+    })
+}
+
+/// `GET /projects/:id/repository/commits/:sha/sequence`: `project`, `sha`, optional `first_parent`. `{"count": n}`.
+#[no_mangle]
+pub extern "C" fn fc_repository_commit_sequence(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
+    repository_export(ctx, auth_json, params_json, "commits/{sha}/sequence", |call, project, params| {
+        crate::api::commits::sequence::sequence(call, project, &params.required_string("sha")?, params)
+    })
 }

@@ -8,10 +8,10 @@
 //! - a reference name (`refs/tags/key`, `key`, ... in git's lookup order), peeled, for the rare
 //!   tag that points at a blob; a branch or a commit tag peels to a commit and so is unknown;
 //! - `<rev>:<path>`, where `<rev>` is what [`super::resolve_commit`] accepts (id, ref name,
-//!   abbreviated id) and `<path>` is looked up component by component exactly as git does
+//!   abbreviated id, with revision suffixes such as `~1`) and `<path>` is looked up component by component exactly as git does
 //!   (`a//b`, a trailing `/`, `./` or a leading `/` find nothing).
 //!
-//! Everything else (revision syntax such as `x~1` or `:/text`, the index form `:path`, an option
+//! Everything else (a revision suffix without a path, `:/text`, the index form `:path`, an option
 //! such as `-v`, control characters, over-long text) is unknown without a lookup. Refs take
 //! precedence over abbreviated ids, as in git.
 

@@ -271,6 +271,35 @@ pub fn changes(
     Ok(Some(out))
 }
 
+/// Lines added and deleted between two trees, as `git diff --numstat` sums them (renames paired
+/// as [`changes`] pairs them; a binary file counts nothing); `None` when `deadline` passed first.
+pub fn numstat(
+    repo: &gix::Repository,
+    old: Option<ObjectId>,
+    new: Option<ObjectId>,
+    deadline: Instant,
+) -> Result<Option<(u64, u64)>> {
+    let Some(changes) = changes(repo, old, new, deadline)? else { return Ok(None) };
+    let (mut added, mut deleted) = (0u64, 0u64);
+    for change in &changes {
+        if Instant::now() > deadline {
+            return Ok(None);
+        }
+        let patch = patch(repo, change)?;
+        if patch.binary {
+            continue;
+        }
+        for line in patch.text.split(|&b| b == b'\n') {
+            match line.first() {
+                Some(b'+') => added += 1,
+                Some(b'-') => deleted += 1,
+                _ => {}
+            }
+        }
+    }
+    Ok(Some((added, deleted)))
+}
+
 /// A file's patch as git prints it after the header lines, with the counts Gitaly keeps.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Patch {

@@ -13,6 +13,7 @@ pub mod error;
 pub mod fork_view;
 pub mod health;
 pub mod last_commit;
+pub mod log;
 pub mod merge_base;
 pub mod parallel;
 pub mod range;
@@ -133,36 +134,104 @@ pub fn default_branch(git_dir: impl AsRef<Path>) -> Option<String> {
 }
 
 /// Whether `text` may be looked up as a revision at all: not empty, not an option, no NUL,
-/// no control characters, bounded. Everything else is "unknown" without touching the repository.
+/// no control characters or whitespace, no reflog (`@{...}`), search or index form (`:`), no
+/// range (`..`), bounded. Everything else is "unknown" without touching the repository.
 fn plausible_revision(text: &str) -> bool {
-    !text.is_empty() && text.len() <= 1024 && !text.starts_with('-') && !text.bytes().any(|b| b.is_ascii_control())
+    !text.is_empty()
+        && text.len() <= 1024
+        && !text.starts_with('-')
+        && !text.contains("@{")
+        && !text.contains("..")
+        && !text.bytes().any(|b| b.is_ascii_control() || b.is_ascii_whitespace() || b == b':')
 }
 
-/// The commit a revision names, the way GitLab resolves a `ref`/`sha` parameter: a full object
-/// id, a reference name looked up in git's order (`x`, `refs/x`, `refs/tags/x`, `refs/heads/x`,
-/// `refs/remotes/x`, ...), or an abbreviated object id. Tags are peeled. No revision syntax
-/// (`a..b`, `x~1`, `:/text`) is interpreted.
+/// One revision suffix, as `git rev-parse` reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Suffix {
+    /// `~N` (`~` alone is `~1`): the N-th first-parent ancestor.
+    Ancestor(usize),
+    /// `^N` (`^` alone is `^1`): the N-th parent; `^0` the commit itself.
+    Parent(usize),
+    /// `^{commit}` or `^{}`: peeled to the commit, which every revision here is anyway.
+    Peel,
+}
+
+/// The base (a name or id, before the first `~` or `^`, which no ref name holds) and its
+/// suffixes; `None` when a suffix is not one of [`Suffix`]'s forms (`^{tree}`, `~x`, ...).
+fn split_suffixes(revision: &str) -> Option<(&str, Vec<Suffix>)> {
+    let at = revision.find(['~', '^']).unwrap_or(revision.len());
+    let (base, mut rest) = revision.split_at(at);
+    let mut suffixes = Vec::new();
+    let number = |text: &str| -> Option<(usize, usize)> {
+        let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            return Some((1, 0));
+        }
+        Some((text[..digits].parse().ok()?, digits))
+    };
+    while let Some(first) = rest.chars().next() {
+        let after = &rest[1..];
+        if first == '^' && after.starts_with('{') {
+            let close = after.find('}')?;
+            match &after[1..close] {
+                "" | "commit" => suffixes.push(Suffix::Peel),
+                _ => return None,
+            }
+            rest = &after[close + 1..];
+            continue;
+        }
+        let (n, used) = number(after)?;
+        suffixes.push(if first == '~' { Suffix::Ancestor(n) } else { Suffix::Parent(n) });
+        rest = &after[used..];
+        if !rest.is_empty() && !rest.starts_with(['~', '^']) {
+            return None;
+        }
+    }
+    Some((base, suffixes))
+}
+
+/// The commit a revision names, the way GitLab (Gitaly, `git rev-parse`) resolves a
+/// `ref`/`sha` parameter: a base, which is a full object id, a reference name looked up in
+/// git's order (`x`, `refs/x`, `refs/tags/x`, `refs/heads/x`, `refs/remotes/x`, ...) or an
+/// abbreviated object id, tags peeled; then any revision suffixes `~N`, `^N`, `^{commit}`
+/// (`main~3`, `v1.0^2`, `HEAD^{commit}`). Ranges (`a..b`), reflog entries (`@{...}`), searches
+/// and paths (`:/text`, `x:path`) and other peels (`^{tree}`) name no commit here.
 pub fn resolve_commit(repo: &gix::Repository, revision: &str) -> Result<gix::ObjectId, ResolveError> {
     use ResolveError::Unknown;
     if !plausible_revision(revision) {
         return Err(Unknown);
     }
-    let object = if let Ok(id) = gix::ObjectId::from_hex(revision.as_bytes()) {
+    let (base, suffixes) = split_suffixes(revision).ok_or(Unknown)?;
+    if base.is_empty() {
+        return Err(Unknown);
+    }
+    let object = if let Ok(id) = gix::ObjectId::from_hex(base.as_bytes()) {
         repo.try_find_object(id).map_err(|e| ResolveError::Lookup(error::boxed(e)))?.ok_or(Unknown)?
-    } else if let Some(mut reference) = <&gix::refs::PartialNameRef>::try_from(revision)
-        .ok()
-        .and_then(|name| repo.try_find_reference(name).ok().flatten())
+    } else if let Some(mut reference) =
+        <&gix::refs::PartialNameRef>::try_from(base).ok().and_then(|name| repo.try_find_reference(name).ok().flatten())
     {
         let id = reference.peel_to_id().map_err(|_| Unknown)?;
         repo.find_object(id).map_err(|_| Unknown)?
-    } else if revision.len() >= 4 && revision.bytes().all(|b| b.is_ascii_hexdigit()) {
-        let id = repo.rev_parse_single(revision).map_err(|_| Unknown)?;
+    } else if base.len() >= 4 && base.bytes().all(|b| b.is_ascii_hexdigit()) {
+        let id = repo.rev_parse_single(base).map_err(|_| Unknown)?;
         id.object().map_err(|_| Unknown)?
     } else {
         return Err(Unknown);
     };
-    let commit = object.peel_to_commit().map_err(|_| Unknown)?;
-    Ok(commit.id)
+    let mut id = object.peel_to_commit().map_err(|_| Unknown)?.id;
+    for suffix in suffixes {
+        let (steps, nth) = match suffix {
+            Suffix::Peel | Suffix::Parent(0) => continue,
+            Suffix::Ancestor(n) => (n, 0),
+            Suffix::Parent(n) => (1, n - 1),
+        };
+        for step in 0..steps {
+            let commit = repo.find_commit(id).map_err(|_| Unknown)?;
+            let index = if step == 0 { nth } else { 0 };
+            id = commit.parent_ids().nth(index).ok_or(Unknown)?.detach();
+        }
+    }
+    Ok(id)
 }
 
 /// The commit of `revision`, or of HEAD when `None` (an unborn HEAD is unknown).
@@ -176,5 +245,37 @@ pub fn resolve_or_head(repo: &gix::Repository, revision: Option<&str>) -> Result
             let commit = id.object().map_err(|_| Unknown)?.peel_to_commit().map_err(|_| Unknown)?;
             Ok(commit.id)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{plausible_revision, split_suffixes, Suffix};
+
+    #[test]
+    fn suffixes_are_read_as_git_reads_them() {
+        assert_eq!(split_suffixes("main"), Some(("main", vec![])));
+        assert_eq!(split_suffixes("main~3"), Some(("main", vec![Suffix::Ancestor(3)])));
+        assert_eq!(split_suffixes("v1.0^2"), Some(("v1.0", vec![Suffix::Parent(2)])));
+        assert_eq!(split_suffixes("HEAD^{commit}"), Some(("HEAD", vec![Suffix::Peel])));
+        assert_eq!(
+            split_suffixes("a~^^0~2^{}"),
+            Some((
+                "a",
+                vec![Suffix::Ancestor(1), Suffix::Parent(1), Suffix::Parent(0), Suffix::Ancestor(2), Suffix::Peel]
+            ))
+        );
+        assert_eq!(split_suffixes("a^{tree}"), None);
+        assert_eq!(split_suffixes("a~x"), None);
+        assert_eq!(split_suffixes("a^{commit"), None);
+        assert_eq!(split_suffixes("a~99999999999999999999999"), None);
+    }
+
+    #[test]
+    fn other_forms_are_never_looked_up() {
+        for text in ["", "-x", "HEAD@{1}", "@{-1}", ":/fix", "main:README", "a..b", "a b", "a\tb", "a\0"] {
+            assert!(!plausible_revision(text), "{text:?}");
+        }
+        assert!(plausible_revision("main~3^2"));
     }
 }

@@ -9,7 +9,8 @@
 use super::request::Request;
 use crate::api::member_roles::{self, Scope};
 use crate::api::{
-    archive, blobs, changelog, compare, contributors, files, groups, health, merge_base, projects, tree, version, Call,
+    archive, blobs, changelog, commits, compare, contributors, files, groups, health, merge_base, projects, tree,
+    version, Call,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::response::Response;
@@ -69,6 +70,13 @@ pub static ROUTES: &[Route] = &[
     route("GET", "/projects/:id/repository/changelog", |c, r, a| changelog::generate(c, a[0], &r.params)),
     route("POST", "/projects/:id/repository/changelog", |c, r, a| changelog::commit(c, a[0], &r.params)),
     route("GET", "/projects/:id/repository/health", |c, r, a| health::get(c, a[0], &r.params)),
+    route("GET", "/projects/:id/repository/commits", |c, r, a| commits::list::list(c, a[0], &r.params)),
+    route("GET", "/projects/:id/repository/commits/:sha", |c, r, a| commits::get::get(c, a[0], a[1], &r.params)),
+    route("GET", "/projects/:id/repository/commits/:sha/diff", |c, r, a| commits::diff::diff(c, a[0], a[1], &r.params)),
+    route("GET", "/projects/:id/repository/commits/:sha/refs", |c, r, a| commits::refs::refs(c, a[0], a[1], &r.params)),
+    route("GET", "/projects/:id/repository/commits/:sha/sequence", |c, r, a| {
+        commits::sequence::sequence(c, a[0], a[1], &r.params)
+    }),
 ];
 
 /// The values of `pattern`'s `:name` segments in `segments`, or `None` when it does not match.

@@ -54,6 +54,11 @@ _EXPORTS = {
     "fc_changelog_generate": (RESPONSE_P, [CTX_P, ctypes.c_char_p, ctypes.c_char_p]),
     "fc_changelog_commit": (RESPONSE_P, [CTX_P, ctypes.c_char_p, ctypes.c_char_p]),
     "fc_repository_health": (RESPONSE_P, [CTX_P, ctypes.c_char_p, ctypes.c_char_p]),
+    "fc_repository_commits": (RESPONSE_P, [CTX_P, ctypes.c_char_p, ctypes.c_char_p]),
+    "fc_repository_commit": (RESPONSE_P, [CTX_P, ctypes.c_char_p, ctypes.c_char_p]),
+    "fc_repository_commit_diff": (RESPONSE_P, [CTX_P, ctypes.c_char_p, ctypes.c_char_p]),
+    "fc_repository_commit_refs": (RESPONSE_P, [CTX_P, ctypes.c_char_p, ctypes.c_char_p]),
+    "fc_repository_commit_sequence": (RESPONSE_P, [CTX_P, ctypes.c_char_p, ctypes.c_char_p]),
     "fc_response_status": (ctypes.c_uint16, [RESPONSE_P]),
     # c_void_p, not c_char_p: the text is borrowed, and core copies it with string_at.
     "fc_response_headers": (ctypes.c_void_p, [RESPONSE_P]),

@@ -293,6 +293,27 @@ class Forgecore:
     def repository_health(self, auth=None, params=None):
         return self._typed(self._lib.fc_repository_health, auth, params)
 
+    def repository_commits(self, auth=None, params=None):
+        """The commits list (`project`, `ref_name`, `since`, `until`, `path`, `author`, `all`,
+        `first_parent`, `order`, `with_stats`, `trailers`, `page`, `per_page`)."""
+        return self._typed(self._lib.fc_repository_commits, auth, params)
+
+    def repository_commit(self, auth=None, params=None):
+        """One commit (`project`, `sha`, `stats`)."""
+        return self._typed(self._lib.fc_repository_commit, auth, params)
+
+    def repository_commit_diff(self, auth=None, params=None):
+        """A commit's diff (`project`, `sha`, `unidiff`, `page`, `per_page`)."""
+        return self._typed(self._lib.fc_repository_commit_diff, auth, params)
+
+    def repository_commit_refs(self, auth=None, params=None):
+        """The branches and tags containing a commit (`project`, `sha`, `type`, `page`, `per_page`)."""
+        return self._typed(self._lib.fc_repository_commit_refs, auth, params)
+
+    def repository_commit_sequence(self, auth=None, params=None):
+        """How many commits are reachable from a commit (`project`, `sha`, `first_parent`)."""
+        return self._typed(self._lib.fc_repository_commit_sequence, auth, params)
+
     def repository_archive(self, auth=None, params=None):
         """The archive as a streamed body (`format`, `sha`, `path`, `exclude_paths`,
         `include_lfs_blobs` as on the HTTP route)."""

@@ -1,0 +1,102 @@
+//! The commits family (`GET/POST /projects/:id/repository/commits...`, one file per
+//! operation) and GitLab's commit entities (`Entities::Commit`, `CommitWithStats`,
+//! `CommitDetail`), which merge base, compare and changelog use too.
+
+pub mod diff;
+pub mod get;
+pub mod list;
+pub mod refs;
+pub mod sequence;
+
+use super::Call;
+use crate::error::{ApiError, ApiResult};
+use crate::git::commit::CommitInfo;
+use crate::store::projects::Project;
+use forgecore_date::rfc3339;
+use serde_json::{json, Map, Value};
+use std::time::{Duration, Instant};
+
+/// GitLab's short ids are 8 hex digits.
+pub const SHORT_ID_LEN: usize = 8;
+
+pub fn entity(call: &Call, project: &Project, commit: &CommitInfo) -> Value {
+    entity_of(&call.web_url(&project.full_path), commit)
+}
+
+/// The entity of a commit of the project whose web URL is `project_url`.
+pub fn entity_of(project_url: &str, commit: &CommitInfo) -> Value {
+    let id = commit.id.to_string();
+    let committed = rfc3339(commit.committer.seconds, commit.committer.offset);
+    json!({
+        "id": id,
+        "short_id": &id[..SHORT_ID_LEN],
+        "created_at": committed,
+        "parent_ids": commit.parent_ids.iter().map(|p| p.to_string()).collect::<Vec<_>>(),
+        "title": commit.title(),
+        "message": commit.message,
+        "author_name": commit.author.name,
+        "author_email": commit.author.email,
+        "authored_date": rfc3339(commit.author.seconds, commit.author.offset),
+        "committer_name": commit.committer.name,
+        "committer_email": commit.committer.email,
+        "committed_date": committed,
+        // GitLab loads a commit's trailers only where it asks Gitaly for them (the commits list
+        // with `trailers=true`); merge base and compare answer both as `{}`. GitLab's Go client
+        // decodes `extended_trailers` as string -> string and fails on GitLab's documented
+        // arrays, so an empty object is also the only value every client reads.
+        "trailers": {},
+        "extended_trailers": {},
+        "web_url": format!("{project_url}/-/commit/{id}"),
+    })
+}
+
+/// The entity with the commit's trailers filled in (`trailers`: each key's last value;
+/// `extended_trailers`: every value of each key), as the commits list answers with
+/// `trailers=true`.
+pub fn entity_with_trailers(project_url: &str, commit: &CommitInfo) -> Value {
+    let mut value = entity_of(project_url, commit);
+    let (mut last, mut all) = (Map::new(), Map::new());
+    for (key, text) in &commit.trailers {
+        last.insert(key.clone(), json!(text));
+        if let Value::Array(values) = all.entry(key.clone()).or_insert_with(|| json!([])) {
+            values.push(json!(text));
+        }
+    }
+    value["trailers"] = Value::Object(last);
+    value["extended_trailers"] = Value::Object(all);
+    value
+}
+
+/// `Entities::CommitStats`.
+pub fn stats(additions: u64, deletions: u64) -> Value {
+    json!({"additions": additions, "deletions": deletions, "total": additions + deletions})
+}
+
+/// The lines a commit adds and deletes against its first parent (everything, for a root
+/// commit), as GitLab's commit stats count them; within `deadline`, else a 503.
+pub fn commit_stats(repo: &gix::Repository, commit: &CommitInfo, deadline: Instant) -> ApiResult<Value> {
+    use crate::error::GitResultExt;
+    let tree = |id| crate::git::tree::commit_tree(repo, id).or_broken();
+    let old = commit.parent_ids.first().map(|&p| tree(p)).transpose()?;
+    let new = tree(commit.id)?;
+    let counted = crate::git::diff::numstat(repo, old, Some(new), deadline).or_broken()?;
+    let (additions, deletions) =
+        counted.ok_or(ApiError::Unavailable("the commit stats took longer than their time budget"))?;
+    Ok(stats(additions, deletions))
+}
+
+/// The time budget of one commits call: the compare's (`limits.compare_timeout_millis`).
+pub fn deadline(call: &Call) -> Instant {
+    Instant::now() + Duration::from_millis(call.ctx.config.limits.compare_timeout_millis)
+}
+
+/// The commit a `:sha` path segment names (SHA, branch, tag, revision syntax), else GitLab's
+/// `404 Commit Not Found`.
+pub fn find(repo: &gix::Repository, sha: &str) -> ApiResult<CommitInfo> {
+    use crate::error::GitResultExt;
+    let id = crate::git::resolve_commit(repo, sha).map_err(|e| match e {
+        crate::git::ResolveError::Unknown => ApiError::NotFound("Commit"),
+        other => ApiError::internal(other),
+    })?;
+    crate::git::commit::read(repo, id).or_broken()
+}

@@ -1,0 +1,515 @@
+//! The commits `git log` lists, one page at a time: `git log [--all] [--first-parent]
+//! [--topo-order] [--since=] [--until=] [--author=] [--skip=] [-n] <tips> [-- <path>]`, as
+//! Gitaly's `FindCommits` runs it for GitLab's commits list.
+//!
+//! The default order is git's unlimited walk (`get_revision_1` without `limit_list`): a queue
+//! ordered by committer date, newest first, first-in first-out among equal dates; a commit is
+//! listed when it leaves the queue, so the walk stops as soon as the page is filled and reads
+//! nothing past it. What git does per commit is done here in the same order:
+//! - `--since`: a commit older than it is dropped and its parents are not walked (git's
+//!   `max_age` in an unlimited walk);
+//! - parents: with a path, git's default history simplification (`try_to_simplify_commit`): a
+//!   commit whose path entry equals a parent's is TREESAME; a merge TREESAME to a parent follows
+//!   only that (first such) parent; a root commit is TREESAME when the path is absent. With
+//!   `--first-parent` only the first parent is compared and walked;
+//! - listed unless TREESAME, newer than `--until` (`min_age`: ignored, parents still walked), or
+//!   not by the author (`--author`, matched here as fixed text against `Name <email>`).
+//!
+//! `--topo-order` needs the whole walk first (git's `sort_in_topological_order` with its LIFO
+//! of tips in walk order); so does a range `a..b` ([`super::range`]'s limited walk, then the same
+//! filters per commit). Parents, dates and root trees come from the commit-graph when the
+//! repository has one; a commit object is read only for its author, and only when asked to
+//! match one.
+
+use super::error::{boxed, BoxError, Classify, Missing};
+use gix::bstr::ByteSlice;
+use gix::objs::commit::ref_iter::Token;
+use gix::prelude::FindExt;
+use gix::ObjectId;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::time::Instant;
+
+/// Why the log could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{0} is no commit")]
+    NotACommit(ObjectId),
+    #[error("commit {id} is malformed")]
+    Decode {
+        id: ObjectId,
+        #[source]
+        source: BoxError,
+    },
+    #[error("cannot read the tree {id}")]
+    Tree {
+        id: ObjectId,
+        #[source]
+        source: BoxError,
+    },
+    #[error("cannot read the references")]
+    References(#[source] BoxError),
+    #[error(transparent)]
+    Range(#[from] super::range::RangeError),
+}
+
+impl Classify for Error {
+    fn missing(&self) -> Option<Missing> {
+        match self {
+            Error::NotACommit(_) => Some(Missing::Object),
+            _ => None,
+        }
+    }
+}
+
+/// The clock is read once every this many commits.
+const DEADLINE_EVERY: usize = 512;
+
+/// What `git log` is asked to list besides its tips.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// `--since`: committer dates before this (seconds) end the walk along that line.
+    pub since: Option<i64>,
+    /// `--until`: committer dates after this (seconds) are not listed.
+    pub until: Option<i64>,
+    /// `--author`: fixed text that `Name <email>` must contain.
+    pub author: Option<String>,
+    /// `-- <path>`: the path's components (a file or a directory).
+    pub path: Option<Vec<Vec<u8>>>,
+    pub first_parent: bool,
+    pub topo: bool,
+}
+
+/// One page: skip `skip` listed commits, then list at most `take`.
+#[derive(Debug, Clone, Copy)]
+pub struct Window {
+    pub skip: usize,
+    pub take: usize,
+}
+
+/// A commit the walk has heard of.
+struct Node {
+    id: ObjectId,
+    time: i64,
+    tree: ObjectId,
+    /// The parents as the object names them.
+    parents: Vec<u32>,
+    /// The parents walked after simplification (git rewrites `commit->parents` so).
+    walked: Vec<u32>,
+    parsed: bool,
+    seen: bool,
+    treesame: bool,
+}
+
+struct Walk<'r> {
+    repo: &'r gix::Repository,
+    graph: Option<gix::commitgraph::Graph>,
+    nodes: Vec<Node>,
+    index: gix::hashtable::HashMap<ObjectId, u32>,
+    buf: Vec<u8>,
+    /// Entry (id and mode) of the filter's path in each tree already looked at.
+    entries: gix::hashtable::HashMap<ObjectId, Option<(ObjectId, u16)>>,
+}
+
+impl<'r> Walk<'r> {
+    fn new(repo: &'r gix::Repository) -> Walk<'r> {
+        Walk {
+            repo,
+            graph: repo.commit_graph_if_enabled().ok().flatten(),
+            nodes: Vec::new(),
+            index: Default::default(),
+            buf: Vec::new(),
+            entries: Default::default(),
+        }
+    }
+
+    fn lookup(&mut self, id: ObjectId) -> u32 {
+        if let Some(&i) = self.index.get(&id) {
+            return i;
+        }
+        let i = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            id,
+            time: 0,
+            tree: ObjectId::null(id.kind()),
+            parents: Vec::new(),
+            walked: Vec::new(),
+            parsed: false,
+            seen: false,
+            treesame: false,
+        });
+        self.index.insert(id, i);
+        i
+    }
+
+    /// Parents, committer date and root tree of node `i`, from the commit-graph when it has
+    /// the commit, else from the object.
+    fn parse(&mut self, i: u32) -> Result<(), Error> {
+        if self.nodes[i as usize].parsed {
+            return Ok(());
+        }
+        let id = self.nodes[i as usize].id;
+        let mut parents = Vec::new();
+        let mut from_graph = None;
+        if let Some(graph) = &self.graph {
+            if let Some(commit) = graph.commit_by_id(id) {
+                let ok: Result<(), _> =
+                    commit.iter_parents().try_for_each(|p| p.map(|pos| parents.push(graph.id_at(pos).to_owned())));
+                if ok.is_ok() {
+                    let time = i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX);
+                    from_graph = Some((time, commit.root_tree_id().to_owned()));
+                } else {
+                    parents.clear();
+                }
+            }
+        }
+        let (time, tree) = match from_graph {
+            Some(found) => found,
+            None => {
+                let iter = self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| Error::NotACommit(id))?;
+                let (mut time, mut tree) = (None, None);
+                for token in iter {
+                    match token.map_err(|e| Error::Decode { id, source: boxed(e) })? {
+                        Token::Tree { id } => tree = Some(id),
+                        Token::Parent { id } => parents.push(id),
+                        Token::Committer { signature } => {
+                            time = Some(signature.seconds());
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                let missing = |what: &str| Error::Decode { id, source: format!("the commit has no {what}").into() };
+                (time.ok_or_else(|| missing("committer"))?, tree.ok_or_else(|| missing("tree"))?)
+            }
+        };
+        let parents: Vec<u32> = parents.into_iter().map(|p| self.lookup(p)).collect();
+        let node = &mut self.nodes[i as usize];
+        node.time = time;
+        node.tree = tree;
+        node.walked = parents.clone();
+        node.parents = parents;
+        node.parsed = true;
+        Ok(())
+    }
+
+    /// The entry at `path` in tree `tree` (id and mode), cached per tree.
+    fn entry(&mut self, tree: ObjectId, path: &[Vec<u8>]) -> Result<Option<(ObjectId, u16)>, Error> {
+        if let Some(&known) = self.entries.get(&tree) {
+            return Ok(known);
+        }
+        let found = self
+            .repo
+            .find_tree(tree)
+            .map_err(|e| Error::Tree { id: tree, source: boxed(e) })?
+            .lookup_entry(path.iter().map(Vec::as_slice))
+            .map_err(|e| Error::Tree { id: tree, source: boxed(e) })?
+            .map(|entry| (entry.object_id(), entry.mode().value()));
+        self.entries.insert(tree, found);
+        Ok(found)
+    }
+
+    /// git's `try_to_simplify_commit` for node `i` (parsed): marks it TREESAME and narrows the
+    /// parents it walks on.
+    fn simplify(&mut self, i: u32, filter: &Filter) -> Result<(), Error> {
+        let Some(path) = &filter.path else { return Ok(()) };
+        let own = self.entry(self.nodes[i as usize].tree, path)?;
+        let parents = self.nodes[i as usize].parents.clone();
+        if parents.is_empty() {
+            self.nodes[i as usize].treesame = own.is_none();
+            return Ok(());
+        }
+        let mut changed = false;
+        for (n, &p) in parents.iter().enumerate() {
+            if n == 1 && filter.first_parent {
+                break;
+            }
+            self.parse(p)?;
+            let theirs = self.entry(self.nodes[p as usize].tree, path)?;
+            if theirs == own {
+                let node = &mut self.nodes[i as usize];
+                node.walked = vec![p];
+                node.treesame = true;
+                return Ok(());
+            }
+            changed = true;
+        }
+        self.nodes[i as usize].treesame = !changed;
+        Ok(())
+    }
+
+    /// Whether node `i` is listed: not TREESAME, not newer than `until`, by the author.
+    fn listed(&mut self, i: u32, filter: &Filter) -> Result<bool, Error> {
+        let node = &self.nodes[i as usize];
+        if node.treesame || filter.until.is_some_and(|until| node.time > until) {
+            return Ok(false);
+        }
+        match &filter.author {
+            None => Ok(true),
+            Some(author) => self.authored_by(node.id, author),
+        }
+    }
+
+    fn authored_by(&mut self, id: ObjectId, author: &str) -> Result<bool, Error> {
+        let iter = self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| Error::NotACommit(id))?;
+        for token in iter {
+            if let Token::Author { signature } = token.map_err(|e| Error::Decode { id, source: boxed(e) })? {
+                let line = [signature.name.as_bytes(), b" <", signature.email.as_bytes(), b">"].concat();
+                return Ok(line.find(author.as_bytes()).is_some());
+            }
+        }
+        Ok(false)
+    }
+}
+
+/// The commits `git log` lists from `tips` (in command-line order), within `window`, as the
+/// module documentation describes; `None` when the clock passed `deadline` first.
+pub fn page(
+    repo: &gix::Repository,
+    tips: &[ObjectId],
+    filter: &Filter,
+    window: Window,
+    deadline: Instant,
+) -> Result<Option<Vec<ObjectId>>, Error> {
+    let mut walk = Walk::new(repo);
+    let mut queue: BinaryHeap<(i64, Reverse<u64>, u32)> = BinaryHeap::new();
+    let mut sequence = 0u64;
+    for &tip in tips {
+        let i = walk.lookup(tip);
+        walk.parse(i)?;
+        if !walk.nodes[i as usize].seen {
+            walk.nodes[i as usize].seen = true;
+            sequence += 1;
+            queue.push((walk.nodes[i as usize].time, Reverse(sequence), i));
+        }
+    }
+    let (mut skip, mut out, mut order, mut popped) = (window.skip, Vec::new(), Vec::new(), 0usize);
+    while let Some((_, _, i)) = queue.pop() {
+        if popped % DEADLINE_EVERY == 0 && Instant::now() > deadline {
+            return Ok(None);
+        }
+        popped += 1;
+        if filter.since.is_some_and(|since| walk.nodes[i as usize].time < since) {
+            continue;
+        }
+        walk.simplify(i, filter)?;
+        let mut walked = walk.nodes[i as usize].walked.clone();
+        if filter.first_parent {
+            walked.truncate(1);
+            walk.nodes[i as usize].walked.truncate(1);
+        }
+        for p in walked {
+            walk.parse(p)?;
+            if !walk.nodes[p as usize].seen {
+                walk.nodes[p as usize].seen = true;
+                sequence += 1;
+                queue.push((walk.nodes[p as usize].time, Reverse(sequence), p));
+            }
+        }
+        if filter.topo {
+            order.push(i);
+            continue;
+        }
+        if !walk.listed(i, filter)? {
+            continue;
+        }
+        if skip > 0 {
+            skip -= 1;
+            continue;
+        }
+        if out.len() >= window.take {
+            break;
+        }
+        out.push(walk.nodes[i as usize].id);
+        if out.len() >= window.take {
+            break;
+        }
+    }
+    if !filter.topo {
+        return Ok(Some(out));
+    }
+    let mut listed = Vec::new();
+    for i in topological(&walk, &order) {
+        if Instant::now() > deadline {
+            return Ok(None);
+        }
+        if walk.listed(i, filter)? {
+            listed.push(walk.nodes[i as usize].id);
+        }
+    }
+    Ok(Some(listed.into_iter().skip(window.skip).take(window.take).collect()))
+}
+
+/// git's `sort_in_topological_order` (`REV_SORT_IN_GRAPH_ORDER`) of `order` (the walk's
+/// output order): tips in that order, then a LIFO of commits whose children are all out.
+fn topological(walk: &Walk<'_>, order: &[u32]) -> Vec<u32> {
+    // git's indegree: 0 for commits outside the list, 1 + children in the list otherwise.
+    let mut indegree = vec![0usize; walk.nodes.len()];
+    for &i in order {
+        indegree[i as usize] = 1;
+    }
+    for &i in order {
+        for &p in &walk.nodes[i as usize].walked {
+            if indegree[p as usize] > 0 {
+                indegree[p as usize] += 1;
+            }
+        }
+    }
+    let mut stack: Vec<u32> = order.iter().copied().filter(|&i| indegree[i as usize] == 1).collect();
+    // The initial tips are shown in the walk's order: the LIFO gives its last first, so reverse.
+    stack.reverse();
+    let mut out = Vec::with_capacity(order.len());
+    while let Some(i) = stack.pop() {
+        for &p in &walk.nodes[i as usize].walked {
+            let d = &mut indegree[p as usize];
+            if *d == 0 {
+                continue;
+            }
+            *d -= 1;
+            if *d == 1 {
+                stack.push(p);
+            }
+        }
+        out.push(i);
+    }
+    out
+}
+
+/// The commits of the range `from..to` that [`page`]'s filters list (each commit judged
+/// against its own parents), within `window`; `None` past `deadline`.
+pub fn range_page(
+    repo: &gix::Repository,
+    from: ObjectId,
+    to: ObjectId,
+    filter: &Filter,
+    window: Window,
+    deadline: Instant,
+) -> Result<Option<Vec<ObjectId>>, Error> {
+    let Some(ids) = super::range::ids(repo, from, to, usize::MAX, deadline)? else { return Ok(None) };
+    let mut walk = Walk::new(repo);
+    let (mut skip, mut out) = (window.skip, Vec::new());
+    for id in ids {
+        if out.len() >= window.take {
+            break;
+        }
+        let i = walk.lookup(id);
+        walk.parse(i)?;
+        if filter.since.is_some_and(|since| walk.nodes[i as usize].time < since) {
+            continue;
+        }
+        walk.simplify(i, filter)?;
+        if !walk.listed(i, filter)? {
+            continue;
+        }
+        if skip > 0 {
+            skip -= 1;
+            continue;
+        }
+        out.push(id);
+    }
+    Ok(Some(out))
+}
+
+/// The tips of `git log --all`: every reference that peels to a commit, in name order, then
+/// HEAD.
+pub fn all_tips(repo: &gix::Repository) -> Result<Vec<ObjectId>, Error> {
+    let platform = repo.references().map_err(|e| Error::References(boxed(e)))?;
+    let mut named: Vec<(gix::bstr::BString, ObjectId)> = Vec::new();
+    for reference in platform.all().map_err(|e| Error::References(boxed(e)))? {
+        let Ok(mut reference) = reference else { continue };
+        let name = reference.name().as_bstr().to_owned();
+        let Ok(id) = reference.peel_to_id() else { continue };
+        if let Ok(commit) = id.object().and_then(|o| o.peel_to_commit()) {
+            named.push((name, commit.id));
+        }
+    }
+    named.sort();
+    let mut tips: Vec<ObjectId> = named.into_iter().map(|(_, id)| id).collect();
+    if let Ok(Some(head)) = repo.head().map(|mut h| h.try_peel_to_id().ok().flatten().map(|id| id.detach())) {
+        tips.push(head);
+    }
+    Ok(tips)
+}
+
+/// `git rev-list --count [--first-parent] <tip>`: how many commits are reachable from `tip`.
+pub fn count(repo: &gix::Repository, tip: ObjectId, first_parent: bool) -> Result<usize, Error> {
+    let mut walk = Walk::new(repo);
+    let start = walk.lookup(tip);
+    let mut pending = vec![start];
+    walk.nodes[start as usize].seen = true;
+    let mut count = 0;
+    while let Some(i) = pending.pop() {
+        count += 1;
+        walk.parse(i)?;
+        let mut parents = walk.nodes[i as usize].parents.clone();
+        if first_parent {
+            parents.truncate(1);
+        }
+        for p in parents {
+            if !walk.nodes[p as usize].seen {
+                walk.nodes[p as usize].seen = true;
+                pending.push(p);
+            }
+        }
+    }
+    Ok(count)
+}
+
+/// Which of `tips` reach `target` (each tip paired with whether it does), as `git branch
+/// --contains` answers it. One walk serves every tip: a commit's answer is kept, and with a
+/// commit-graph nothing older than the target by generation is walked.
+pub fn contains(repo: &gix::Repository, target: ObjectId, tips: &[ObjectId]) -> Result<Vec<bool>, Error> {
+    let mut walk = Walk::new(repo);
+    let target_generation =
+        walk.graph.as_ref().and_then(|g| g.commit_by_id(target).map(|c| c.generation())).filter(|&g| g > 0);
+    let generation = |walk: &Walk<'_>, id: ObjectId| -> Option<u32> {
+        walk.graph.as_ref().and_then(|g| g.commit_by_id(id).map(|c| c.generation()))
+    };
+    // 0 unknown, 1 on the stack, 2 reaches the target, 3 does not.
+    let mut state: Vec<u8> = Vec::new();
+    let mut answers = Vec::with_capacity(tips.len());
+    for &tip in tips {
+        let root = walk.lookup(tip);
+        let mut stack: Vec<(u32, usize)> = vec![(root, 0)];
+        while let Some(&(i, next)) = stack.last() {
+            if state.len() < walk.nodes.len() {
+                state.resize(walk.nodes.len(), 0);
+            }
+            if next == 0 && state[i as usize] == 0 {
+                let id = walk.nodes[i as usize].id;
+                if id == target {
+                    state[i as usize] = 2;
+                } else if target_generation.is_some_and(|t| generation(&walk, id).is_some_and(|g| g <= t)) {
+                    state[i as usize] = 3;
+                } else {
+                    walk.parse(i)?;
+                    state[i as usize] = 1;
+                }
+            }
+            if state[i as usize] >= 2 {
+                stack.pop();
+                continue;
+            }
+            let parents = &walk.nodes[i as usize].parents;
+            if next < parents.len() {
+                let p = parents[next];
+                if let Some(top) = stack.last_mut() {
+                    top.1 += 1;
+                }
+                if state.get(p as usize).copied().unwrap_or(0) == 2 {
+                    state[i as usize] = 2;
+                    stack.pop();
+                } else if state.get(p as usize).copied().unwrap_or(0) == 0 {
+                    stack.push((p, 0));
+                }
+                continue;
+            }
+            // Every parent answered: reaches the target when one does.
+            let reaches = walk.nodes[i as usize].parents.iter().any(|&p| state[p as usize] == 2);
+            state[i as usize] = if reaches { 2 } else { 3 };
+            stack.pop();
+        }
+        answers.push(state[root as usize] == 2);
+    }
+    Ok(answers)
+}
