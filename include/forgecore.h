@@ -176,6 +176,13 @@ fc_response *fc_repository_commit_sequence(const fc_ctx *ctx,
                                            const char *auth_json,
                                            const char *params_json);
 
+// `POST /projects/:id/repository/commits`: `project`, `branch`, `commit_message`, `actions` (an array of
+// `{action, file_path, previous_path, content, encoding, last_commit_id, execute_filemode}`), optional
+// `start_branch` or `start_sha`, `force`, `author_name`, `author_email`, `stats`. 201 with the commit detail.
+fc_response *fc_repository_commit_create(const fc_ctx *ctx,
+                                         const char *auth_json,
+                                         const char *params_json);
+
 // `GET /projects/:id/repository/files/:file_path`: `project`, `file_path`, `ref`. The file entity (Base64 content),
 // its fields also as `X-Gitlab-*` headers.
 fc_response *fc_repository_file(const fc_ctx *ctx,

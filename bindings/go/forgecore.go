@@ -348,6 +348,12 @@ func (c *Core) RepositoryCommitSequence(auth Auth, params any) (*Response, error
 	return c.typed(opRepositoryCommitSequence, auth, params)
 }
 
+// RepositoryCommitCreate commits several file actions at once (project, branch, commit_message,
+// actions, start_branch or start_sha, force, author_name, author_email, stats).
+func (c *Core) RepositoryCommitCreate(auth Auth, params any) (*Response, error) {
+	return c.typed(opRepositoryCommitCreate, auth, params)
+}
+
 // Response is the core's answer: status, headers and a body. Body is always set; a streamed
 // body (archives, raw blobs) is produced by the core while it is read, through
 // fc_response_read, with bounded memory. Close it when done.

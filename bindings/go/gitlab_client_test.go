@@ -782,3 +782,37 @@ func mustInt(t *testing.T, text string) int64 {
 	}
 	return n
 }
+
+func TestClientCreateCommit(t *testing.T) {
+	clone := filepath.Join(t.TempDir(), "commits.git")
+	if _, err := gitIn(filepath.Dir(clone), "clone", "-q", "--bare", fx.repos+"/bare.git", clone); err != nil {
+		t.Fatal(err)
+	}
+	path := fmt.Sprintf("fx/commits%d", time.Now().UnixNano()%1e6)
+	if err := fx.admin(map[string]any{"command": "project_add", "path": path, "repo": clone, "visibility": "public"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	client := newClient(t, fx.token)
+	before := git(t, clone, "rev-parse", "main")
+	commit, _, err := client.Commits.CreateCommit(path, &gitlab.CreateCommitOptions{
+		Branch: gitlab.Ptr("main"), CommitMessage: gitlab.Ptr("From the Go client"),
+		Actions: []*gitlab.CommitActionOptions{
+			{Action: gitlab.Ptr(gitlab.FileCreate), FilePath: gitlab.Ptr("go/new.txt"), Content: gitlab.Ptr("new\n")},
+			{Action: gitlab.Ptr(gitlab.FileMove), PreviousPath: gitlab.Ptr("README.md"), FilePath: gitlab.Ptr("docs/README.md")},
+		},
+	})
+	if err != nil || commit.ID != git(t, clone, "rev-parse", "main") || len(commit.ParentIDs) != 1 || commit.ParentIDs[0] != before {
+		t.Fatalf("CreateCommit: %v %+v", err, commit)
+	}
+	if got := git(t, clone, "diff-tree", "-r", "-M", "--name-status", "--no-commit-id", "main"); got != "R100\tREADME.md\tdocs/README.md\nA\tgo/new.txt" {
+		t.Fatalf("changes:\n%s", got)
+	}
+	anonymous := newClient(t, "")
+	_, resp, err := anonymous.Commits.CreateCommit(path, &gitlab.CreateCommitOptions{
+		Branch: gitlab.Ptr("main"), CommitMessage: gitlab.Ptr("x"),
+		Actions: []*gitlab.CommitActionOptions{{Action: gitlab.Ptr(gitlab.FileCreate), FilePath: gitlab.Ptr("x")}},
+	})
+	if err == nil || resp == nil || resp.StatusCode != 401 {
+		t.Fatalf("anonymous: %v %v", resp, err)
+	}
+}

@@ -54,6 +54,7 @@ const (
 	opRepositoryCommitDiff
 	opRepositoryCommitRefs
 	opRepositoryCommitSequence
+	opRepositoryCommitCreate
 )
 
 // libraryABIVersion is fc_abi_version() of the linked library.
@@ -145,6 +146,8 @@ func nativeTyped(op typedOp, ctx *nativeCtx, auth, params []byte) *nativeRespons
 		return C.fc_repository_commit_refs(ctx, a, p)
 	case opRepositoryCommitSequence:
 		return C.fc_repository_commit_sequence(ctx, a, p)
+	case opRepositoryCommitCreate:
+		return C.fc_repository_commit_create(ctx, a, p)
 	}
 	panic("forgecore: unknown typed operation")
 }

@@ -437,3 +437,15 @@ pub extern "C" fn fc_repository_commit_sequence(
         crate::api::commits::sequence::sequence(call, project, &params.required_string("sha")?, params)
     })
 }
+
+/// `POST /projects/:id/repository/commits`: `project`, `branch`, `commit_message`, `actions` (an array of
+/// `{action, file_path, previous_path, content, encoding, last_commit_id, execute_filemode}`), optional
+/// `start_branch` or `start_sha`, `force`, `author_name`, `author_email`, `stats`. 201 with the commit detail.
+#[no_mangle]
+pub extern "C" fn fc_repository_commit_create(
+    ctx: *const fc_ctx,
+    auth_json: *const c_char,
+    params_json: *const c_char,
+) -> *mut fc_response {
+    repository_export(ctx, auth_json, params_json, "commits", crate::api::commits::create::create)
+}

@@ -71,6 +71,7 @@ pub static ROUTES: &[Route] = &[
     route("POST", "/projects/:id/repository/changelog", |c, r, a| changelog::commit(c, a[0], &r.params)),
     route("GET", "/projects/:id/repository/health", |c, r, a| health::get(c, a[0], &r.params)),
     route("GET", "/projects/:id/repository/commits", |c, r, a| commits::list::list(c, a[0], &r.params)),
+    route("POST", "/projects/:id/repository/commits", |c, r, a| commits::create::create(c, a[0], &r.params)),
     route("GET", "/projects/:id/repository/commits/:sha", |c, r, a| commits::get::get(c, a[0], a[1], &r.params)),
     route("GET", "/projects/:id/repository/commits/:sha/diff", |c, r, a| commits::diff::diff(c, a[0], a[1], &r.params)),
     route("GET", "/projects/:id/repository/commits/:sha/refs", |c, r, a| commits::refs::refs(c, a[0], a[1], &r.params)),

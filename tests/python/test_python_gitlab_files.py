@@ -97,3 +97,27 @@ def test_writes_commit_once_each(host):
         project.files.create({"file_path": "README.md", "branch": "main", "content": "x", "commit_message": "x"})
     assert exists.value.response_code == 400 and "already exists" in str(exists.value)
     subprocess.run(["git", "-C", str(host.repo), "fsck", "--strict"], check=True, capture_output=True)
+
+
+def test_commits_create_several_actions_at_once(host):
+    gl = gitlab.Gitlab(host.url, private_token=host.token)
+    project = gl.projects.get("fx/files")
+    before = git_out(host.repo, "rev-parse", "main")
+    commit = project.commits.create({
+        "branch": "from-python", "start_branch": "main", "commit_message": "Two files at once",
+        "actions": [
+            {"action": "create", "file_path": "py/a.txt", "content": "a\n"},
+            {"action": "create", "file_path": "py/b.bin", "content": base64.b64encode(b"\x00\x01").decode(),
+             "encoding": "base64"},
+            {"action": "delete", "file_path": "README.md"},
+        ],
+    })
+    assert commit.id == git_out(host.repo, "rev-parse", "from-python")
+    assert commit.parent_ids == [before]
+    assert commit.stats["additions"] == 1
+    assert cat(host.repo, "from-python:py/b.bin") == b"\x00\x01"
+    assert git_out(host.repo, "ls-tree", "--name-only", "from-python", "README.md") == ""
+    with pytest.raises(gitlab.GitlabCreateError) as refused:
+        project.commits.create({"branch": "from-python", "commit_message": "x",
+                                "actions": [{"action": "update", "file_path": "nope", "content": "x"}]})
+    assert refused.value.response_code == 400

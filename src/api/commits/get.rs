@@ -3,25 +3,17 @@
 //! there are no pipelines; `project_id`). Unknown: `404 Commit Not Found`. Trailers are `{}`,
 //! as GitLab's `FindCommit` reads none.
 
-use super::{commit_stats, deadline, entity, find};
+use super::{detail, find};
 use crate::api::Call;
 use crate::auth::permissions::ProjectAbility;
 use crate::error::ApiResult;
 use crate::params::Params;
 use crate::response::Response;
-use serde_json::{json, Value};
 
 pub fn get(call: &Call, id: &str, sha: &str, params: &Params) -> ApiResult<Response> {
     let project = call.project(id, ProjectAbility::ReadCode)?;
     let stats = params.bool("stats")?.unwrap_or(true);
     let repo = call.repository(&project, "Commit")?;
     let info = find(&repo, sha)?;
-    let mut value: Value = entity(call, &project, &info);
-    if stats {
-        value["stats"] = commit_stats(&repo, &info, deadline(call))?;
-    }
-    value["status"] = Value::Null;
-    value["project_id"] = json!(project.id);
-    value["last_pipeline"] = Value::Null;
-    Ok(Response::json(200, &value))
+    Ok(Response::json(200, &detail(call, &project, &repo, &info, stats)?))
 }

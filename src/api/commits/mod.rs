@@ -2,6 +2,7 @@
 //! operation) and GitLab's commit entities (`Entities::Commit`, `CommitWithStats`,
 //! `CommitDetail`), which merge base, compare and changelog use too.
 
+pub mod create;
 pub mod diff;
 pub mod get;
 pub mod list;
@@ -65,6 +66,25 @@ pub fn entity_with_trailers(project_url: &str, commit: &CommitInfo) -> Value {
     value["trailers"] = Value::Object(last);
     value["extended_trailers"] = Value::Object(all);
     value
+}
+
+/// `Entities::CommitDetail`: the entity, `stats` when asked for, no pipeline (`status` and
+/// `last_pipeline` null) and the project's id.
+pub fn detail(
+    call: &Call,
+    project: &Project,
+    repo: &gix::Repository,
+    commit: &CommitInfo,
+    with_stats: bool,
+) -> ApiResult<Value> {
+    let mut value = entity(call, project, commit);
+    if with_stats {
+        value["stats"] = commit_stats(repo, commit, deadline(call))?;
+    }
+    value["status"] = Value::Null;
+    value["project_id"] = json!(project.id);
+    value["last_pipeline"] = Value::Null;
+    Ok(value)
 }
 
 /// `Entities::CommitStats`.

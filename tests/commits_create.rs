@@ -1,0 +1,307 @@
+//! `POST /projects/:id/repository/commits`: several actions as one commit or none, compared with
+//! the git CLI on a copy of the fixture repository (tests/fixtures/repo.sh): the tree after the
+//! commit, its parent, author and committer, the stats against `git show --numstat`, GitLab's
+//! refusals and status codes, start branches and SHAs, force, and an empty repository.
+#![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
+
+mod common;
+
+use common::{git, git_text, TestInstance};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct World {
+    instance: TestInstance,
+    repo: PathBuf,
+    maintainer: String,
+    developer: String,
+    reporter: String,
+}
+
+fn world_on(repo_name: &str) -> World {
+    let instance = common::open_instance(json!({"external_url": "http://forge.test"}));
+    let dir = instance.root_dir().join("repo");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repo.sh");
+    let status = Command::new("bash").arg(script).arg(&dir).stdout(std::process::Stdio::null()).status().unwrap();
+    assert!(status.success(), "repo.sh failed");
+    let repo = dir.join(repo_name);
+    instance.admin_ok(json!({"command": "group_add", "path": "fx", "visibility": "public"}));
+    instance.admin_ok(json!({"command": "project_add", "path": "fx/c", "repo": repo, "visibility": "public"}));
+    let mut tokens = Vec::new();
+    for (user, level) in [("mona", 40), ("dev", 30), ("rita", 20)] {
+        let email = format!("{user}@example.com");
+        instance
+            .admin_ok(json!({"command": "user_add", "username": user, "name": format!("{user} N"), "email": email}));
+        instance.admin_ok(json!({"command": "member_add", "username": user, "project": "fx/c", "access_level": level}));
+        tokens.push(
+            instance.admin_ok(json!({"command": "token_add", "username": user}))["token"].as_str().unwrap().to_string(),
+        );
+    }
+    let reporter = tokens.pop().unwrap();
+    let developer = tokens.pop().unwrap();
+    let maintainer = tokens.pop().unwrap();
+    World { instance, repo, maintainer, developer, reporter }
+}
+
+const TARGET: &str = "/api/v4/projects/fx%2Fc/repository/commits";
+
+impl World {
+    fn post(&self, token: Option<&str>, body: Value) -> (u16, Value) {
+        let mut headers = vec![("Content-Type", "application/json")];
+        if let Some(token) = token {
+            headers.push(("PRIVATE-TOKEN", token));
+        }
+        self.instance.request_json("POST", TARGET, &headers, body.to_string().as_bytes())
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        git_text(&self.repo, args)
+    }
+
+    fn tip(&self, branch: &str) -> String {
+        self.git(&["rev-parse", &format!("refs/heads/{branch}")])
+    }
+}
+
+fn message(text: &str) -> (u16, Value) {
+    (400, json!({"message": text}))
+}
+
+#[test]
+fn every_action_in_one_commit_matches_git() {
+    let w = world_on("bare.git");
+    let before = w.tip("main");
+    let readme_last = w.git(&["log", "-1", "--format=%H", "main", "--", "README.md"]);
+    let body = json!({
+        "branch": "main",
+        "commit_message": "Many actions\n\nIn one commit.",
+        "author_name": "Ann Author",
+        "author_email": "ann@example.com",
+        "actions": [
+            {"action": "create", "file_path": "/new/one.txt", "content": "one\ntwo\n"},
+            {"action": "create", "file_path": "new/tool.sh", "content": "IyEvYmluL3NoCg==", "encoding": "base64", "execute_filemode": true},
+            {"action": "update", "file_path": "README.md", "content": "# Changed\n", "last_commit_id": readme_last},
+            {"action": "move", "previous_path": "a/b/c/deep.txt", "file_path": "moved/deep.txt"},
+            {"action": "move", "previous_path": "empty.txt", "file_path": "moved/empty.txt", "content": "filled\n"},
+            {"action": "delete", "file_path": "bin.dat"},
+            {"action": "chmod", "file_path": "script.sh", "execute_filemode": false},
+        ],
+    });
+    let (status, commit) = w.post(Some(&w.maintainer), body);
+    assert_eq!(status, 201, "{commit}");
+    let tip = w.tip("main");
+    assert_eq!(commit["id"], json!(tip));
+    assert_eq!(commit["parent_ids"], json!([before]));
+    assert_eq!(commit["title"], json!("Many actions"));
+    assert_eq!(commit["message"], json!("Many actions\n\nIn one commit."));
+    assert_eq!(
+        w.git(&["log", "-1", "--format=%an <%ae>|%cn <%ce>", "main"]),
+        "Ann Author <ann@example.com>|mona N <mona@example.com>"
+    );
+    assert_eq!(commit["status"], Value::Null);
+    assert_eq!(commit["last_pipeline"], Value::Null);
+    assert!(commit["project_id"].is_i64());
+    // The stats are git's numstat of the commit.
+    let (mut additions, mut deletions) = (0, 0);
+    for line in w.git(&["show", "--numstat", "--format=", "main"]).lines() {
+        let mut parts = line.split('\t');
+        additions += parts.next().unwrap().parse::<u64>().unwrap_or(0);
+        deletions += parts.next().unwrap().parse::<u64>().unwrap_or(0);
+    }
+    assert_eq!(
+        commit["stats"],
+        json!({"additions": additions, "deletions": deletions, "total": additions + deletions})
+    );
+    // The tree: what the actions say, nothing else.
+    let changed = w.git(&["diff-tree", "-r", "--no-commit-id", "--name-status", "-M", &before, &tip]);
+    let mut changed: Vec<&str> = changed.lines().collect();
+    changed.sort();
+    assert_eq!(
+        changed,
+        [
+            "A\tmoved/empty.txt",
+            "A\tnew/one.txt",
+            "A\tnew/tool.sh",
+            "D\tbin.dat",
+            "D\tempty.txt",
+            "M\tREADME.md",
+            "M\tscript.sh",
+            "R100\ta/b/c/deep.txt\tmoved/deep.txt",
+        ]
+    );
+    assert_eq!(git(&w.repo, &["cat-file", "blob", "main:new/tool.sh"]), b"#!/bin/sh\n");
+    assert!(w.git(&["ls-tree", "main", "new/tool.sh"]).starts_with("100755 "));
+    assert!(w.git(&["ls-tree", "main", "script.sh"]).starts_with("100644 "));
+    assert_eq!(git(&w.repo, &["cat-file", "blob", "main:moved/empty.txt"]), b"filled\n");
+    assert_eq!(w.git(&["ls-tree", "main", "a"]), "", "the emptied directory is gone");
+    git(&w.repo, &["fsck", "--strict", "--no-dangling"]);
+}
+
+#[test]
+fn all_or_nothing_and_gitlabs_refusals() {
+    let w = world_on("bare.git");
+    let before = w.tip("main");
+    let create = |path: &str| json!({"action": "create", "file_path": path, "content": "x"});
+    let body = |actions: Value| json!({"branch": "main", "commit_message": "x", "actions": actions});
+    // The second action fails: nothing is committed, not even the first.
+    let failing = body(json!([create("fine.txt"), {"action": "update", "file_path": "nope.txt", "content": "y"}]));
+    assert_eq!(w.post(Some(&w.maintainer), failing), message("A file with this name doesn't exist"));
+    assert_eq!(w.tip("main"), before);
+    assert_eq!(
+        w.post(Some(&w.maintainer), body(json!([create("README.md")]))),
+        message("A file with this name already exists")
+    );
+    assert_eq!(
+        w.post(Some(&w.maintainer), body(json!([create("a/b")]))),
+        message("A directory with this name already exists")
+    );
+    let stale = body(json!([{"action": "delete", "file_path": "README.md", "last_commit_id": before}]));
+    let last = w.git(&["log", "-1", "--format=%H", "main", "--", "README.md"]);
+    if last != before {
+        assert_eq!(
+            w.post(Some(&w.maintainer), stale),
+            message("The file has changed since you started editing it: README.md")
+        );
+    }
+    assert_eq!(
+        w.post(Some(&w.maintainer), body(json!([create("../x")]))),
+        message("Path cannot include directory traversal")
+    );
+    assert_eq!(
+        w.post(Some(&w.maintainer), body(json!([create(".git/config")]))),
+        message("invalid path: '.git/config'")
+    );
+    // Parameters.
+    let error = |text: &str| (400, json!({"error": text}));
+    assert_eq!(
+        w.post(Some(&w.maintainer), json!({"branch": "main", "commit_message": "x"})),
+        error("actions is missing")
+    );
+    assert_eq!(w.post(Some(&w.maintainer), json!({"commit_message": "x", "actions": []})), error("branch is missing"));
+    assert_eq!(
+        w.post(Some(&w.maintainer), body(json!([{"action": "rename", "file_path": "x"}]))),
+        error("actions[0][action] does not have a valid value")
+    );
+    assert_eq!(
+        w.post(Some(&w.maintainer), body(json!([{"action": "create"}]))),
+        error("actions[0][file_path] is missing")
+    );
+    assert_eq!(
+        w.post(Some(&w.maintainer), body(json!([{"action": "chmod", "file_path": "README.md"}]))),
+        error("actions[0][execute_filemode] is missing")
+    );
+    let both = json!({"branch": "x", "commit_message": "x", "start_branch": "main", "start_sha": before, "actions": [create("a.txt")]});
+    assert_eq!(w.post(Some(&w.maintainer), both), error("start_branch, start_sha are mutually exclusive"));
+    // Who may: anonymous 401, Reporter 403, a Developer not on the protected main.
+    assert_eq!(w.post(None, body(json!([create("z.txt")]))), (401, json!({"message": "401 Unauthorized"})));
+    let forbidden = (403, json!({"message": "403 Forbidden - You are not allowed to push into this branch"}));
+    assert_eq!(w.post(Some(&w.reporter), body(json!([create("z.txt")]))), forbidden);
+    assert_eq!(w.post(Some(&w.developer), body(json!([create("z.txt")]))), forbidden);
+    assert_eq!(w.tip("main"), before, "nothing was committed");
+    git(&w.repo, &["fsck", "--strict", "--no-dangling"]);
+}
+
+#[test]
+fn start_branches_start_shas_and_force() {
+    let w = world_on("bare.git");
+    let main = w.tip("main");
+    let first = w.git(&["rev-list", "--max-parents=0", "main"]);
+    let create = |path: &str| json!([{"action": "create", "file_path": path, "content": "x"}]);
+    // A Developer makes a new branch from main.
+    let (status, commit) = w.post(
+        Some(&w.developer),
+        json!({"branch": "topic", "start_branch": "main", "commit_message": "t", "actions": create("t.txt")}),
+    );
+    assert_eq!(status, 201, "{commit}");
+    assert_eq!(commit["parent_ids"], json!([main]));
+    assert_eq!(
+        w.post(
+            Some(&w.developer),
+            json!({"branch": "topic", "start_branch": "main", "commit_message": "t", "actions": create("u.txt")})
+        ),
+        message("A branch called 'topic' already exists. Switch to that branch in order to make changes")
+    );
+    assert_eq!(
+        w.post(
+            Some(&w.developer),
+            json!({"branch": "other", "start_branch": "nope", "commit_message": "t", "actions": create("u.txt")})
+        ),
+        message("You can only create or edit files when you are on a branch")
+    );
+    // start_sha: full and existing, else GitLab's texts; with force the branch is reset onto it.
+    let abbreviated = &first[..8];
+    assert_eq!(
+        w.post(
+            Some(&w.developer),
+            json!({"branch": "old", "start_sha": abbreviated, "commit_message": "t", "actions": create("o.txt")})
+        ),
+        message(&format!("Invalid start_sha '{abbreviated}'"))
+    );
+    let missing = "0".repeat(40);
+    assert_eq!(
+        w.post(
+            Some(&w.developer),
+            json!({"branch": "old", "start_sha": missing, "commit_message": "t", "actions": create("o.txt")})
+        ),
+        message(&format!("Cannot find start_sha '{missing}'"))
+    );
+    let (status, commit) = w.post(
+        Some(&w.developer),
+        json!({"branch": "old", "start_sha": first, "commit_message": "o", "actions": create("o.txt")}),
+    );
+    assert_eq!(status, 201, "{commit}");
+    assert_eq!(commit["parent_ids"], json!([first]));
+    assert_eq!(
+        w.post(
+            Some(&w.developer),
+            json!({"branch": "topic", "start_sha": first, "commit_message": "f", "actions": create("f.txt")})
+        ),
+        message("A branch called 'topic' already exists. Switch to that branch in order to make changes")
+    );
+    let (status, commit) = w.post(
+        Some(&w.developer),
+        json!({"branch": "topic", "start_sha": first, "force": true, "commit_message": "f", "actions": create("f.txt")}),
+    );
+    assert_eq!(status, 201, "{commit}");
+    assert_eq!(w.git(&["rev-parse", "topic^"]), first, "force reset topic onto start_sha");
+    // Force on the protected default branch: nobody force-pushes, Maintainers included.
+    let (status, answer) = w.post(
+        Some(&w.maintainer),
+        json!({"branch": "main", "start_sha": first, "force": true, "commit_message": "f", "actions": create("f.txt")}),
+    );
+    assert_eq!(status, 403, "{answer}");
+    assert_eq!(w.tip("main"), main);
+}
+
+#[test]
+fn an_empty_repository_takes_its_first_commit() {
+    let w = world_on("empty.git");
+    let (status, commit) = w.post(
+        Some(&w.maintainer),
+        json!({"branch": "main", "commit_message": "First", "actions": [{"action": "create", "file_path": "README.md", "content": "# Hi\n"}]}),
+    );
+    assert_eq!(status, 201, "{commit}");
+    assert_eq!(commit["parent_ids"], json!([]));
+    assert_eq!(commit["stats"], json!({"additions": 1, "deletions": 0, "total": 1}));
+    assert_eq!(w.git(&["rev-list", "--count", "main"]), "1");
+    git(&w.repo, &["fsck", "--strict", "--no-dangling"]);
+}
+
+#[test]
+fn the_typed_export_answers_what_the_route_answers() {
+    let w = world_on("bare.git");
+    let params = json!({"project": "fx/c", "branch": "typed", "start_branch": "main", "commit_message": "Typed",
+                        "actions": [{"action": "create", "file_path": "typed.txt", "content": "t"}]});
+    let (status, commit) =
+        w.instance.typed(forgecore::ffi::fc_repository_commit_create, TestInstance::auth(&w.developer), params);
+    assert_eq!(status, 201, "{commit}");
+    assert_eq!(commit["id"], json!(w.tip("typed")));
+    let (status, _) = w.instance.request_json(
+        "GET",
+        &format!("/api/v4/projects/fx%2Fc/repository/commits/{}", w.tip("typed")),
+        &[],
+        b"",
+    );
+    assert_eq!(status, 200);
+}
