@@ -8,8 +8,7 @@ mod common;
 
 use common::{git, git_text, TestInstance};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 struct World {
     instance: TestInstance,
@@ -21,26 +20,10 @@ struct World {
 
 fn world_on(repo_name: &str) -> World {
     let instance = common::open_instance(json!({"external_url": "http://forge.test"}));
-    let dir = instance.root_dir().join("repo");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/repo.sh");
-    let status = Command::new("bash").arg(script).arg(&dir).stdout(std::process::Stdio::null()).status().unwrap();
-    assert!(status.success(), "repo.sh failed");
-    let repo = dir.join(repo_name);
+    let repo = instance.run_fixture("repo.sh").join(repo_name);
     instance.admin_ok(json!({"command": "group_add", "path": "fx", "visibility": "public"}));
     instance.admin_ok(json!({"command": "project_add", "path": "fx/c", "repo": repo, "visibility": "public"}));
-    let mut tokens = Vec::new();
-    for (user, level) in [("mona", 40), ("dev", 30), ("rita", 20)] {
-        let email = format!("{user}@example.com");
-        instance
-            .admin_ok(json!({"command": "user_add", "username": user, "name": format!("{user} N"), "email": email}));
-        instance.admin_ok(json!({"command": "member_add", "username": user, "project": "fx/c", "access_level": level}));
-        tokens.push(
-            instance.admin_ok(json!({"command": "token_add", "username": user}))["token"].as_str().unwrap().to_string(),
-        );
-    }
-    let reporter = tokens.pop().unwrap();
-    let developer = tokens.pop().unwrap();
-    let maintainer = tokens.pop().unwrap();
+    let common::Writers { maintainer, developer, reporter } = instance.writers("fx/c");
     World { instance, repo, maintainer, developer, reporter }
 }
 

@@ -12,7 +12,6 @@ use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 struct World {
     instance: TestInstance,
@@ -23,35 +22,14 @@ struct World {
     reporter: String,
 }
 
-fn run_fixture(instance: &TestInstance, script: &str) -> PathBuf {
-    let dir = instance.root_dir().join(script.trim_end_matches(".sh"));
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(script);
-    let status = Command::new("bash").arg(path).arg(&dir).stdout(std::process::Stdio::null()).status().unwrap();
-    assert!(status.success(), "{script} failed");
-    dir
-}
-
 /// A project `fx/files` on `repo` of the fixture `script` builds, public, with a Maintainer, a
 /// Developer and a Reporter.
 fn world_on(script: &str, repo: &str) -> World {
     let instance = common::open_instance(json!({"external_url": "http://forge.test"}));
-    let repo = run_fixture(&instance, script).join(repo);
+    let repo = instance.run_fixture(script).join(repo);
     instance.admin_ok(json!({"command": "group_add", "path": "fx", "visibility": "public"}));
     instance.admin_ok(json!({"command": "project_add", "path": "fx/files", "repo": repo, "visibility": "public"}));
-    let mut tokens = Vec::new();
-    for (user, level) in [("mona", 40), ("dev", 30), ("rita", 20)] {
-        let email = format!("{user}@example.com");
-        instance
-            .admin_ok(json!({"command": "user_add", "username": user, "name": format!("{user} N"), "email": email}));
-        instance
-            .admin_ok(json!({"command": "member_add", "username": user, "project": "fx/files", "access_level": level}));
-        tokens.push(
-            instance.admin_ok(json!({"command": "token_add", "username": user}))["token"].as_str().unwrap().to_string(),
-        );
-    }
-    let reporter = tokens.pop().unwrap();
-    let developer = tokens.pop().unwrap();
-    let maintainer = tokens.pop().unwrap();
+    let common::Writers { maintainer, developer, reporter } = instance.writers("fx/files");
     World { instance, repo, maintainer, developer, reporter }
 }
 

@@ -483,6 +483,45 @@ impl TestInstance {
         }
         dir
     }
+
+    /// Builds `tests/fixtures/<script>` into `<root>/<script name>`; the directory.
+    pub fn run_fixture(&self, script: &str) -> PathBuf {
+        let dir = self.root_dir().join(script.trim_end_matches(".sh"));
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(script);
+        let status = std::process::Command::new("bash")
+            .arg(path)
+            .arg(&dir)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("bash runs");
+        assert!(status.success(), "tests/fixtures/{script} failed");
+        dir
+    }
+
+    /// A Maintainer (`mona`), a Developer (`dev`) and a Reporter (`rita`) of `project`, named
+    /// `<user> N` with the email `<user>@example.com`: their tokens, for the write tests.
+    pub fn writers(&self, project: &str) -> Writers {
+        let mut tokens = Vec::new();
+        for (user, level) in [("mona", 40), ("dev", 30), ("rita", 20)] {
+            let (name, email) = (format!("{user} N"), format!("{user}@example.com"));
+            self.admin_ok(json!({"command": "user_add", "username": user, "name": name, "email": email}));
+            self.admin_ok(
+                json!({"command": "member_add", "username": user, "project": project, "access_level": level}),
+            );
+            let token = self.admin_ok(json!({"command": "token_add", "username": user}));
+            tokens.push(token["token"].as_str().expect("token_add answers a token").to_string());
+        }
+        let reporter = tokens.pop().unwrap();
+        let developer = tokens.pop().unwrap();
+        Writers { maintainer: tokens.pop().unwrap(), developer, reporter }
+    }
+}
+
+/// The tokens of [`TestInstance::writers`].
+pub struct Writers {
+    pub maintainer: String,
+    pub developer: String,
+    pub reporter: String,
 }
 
 /// The tokens of the callers [`TestInstance::visibility_matrix`] sets up.
