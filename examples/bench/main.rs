@@ -15,6 +15,7 @@ mod harness;
 mod rows_archive;
 mod rows_cache;
 mod rows_changelog;
+mod rows_commits;
 mod rows_compare;
 mod rows_health;
 
@@ -257,6 +258,7 @@ fn repository_rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
     rows_archive::rows(bench, fx, &repo)?;
     rows_compare::rows(bench, fx, &repo)?;
     rows_changelog::rows(bench, fx, &repo)?;
+    rows_commits::rows(bench, fx, &repo)?;
     rows_health::rows(bench, fx, &repo)?;
     rows_cache::rows(bench, &repo)
 }

@@ -107,8 +107,8 @@ struct Walk<'r> {
     nodes: Vec<Node>,
     index: gix::hashtable::HashMap<ObjectId, u32>,
     buf: Vec<u8>,
-    /// Entry (id and mode) of the filter's path in each tree already looked at.
-    entries: gix::hashtable::HashMap<ObjectId, Option<(ObjectId, u16)>>,
+    /// The entry (id and mode) of the filter's path component at each depth, by tree.
+    entries: std::collections::HashMap<(ObjectId, usize), Option<(ObjectId, u16)>>,
 }
 
 impl<'r> Walk<'r> {
@@ -193,19 +193,40 @@ impl<'r> Walk<'r> {
         Ok(())
     }
 
-    /// The entry at `path` in tree `tree` (id and mode), cached per tree.
+    /// The entry at `path` in tree `tree` (id and mode). Each level's answer is kept by
+    /// (tree, depth): consecutive commits share most subtrees, so a commit usually costs one
+    /// read of its root tree.
     fn entry(&mut self, tree: ObjectId, path: &[Vec<u8>]) -> Result<Option<(ObjectId, u16)>, Error> {
-        if let Some(&known) = self.entries.get(&tree) {
-            return Ok(known);
+        let mut current = tree;
+        let mut found = None;
+        for (depth, name) in path.iter().enumerate() {
+            let here = match self.entries.get(&(current, depth)) {
+                Some(&known) => known,
+                None => {
+                    let unreadable = |e: BoxError| Error::Tree { id: current, source: e };
+                    let iter =
+                        self.repo.objects.find_tree_iter(&current, &mut self.buf).map_err(|e| unreadable(boxed(e)))?;
+                    let mut hit = None;
+                    for entry in iter {
+                        let entry = entry.map_err(|e| unreadable(boxed(e)))?;
+                        if entry.filename == name.as_slice() {
+                            hit = Some((entry.oid.to_owned(), entry.mode.value()));
+                            break;
+                        }
+                    }
+                    self.entries.insert((current, depth), hit);
+                    hit
+                }
+            };
+            let Some((id, mode)) = here else { return Ok(None) };
+            found = Some((id, mode));
+            if depth + 1 < path.len() {
+                if mode & 0o170000 != 0o040000 {
+                    return Ok(None);
+                }
+                current = id;
+            }
         }
-        let found = self
-            .repo
-            .find_tree(tree)
-            .map_err(|e| Error::Tree { id: tree, source: boxed(e) })?
-            .lookup_entry(path.iter().map(Vec::as_slice))
-            .map_err(|e| Error::Tree { id: tree, source: boxed(e) })?
-            .map(|entry| (entry.object_id(), entry.mode().value()));
-        self.entries.insert(tree, found);
         Ok(found)
     }
 
