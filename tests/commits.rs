@@ -525,3 +525,51 @@ fn the_typed_exports_answer_as_the_routes_do() {
         w.instance.typed(forgecore::ffi::fc_repository_commit, auth, json!({"project": "fx/commits"}));
     assert_eq!((status, typed), (400, json!({"error": "sha is missing"})));
 }
+
+#[test]
+fn changed_path_filters_are_read_as_git_writes_them() {
+    let dir = fixture_dir().join("graph.git");
+    let filters = forgecore::git::bloom::load(&dir.join("objects")).expect("graph.git has changed-path filters");
+    let repo = forgecore::git::open(&dir).unwrap();
+    let graph = repo.commit_graph().unwrap();
+    for path in ["deep/a/b/c/file.txt", "deep", "README.md", "side.txt", "no-such-file"] {
+        let components: Vec<Vec<u8>> = path.split('/').map(|c| c.as_bytes().to_vec()).collect();
+        let keys = forgecore::git::bloom::Keys::new(&components);
+        let (mut skipped, mut unchanged) = (0, 0);
+        for id in git_log(&dir, &["--all"]) {
+            let position = graph.lookup(gix::ObjectId::from_hex(id.as_bytes()).unwrap()).unwrap().0;
+            // What git's filter was made from: the diff against the first parent.
+            let changed = !git_text(
+                &dir,
+                &[
+                    "diff-tree",
+                    "--no-commit-id",
+                    "--name-only",
+                    "-r",
+                    "--root",
+                    "-m",
+                    "--first-parent",
+                    &id,
+                    "--",
+                    path,
+                ],
+            )
+            .is_empty();
+            let certain = filters.certainly_unchanged(position, &keys);
+            assert!(!(changed && certain), "{path} changed in {id}, yet the filter says it did not");
+            unchanged += usize::from(!changed);
+            skipped += usize::from(certain);
+        }
+        // A filter may say "maybe" (small filters often do for a one-component path), but it
+        // spares most commits a tree read for a deep path, whose every directory must match.
+        assert!(skipped > 0, "{path}: the filters never answered");
+        if path.contains('/') {
+            assert!(skipped * 10 >= unchanged * 8, "{path}: {skipped} of {unchanged} unchanged commits skipped");
+        }
+    }
+    assert!(forgecore::git::bloom::load(&w_plain_objects()).is_none(), "no graph, no filters");
+}
+
+fn w_plain_objects() -> PathBuf {
+    fixture_dir().join("commits.git").join("objects")
+}

@@ -53,7 +53,7 @@ fn run() -> Result<(), String> {
     println!();
 
     // Every row twice: on the repositories as built, and as a forge's maintenance keeps them
-    // (`git commit-graph write --reachable` and `git repack -adb`), which git then uses too.
+    // (`git commit-graph write --reachable --changed-paths` and `git repack -adb`), which git then uses too.
     let mut bench = Bench::new(settings.clone());
     let mut last = None;
     for kept in [Kept::AsBuilt, Kept::Maintained] {
@@ -126,7 +126,7 @@ fn rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kept {
     AsBuilt,
-    /// After `git commit-graph write --reachable` and `git repack -adb`, as maintenance leaves
+    /// After `git commit-graph write --reachable --changed-paths` and `git repack -adb`, as maintenance leaves
     /// a repository on a forge.
     Maintained,
 }
@@ -163,7 +163,7 @@ fn maintained(repo: &Path) -> Result<PathBuf, String> {
     };
     let copy_text = copy.to_str().ok_or("the repository path is not UTF-8")?;
     run(&["clone", "-q", "--bare", "--no-local", repo.to_str().ok_or("not UTF-8")?, copy_text])?;
-    run(&["-C", copy_text, "commit-graph", "write", "--reachable"])?;
+    run(&["-C", copy_text, "commit-graph", "write", "--reachable", "--changed-paths"])?;
     run(&["-C", copy_text, "repack", "-q", "-adb"])?;
     Ok(copy)
 }

@@ -18,8 +18,9 @@
 //! `--topo-order` needs the whole walk first (git's `sort_in_topological_order` with its LIFO
 //! of tips in walk order); so does a range `a..b` ([`super::range`]'s limited walk, then the same
 //! filters per commit). Parents, dates and root trees come from the commit-graph when the
-//! repository has one; a commit object is read only for its author, and only when asked to
-//! match one.
+//! repository has one, and with a path its changed-path Bloom filters answer first, as git
+//! asks them ([`super::bloom`]); a commit object is read only for its author, and only when
+//! asked to match one.
 
 use super::error::{boxed, BoxError, Classify, Missing};
 use gix::bstr::ByteSlice;
@@ -96,6 +97,8 @@ struct Node {
     parents: Vec<u32>,
     /// The parents walked after simplification (git rewrites `commit->parents` so).
     walked: Vec<u32>,
+    /// Position in the commit-graph (gix's, over every layer), when it holds the commit.
+    position: Option<u32>,
     parsed: bool,
     seen: bool,
     treesame: bool,
@@ -109,6 +112,8 @@ struct Walk<'r> {
     buf: Vec<u8>,
     /// The entry (id and mode) of the filter's path component at each depth, by tree.
     entries: std::collections::HashMap<(ObjectId, usize), Option<(ObjectId, u16)>>,
+    /// The commit-graph's changed-path filters and the filter path's keys, when both exist.
+    bloom: Option<(std::sync::Arc<super::bloom::Graph>, super::bloom::Keys)>,
 }
 
 impl<'r> Walk<'r> {
@@ -120,6 +125,15 @@ impl<'r> Walk<'r> {
             index: Default::default(),
             buf: Vec::new(),
             entries: Default::default(),
+            bloom: None,
+        }
+    }
+
+    /// Reads the commit-graph's changed-path filters for `path`, when there are any.
+    fn use_bloom(&mut self, path: Option<&[Vec<u8>]>) {
+        if let (Some(path), Some(_)) = (path, &self.graph) {
+            let objects = self.repo.common_dir().join("objects");
+            self.bloom = super::bloom::load(&objects).map(|graph| (graph, super::bloom::Keys::new(path)));
         }
     }
 
@@ -134,6 +148,7 @@ impl<'r> Walk<'r> {
             tree: ObjectId::null(id.kind()),
             parents: Vec::new(),
             walked: Vec::new(),
+            position: None,
             parsed: false,
             seen: false,
             treesame: false,
@@ -151,7 +166,9 @@ impl<'r> Walk<'r> {
         let id = self.nodes[i as usize].id;
         let mut parents = Vec::new();
         let mut from_graph = None;
+        let mut position = None;
         if let Some(graph) = &self.graph {
+            position = graph.lookup(id).map(|p| p.0);
             if let Some(commit) = graph.commit_by_id(id) {
                 let ok: Result<(), _> =
                     commit.iter_parents().try_for_each(|p| p.map(|pos| parents.push(graph.id_at(pos).to_owned())));
@@ -189,6 +206,7 @@ impl<'r> Walk<'r> {
         node.tree = tree;
         node.walked = parents.clone();
         node.parents = parents;
+        node.position = position.filter(|_| from_graph.is_some());
         node.parsed = true;
         Ok(())
     }
@@ -234,8 +252,19 @@ impl<'r> Walk<'r> {
     /// parents it walks on.
     fn simplify(&mut self, i: u32, filter: &Filter) -> Result<(), Error> {
         let Some(path) = &filter.path else { return Ok(()) };
-        let own = self.entry(self.nodes[i as usize].tree, path)?;
         let parents = self.nodes[i as usize].parents.clone();
+        // git asks the changed-path filter first, for the first parent only.
+        if let (Some(&first), Some(position), Some((graph, keys))) =
+            (parents.first(), self.nodes[i as usize].position, &self.bloom)
+        {
+            if graph.certainly_unchanged(position, keys) {
+                let node = &mut self.nodes[i as usize];
+                node.walked = vec![first];
+                node.treesame = true;
+                return Ok(());
+            }
+        }
+        let own = self.entry(self.nodes[i as usize].tree, path)?;
         if parents.is_empty() {
             self.nodes[i as usize].treesame = own.is_none();
             return Ok(());
@@ -293,6 +322,7 @@ pub fn page(
     deadline: Instant,
 ) -> Result<Option<Vec<ObjectId>>, Error> {
     let mut walk = Walk::new(repo);
+    walk.use_bloom(filter.path.as_deref());
     let mut queue: BinaryHeap<(i64, Reverse<u64>, u32)> = BinaryHeap::new();
     let mut sequence = 0u64;
     for &tip in tips {
@@ -408,6 +438,7 @@ pub fn range_page(
 ) -> Result<Option<Vec<ObjectId>>, Error> {
     let Some(ids) = super::range::ids(repo, from, to, usize::MAX, deadline)? else { return Ok(None) };
     let mut walk = Walk::new(repo);
+    walk.use_bloom(filter.path.as_deref());
     let (mut skip, mut out) = (window.skip, Vec::new());
     for id in ids {
         if out.len() >= window.take {

@@ -4,6 +4,7 @@
 //! revisions. Each operation has its own error enum; [`error`] says what they share.
 
 pub mod blob;
+pub mod bloom;
 pub mod commit;
 pub mod contributors;
 pub mod diff;
