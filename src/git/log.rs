@@ -16,8 +16,8 @@
 //!   not by the author (`--author`, matched here as fixed text against `Name <email>`).
 //!
 //! `--topo-order` needs the whole walk first (git's `sort_in_topological_order` with its LIFO
-//! of tips in walk order); so does a range `a..b` ([`super::range`]'s limited walk, then the same
-//! filters per commit). Parents, dates and root trees come from the commit-graph when the
+//! of tips in walk order); so does a range `a..b` or `a...b` ([`super::range`]'s limited walk,
+//! then the same filters per commit). Parents, dates and root trees come from the commit-graph when the
 //! repository has one, and with a path its changed-path Bloom filters answer first, as git
 //! asks them ([`super::bloom`]); a commit object is read only for its author, and only when
 //! asked to match one.
@@ -426,17 +426,17 @@ fn topological(walk: &Walk<'_>, order: &[u32]) -> Vec<u32> {
     out
 }
 
-/// The commits of the range `from..to` that [`page`]'s filters list (each commit judged
-/// against its own parents), within `window`; `None` past `deadline`.
+/// The commits of a range that [`page`]'s filters list (each commit judged against its own
+/// parents), within `window`; `None` past `deadline`. `tips` are git's command line: `from..to`
+/// is `[(from, true), (to, false)]`, `a...b` the merge bases excluded, then `a` and `b`.
 pub fn range_page(
     repo: &gix::Repository,
-    from: ObjectId,
-    to: ObjectId,
+    tips: &[(ObjectId, bool)],
     filter: &Filter,
     window: Window,
     deadline: Instant,
 ) -> Result<Option<Vec<ObjectId>>, Error> {
-    let Some(ids) = super::range::ids(repo, from, to, usize::MAX, deadline)? else { return Ok(None) };
+    let Some(ids) = super::range::ids_of(repo, tips, deadline)? else { return Ok(None) };
     let mut walk = Walk::new(repo);
     walk.use_bloom(filter.path.as_deref());
     let (mut skip, mut out) = (window.skip, Vec::new());
