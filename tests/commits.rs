@@ -577,3 +577,25 @@ fn changed_path_filters_are_read_as_git_writes_them() {
 fn w_plain_objects() -> PathBuf {
     fixture_dir().join("commits.git").join("objects")
 }
+
+#[test]
+fn private_projects_follow_the_visibility_matrix() {
+    let w = world();
+    let common::Matrix { admin, guest, reader, reporter, outsider } =
+        w.instance.visibility_matrix("boss", &w.dir.join("commits.git"));
+    let project_not_found = json!({"message": "404 Project Not Found"});
+    for route in ["commits", "commits/main", "commits/main/diff", "commits/main/refs", "commits/main/sequence"] {
+        let target = format!("/api/v4/projects/corp%2Fsecret/repository/{route}");
+        let answer = |token: Option<&str>| {
+            let headers: Vec<(&str, &str)> = token.map(|t| vec![("PRIVATE-TOKEN", t)]).unwrap_or_default();
+            w.instance.request_json("GET", &target, &headers, b"")
+        };
+        assert_eq!(answer(None), (404, project_not_found.clone()), "anonymous {route}");
+        assert_eq!(answer(Some(&outsider)), (404, project_not_found.clone()), "outsider {route}");
+        assert_eq!(answer(Some(&guest)), (403, json!({"message": "403 Forbidden"})), "guest {route}");
+        assert_eq!(answer(Some("glpat-not-a-token")).0, 401, "bad token {route}");
+        for (who, token) in [("custom read_code role", &reader), ("reporter", &reporter), ("admin", &admin)] {
+            assert_eq!(answer(Some(token)).0, 200, "{who} {route}");
+        }
+    }
+}
