@@ -159,12 +159,37 @@ fn the_list_is_what_git_log_lists_for_every_filter_and_order() {
             ("all=true&ref_name=feature".into(), vec!["--all".into()]),
             ("all=true&path=deep".into(), vec!["--all".into(), "--".into(), "deep".into()]),
             ("all=true&order=topo".into(), vec!["--topo-order".into(), "--all".into()]),
+            (
+                "order=topo&first_parent=true".into(),
+                vec!["--topo-order".into(), "--first-parent".into(), "main".into()],
+            ),
+            ("order=topo&author=Alice".into(), vec!["--topo-order".into(), "--author=Alice".into(), "main".into()]),
+            (
+                "order=topo&all=true&path=deep%2Fa%2Fb%2Fc%2Ffile.txt".into(),
+                vec!["--topo-order".into(), "--all".into(), "--".into(), "deep/a/b/c/file.txt".into()],
+            ),
+            (
+                format!("order=topo&since={}", since.replace('+', "%2B")),
+                vec!["--topo-order".into(), format!("--since={since}"), "main".into()],
+            ),
         ];
         for (query, args) in cases {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let (status, _, list) = get(&w, &format!("{project}/repository/commits?per_page=100&{query}"));
             assert_eq!(status, 200, "{project} {query}: {list}");
             assert_eq!(ids(&list), git_log(&repo, &args), "{project} {query} against git log {args:?}");
+        }
+        // Pages of the topological order: git log --skip.
+        for (page, per_page) in [(1, 4), (2, 4), (3, 7), (6, 5)] {
+            let (_, _, list) =
+                get(&w, &format!("{project}/repository/commits?order=topo&all=true&page={page}&per_page={per_page}"));
+            let skip = format!("--skip={}", (page - 1) * per_page);
+            let count = format!("-{per_page}");
+            assert_eq!(
+                ids(&list),
+                git_log(&repo, &["--topo-order", "--all", &skip, &count]),
+                "{project} topo page {page}"
+            );
         }
         // The default page is the first 20.
         let (_, _, list) = get(&w, &format!("{project}/repository/commits"));

@@ -99,6 +99,8 @@ struct Node {
     walked: Vec<u32>,
     /// Position in the commit-graph (gix's, over every layer), when it holds the commit.
     position: Option<u32>,
+    /// Generation number from the commit-graph; `u32::MAX` (git's infinity) without one.
+    generation: u32,
     parsed: bool,
     seen: bool,
     treesame: bool,
@@ -149,6 +151,7 @@ impl<'r> Walk<'r> {
             parents: Vec::new(),
             walked: Vec::new(),
             position: None,
+            generation: u32::MAX,
             parsed: false,
             seen: false,
             treesame: false,
@@ -167,6 +170,7 @@ impl<'r> Walk<'r> {
         let mut parents = Vec::new();
         let mut from_graph = None;
         let mut position = None;
+        let mut generation = u32::MAX;
         if let Some(graph) = &self.graph {
             position = graph.lookup(id).map(|p| p.0);
             if let Some(commit) = graph.commit_by_id(id) {
@@ -175,6 +179,7 @@ impl<'r> Walk<'r> {
                 if ok.is_ok() {
                     let time = i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX);
                     from_graph = Some((time, commit.root_tree_id().to_owned()));
+                    generation = commit.generation();
                 } else {
                     parents.clear();
                 }
@@ -207,6 +212,7 @@ impl<'r> Walk<'r> {
         node.walked = parents.clone();
         node.parents = parents;
         node.position = position.filter(|_| from_graph.is_some());
+        node.generation = if from_graph.is_some() { generation } else { u32::MAX };
         node.parsed = true;
         Ok(())
     }
@@ -323,6 +329,9 @@ pub fn page(
 ) -> Result<Option<Vec<ObjectId>>, Error> {
     let mut walk = Walk::new(repo);
     walk.use_bloom(filter.path.as_deref());
+    if filter.topo && filter.since.is_none() && walk.graph.is_some() {
+        return Topo::new(walk).page(tips, filter, window, deadline);
+    }
     let mut queue: BinaryHeap<(i64, Reverse<u64>, u32)> = BinaryHeap::new();
     let mut sequence = 0u64;
     for &tip in tips {
@@ -389,6 +398,173 @@ pub fn page(
         }
     }
     Ok(Some(listed.into_iter().skip(window.skip).take(window.take).collect()))
+}
+
+/// git's incremental topological walk (`init_topo_walk`, `expand_topo_walk`), used as git uses
+/// it when the commit-graph gives generation numbers: children are counted only down to the
+/// lowest generation reached so far, so a page reads about as much history as it shows. The
+/// order is [`topological`]'s: a LIFO of commits whose children are all out, tips first in
+/// date order.
+struct Topo<'r> {
+    walk: Walk<'r>,
+    /// git's indegree: 0 unknown, 1 + the children counted so far.
+    indegree: Vec<u32>,
+    /// Queued for exploring (git's `TOPO_WALK_EXPLORED`).
+    explored: Vec<bool>,
+    /// Explored: simplified, parents known.
+    done: Vec<bool>,
+    /// Queued for counting (git's `TOPO_WALK_INDEGREE`).
+    counted: Vec<bool>,
+    explore: BinaryHeap<(u32, i64, Reverse<u64>, u32)>,
+    count: BinaryHeap<(u32, i64, Reverse<u64>, u32)>,
+    sequence: u64,
+}
+
+impl<'r> Topo<'r> {
+    fn new(walk: Walk<'r>) -> Topo<'r> {
+        Topo {
+            walk,
+            indegree: Vec::new(),
+            explored: Vec::new(),
+            done: Vec::new(),
+            counted: Vec::new(),
+            explore: BinaryHeap::new(),
+            count: BinaryHeap::new(),
+            sequence: 0,
+        }
+    }
+
+    fn grow(&mut self) {
+        let n = self.walk.nodes.len();
+        if self.indegree.len() < n {
+            self.indegree.resize(n, 0);
+            self.explored.resize(n, false);
+            self.done.resize(n, false);
+            self.counted.resize(n, false);
+        }
+    }
+
+    fn key(&mut self, i: u32) -> (u32, i64, Reverse<u64>, u32) {
+        self.sequence += 1;
+        let node = &self.walk.nodes[i as usize];
+        (node.generation, node.time, Reverse(self.sequence), i)
+    }
+
+    fn push_explore(&mut self, i: u32) {
+        self.grow();
+        if !std::mem::replace(&mut self.explored[i as usize], true) {
+            let key = self.key(i);
+            self.explore.push(key);
+        }
+    }
+
+    fn push_count(&mut self, i: u32) {
+        self.grow();
+        if !std::mem::replace(&mut self.counted[i as usize], true) {
+            let key = self.key(i);
+            self.count.push(key);
+        }
+    }
+
+    /// `explore_to_depth`: simplify every commit down to `generation` (its parents walked on).
+    fn explore_to(&mut self, generation: u32, filter: &Filter) -> Result<(), Error> {
+        while self.explore.peek().is_some_and(|&(g, ..)| g >= generation) {
+            let Some((_, _, _, i)) = self.explore.pop() else { break };
+            self.done[i as usize] = true;
+            self.walk.simplify(i, filter)?;
+            if filter.first_parent {
+                self.walk.nodes[i as usize].walked.truncate(1);
+            }
+            for p in self.walk.nodes[i as usize].walked.clone() {
+                self.walk.parse(p)?;
+                self.push_explore(p);
+            }
+        }
+        Ok(())
+    }
+
+    /// `compute_indegrees_to_depth`: count the children of every commit down to `generation`.
+    fn count_to(&mut self, generation: u32, filter: &Filter) -> Result<(), Error> {
+        while self.count.peek().is_some_and(|&(g, ..)| g >= generation) {
+            let Some((g, _, _, i)) = self.count.pop() else { break };
+            self.explore_to(g, filter)?;
+            for p in self.walk.nodes[i as usize].walked.clone() {
+                self.grow();
+                let d = &mut self.indegree[p as usize];
+                *d = if *d > 0 { *d + 1 } else { 2 };
+                self.push_count(p);
+            }
+        }
+        Ok(())
+    }
+
+    fn page(
+        mut self,
+        tips: &[ObjectId],
+        filter: &Filter,
+        window: Window,
+        deadline: Instant,
+    ) -> Result<Option<Vec<ObjectId>>, Error> {
+        let mut starts: Vec<u32> = Vec::new();
+        for &tip in tips {
+            let i = self.walk.lookup(tip);
+            self.walk.parse(i)?;
+            if !starts.contains(&i) {
+                starts.push(i);
+            }
+        }
+        // prepare_revision_walk sorts the tips by date, newest first (a stable sort).
+        starts.sort_by_key(|&i| Reverse(self.walk.nodes[i as usize].time));
+        let mut lowest = u32::MAX;
+        for &i in &starts {
+            self.push_explore(i);
+            self.push_count(i);
+            lowest = lowest.min(self.walk.nodes[i as usize].generation);
+            self.indegree[i as usize] = 1;
+        }
+        self.count_to(lowest, filter)?;
+        let mut stack: Vec<u32> = starts.into_iter().filter(|&i| self.indegree[i as usize] == 1).collect();
+        stack.reverse();
+        let (mut skip, mut out, mut popped) = (window.skip, Vec::new(), 0usize);
+        while let Some(i) = stack.pop() {
+            if popped % DEADLINE_EVERY == 0 && Instant::now() > deadline {
+                return Ok(None);
+            }
+            popped += 1;
+            self.indegree[i as usize] = 0;
+            // Counting explored every commit it reached; this keeps it so whatever the order.
+            if !self.done[i as usize] {
+                self.push_explore(i);
+                self.explore_to(self.walk.nodes[i as usize].generation, filter)?;
+            }
+            for p in self.walk.nodes[i as usize].walked.clone() {
+                self.walk.parse(p)?;
+                let generation = self.walk.nodes[p as usize].generation;
+                if generation < lowest {
+                    lowest = generation;
+                    self.count_to(lowest, filter)?;
+                }
+                self.grow();
+                let d = &mut self.indegree[p as usize];
+                *d = d.saturating_sub(1);
+                if *d == 1 {
+                    stack.push(p);
+                }
+            }
+            if !self.walk.listed(i, filter)? {
+                continue;
+            }
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            out.push(self.walk.nodes[i as usize].id);
+            if out.len() >= window.take {
+                break;
+            }
+        }
+        Ok(Some(out))
+    }
 }
 
 /// git's `sort_in_topological_order` (`REV_SORT_IN_GRAPH_ORDER`) of `order` (the walk's
