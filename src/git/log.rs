@@ -15,9 +15,11 @@
 //! - listed unless TREESAME, newer than `--until` (`min_age`: ignored, parents still walked), or
 //!   not by the author (`--author`, matched here as fixed text against `Name <email>`).
 //!
-//! `--topo-order` needs the whole walk first (git's `sort_in_topological_order` with its LIFO
-//! of tips in walk order); so does a range `a..b` or `a...b` ([`super::range`]'s limited walk,
-//! then the same filters per commit). Parents, dates and root trees come from the commit-graph when the
+//! `--topo-order` with a commit-graph is git's incremental topological walk ([`Topo`]),
+//! which reads about as much history as the page shows; without one (or with `--since`) the
+//! whole walk is sorted first (git's `sort_in_topological_order`), as git's limited walk does.
+//! A range `a..b` or `a...b` is walked whole too ([`super::range`]'s limited walk, then the
+//! same filters per commit). Parents, dates and root trees come from the commit-graph when the
 //! repository has one, and with a path its changed-path Bloom filters answer first, as git
 //! asks them ([`super::bloom`]); a commit object is read only for its author, and only when
 //! asked to match one.
