@@ -3,8 +3,8 @@
 //!
 //! - `ref_name`: a branch, tag, SHA, `HEAD` or revision (`main~2`), or a range `a..b` (an empty
 //!   side is HEAD) or `a...b` (what either has and not both); absent or `""` is the default
-//!   branch. An unknown ref and an empty repository answer `200 []`. A leading `-` or whitespace inside is 400
-//!   `{"message":"ref_name is invalid"}`, as are NUL and reflog forms.
+//!   branch. An unknown ref and an empty repository answer `200 []`. A leading `-` or
+//!   whitespace inside is 400 `{"message":"ref_name is invalid"}`, as are NUL and reflog forms.
 //! - `since`/`until` (ISO 8601, committer dates), `path`, `author` (fixed text in
 //!   `Name <email>`; `""` is no filter), `all` (every ref; `ref_name` ignored),
 //!   `first_parent`, `order` (`default` | `topo`), `with_stats` (each entity gains `stats`),
