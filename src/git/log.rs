@@ -67,6 +67,8 @@ impl Classify for Error {
 
 /// The clock is read once every this many commits.
 const DEADLINE_EVERY: usize = 512;
+/// Path entries kept by (tree, depth) before the cache starts over.
+const ENTRY_CACHE_MAX: usize = 1 << 16;
 
 /// What `git log` is asked to list besides its tips.
 #[derive(Debug, Clone, Default)]
@@ -223,6 +225,10 @@ impl<'r> Walk<'r> {
     /// (tree, depth): consecutive commits share most subtrees, so a commit usually costs one
     /// read of its root tree.
     fn entry(&mut self, tree: ObjectId, path: &[Vec<u8>]) -> Result<Option<(ObjectId, u16)>, Error> {
+        if self.entries.len() >= ENTRY_CACHE_MAX {
+            // Only a cache: a walk through a long history starts it afresh now and then.
+            self.entries.clear();
+        }
         let mut current = tree;
         let mut found = None;
         for (depth, name) in path.iter().enumerate() {
@@ -367,6 +373,13 @@ pub fn page(
                 sequence += 1;
                 queue.push((walk.nodes[p as usize].time, Reverse(sequence), p));
             }
+        }
+        if !filter.topo {
+            // A commit that left the queue is never walked from again: only its id, date and
+            // verdict stay, so a long walk (a path changed long ago) holds little per commit.
+            let node = &mut walk.nodes[i as usize];
+            node.parents = Vec::new();
+            node.walked = Vec::new();
         }
         if filter.topo {
             order.push(i);
