@@ -129,6 +129,10 @@ fn the_list_is_what_git_log_lists_for_every_filter_and_order() {
             (format!("ref_name={merge}%5E2"), vec![format!("{merge}^2")]),
             ("ref_name=stale..main".into(), vec!["stale..main".into()]),
             ("ref_name=v1.0..feature".into(), vec!["v1.0..feature".into()]),
+            ("ref_name=feature...main".into(), vec!["feature...main".into()]),
+            ("ref_name=orphan...stale".into(), vec!["orphan...stale".into()]),
+            ("ref_name=stale...".into(), vec!["stale...".into()]),
+            ("ref_name=feature...main&path=deep".into(), vec!["feature...main".into(), "--".into(), "deep".into()]),
             ("path=deep%2Fa%2Fb%2Fc%2Ffile.txt".into(), vec!["main".into(), "--".into(), "deep/a/b/c/file.txt".into()]),
             ("path=deep".into(), vec!["main".into(), "--".into(), "deep".into()]),
             ("path=deep%2F".into(), vec!["main".into(), "--".into(), "deep/".into()]),
@@ -155,12 +159,37 @@ fn the_list_is_what_git_log_lists_for_every_filter_and_order() {
             ("all=true&ref_name=feature".into(), vec!["--all".into()]),
             ("all=true&path=deep".into(), vec!["--all".into(), "--".into(), "deep".into()]),
             ("all=true&order=topo".into(), vec!["--topo-order".into(), "--all".into()]),
+            (
+                "order=topo&first_parent=true".into(),
+                vec!["--topo-order".into(), "--first-parent".into(), "main".into()],
+            ),
+            ("order=topo&author=Alice".into(), vec!["--topo-order".into(), "--author=Alice".into(), "main".into()]),
+            (
+                "order=topo&all=true&path=deep%2Fa%2Fb%2Fc%2Ffile.txt".into(),
+                vec!["--topo-order".into(), "--all".into(), "--".into(), "deep/a/b/c/file.txt".into()],
+            ),
+            (
+                format!("order=topo&since={}", since.replace('+', "%2B")),
+                vec!["--topo-order".into(), format!("--since={since}"), "main".into()],
+            ),
         ];
         for (query, args) in cases {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             let (status, _, list) = get(&w, &format!("{project}/repository/commits?per_page=100&{query}"));
             assert_eq!(status, 200, "{project} {query}: {list}");
             assert_eq!(ids(&list), git_log(&repo, &args), "{project} {query} against git log {args:?}");
+        }
+        // Pages of the topological order: git log --skip.
+        for (page, per_page) in [(1, 4), (2, 4), (3, 7), (6, 5)] {
+            let (_, _, list) =
+                get(&w, &format!("{project}/repository/commits?order=topo&all=true&page={page}&per_page={per_page}"));
+            let skip = format!("--skip={}", (page - 1) * per_page);
+            let count = format!("-{per_page}");
+            assert_eq!(
+                ids(&list),
+                git_log(&repo, &["--topo-order", "--all", &skip, &count]),
+                "{project} topo page {page}"
+            );
         }
         // The default page is the first 20.
         let (_, _, list) = get(&w, &format!("{project}/repository/commits"));
@@ -524,4 +553,74 @@ fn the_typed_exports_answer_as_the_routes_do() {
     let (status, typed) =
         w.instance.typed(forgecore::ffi::fc_repository_commit, auth, json!({"project": "fx/commits"}));
     assert_eq!((status, typed), (400, json!({"error": "sha is missing"})));
+}
+
+#[test]
+fn changed_path_filters_are_read_as_git_writes_them() {
+    let dir = fixture_dir().join("graph.git");
+    let filters = forgecore::git::bloom::load(&dir.join("objects")).expect("graph.git has changed-path filters");
+    let repo = forgecore::git::open(&dir).unwrap();
+    let graph = repo.commit_graph().unwrap();
+    for path in ["deep/a/b/c/file.txt", "deep", "README.md", "side.txt", "no-such-file"] {
+        let components: Vec<Vec<u8>> = path.split('/').map(|c| c.as_bytes().to_vec()).collect();
+        let keys = forgecore::git::bloom::Keys::new(&components);
+        let (mut skipped, mut unchanged) = (0, 0);
+        for id in git_log(&dir, &["--all"]) {
+            let position = graph.lookup(gix::ObjectId::from_hex(id.as_bytes()).unwrap()).unwrap().0;
+            // What git's filter was made from: the diff against the first parent.
+            let changed = !git_text(
+                &dir,
+                &[
+                    "diff-tree",
+                    "--no-commit-id",
+                    "--name-only",
+                    "-r",
+                    "--root",
+                    "-m",
+                    "--first-parent",
+                    &id,
+                    "--",
+                    path,
+                ],
+            )
+            .is_empty();
+            let certain = filters.certainly_unchanged(position, &keys);
+            assert!(!(changed && certain), "{path} changed in {id}, yet the filter says it did not");
+            unchanged += usize::from(!changed);
+            skipped += usize::from(certain);
+        }
+        // A filter may say "maybe" (small filters often do for a one-component path), but it
+        // spares most commits a tree read for a deep path, whose every directory must match.
+        assert!(skipped > 0, "{path}: the filters never answered");
+        if path.contains('/') {
+            assert!(skipped * 10 >= unchanged * 8, "{path}: {skipped} of {unchanged} unchanged commits skipped");
+        }
+    }
+    assert!(forgecore::git::bloom::load(&w_plain_objects()).is_none(), "no graph, no filters");
+}
+
+fn w_plain_objects() -> PathBuf {
+    fixture_dir().join("commits.git").join("objects")
+}
+
+#[test]
+fn private_projects_follow_the_visibility_matrix() {
+    let w = world();
+    let common::Matrix { admin, guest, reader, reporter, outsider } =
+        w.instance.visibility_matrix("boss", &w.dir.join("commits.git"));
+    let project_not_found = json!({"message": "404 Project Not Found"});
+    for route in ["commits", "commits/main", "commits/main/diff", "commits/main/refs", "commits/main/sequence"] {
+        let target = format!("/api/v4/projects/corp%2Fsecret/repository/{route}");
+        let answer = |token: Option<&str>| {
+            let headers: Vec<(&str, &str)> = token.map(|t| vec![("PRIVATE-TOKEN", t)]).unwrap_or_default();
+            w.instance.request_json("GET", &target, &headers, b"")
+        };
+        assert_eq!(answer(None), (404, project_not_found.clone()), "anonymous {route}");
+        assert_eq!(answer(Some(&outsider)), (404, project_not_found.clone()), "outsider {route}");
+        assert_eq!(answer(Some(&guest)), (403, json!({"message": "403 Forbidden"})), "guest {route}");
+        assert_eq!(answer(Some("glpat-not-a-token")).0, 401, "bad token {route}");
+        for (who, token) in [("custom read_code role", &reader), ("reporter", &reporter), ("admin", &admin)] {
+            assert_eq!(answer(Some(token)).0, 200, "{who} {route}");
+        }
+    }
 }

@@ -629,11 +629,16 @@ fn last_commit_ids_read_changed_path_bloom_filters_and_still_match_git() {
         // The filters are read: a commit that did not touch README.md is proven so by them,
         // and the one that last changed it is not.
         let repo = forgecore::git::open(&copy).unwrap();
-        let filters = forgecore::git::bloom::ChangedPaths::for_path(&repo, "README.md").expect("filters are read");
-        let last = git_text(&copy, &["log", "-1", "--format=%H", "main", "--", "README.md"]);
-        assert!(!filters.unchanged(gix::ObjectId::from_hex(last.as_bytes()).unwrap()));
-        let untouched = git_text(&copy, &["log", "-1", "--format=%H", "main", "--", "a/b/c/deep.txt"]);
-        assert!(filters.unchanged(gix::ObjectId::from_hex(untouched.as_bytes()).unwrap()), "v{version}");
+        let filters = forgecore::git::bloom::load(repo.objects.store_ref().path()).expect("filters are read");
+        let graph = repo.commit_graph_if_enabled().unwrap().expect("a commit-graph");
+        let keys = forgecore::git::bloom::Keys::new(&[b"README.md".to_vec()]);
+        let unchanged = |rev: &str| {
+            let id = git_text(&copy, &["log", "-1", "--format=%H", "main", "--", rev]);
+            let position = graph.lookup(gix::ObjectId::from_hex(id.as_bytes()).unwrap()).unwrap();
+            filters.certainly_unchanged(position.0, &keys)
+        };
+        assert!(!unchanged("README.md"));
+        assert!(unchanged("a/b/c/deep.txt"), "v{version}");
         for rev in ["main", "feature"] {
             for (_, path) in files_at(&copy, rev) {
                 let target = format!("/api/v4/projects/{}/repository/files/{}?ref={rev}", encode(&name), encode(&path));

@@ -15,6 +15,7 @@ mod harness;
 mod rows_archive;
 mod rows_cache;
 mod rows_changelog;
+mod rows_commits;
 mod rows_compare;
 mod rows_files;
 mod rows_health;
@@ -144,7 +145,7 @@ thread_local! {
     static KEPT: std::cell::Cell<Kept> = const { std::cell::Cell::new(Kept::AsBuilt) };
 }
 
-/// A maintained copy of `repo` (`<name>-maintained.git` beside it), made once: cloned, then
+/// A maintained copy of `repo` (`<name>-kept.git` beside it), made once: cloned, then
 /// with a commit-graph of every reachable commit (with changed-path Bloom filters) and one pack
 /// with a bitmap.
 fn maintained(repo: &Path) -> Result<PathBuf, String> {
@@ -261,6 +262,7 @@ fn repository_rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
     rows_compare::rows(bench, fx, &repo)?;
     rows_changelog::rows(bench, fx, &repo)?;
     rows_files::rows(bench, fx, &repo)?;
+    rows_commits::rows(bench, fx, &repo)?;
     rows_health::rows(bench, fx, &repo)?;
     rows_cache::rows(bench, &repo)
 }

@@ -11,7 +11,7 @@
 //! changed-path Bloom filters (when written) let a step skip the trees entirely when the
 //! filter says the path did not change against the first parent.
 
-use super::bloom::ChangedPaths;
+use super::bloom;
 use super::error::{boxed, BoxError};
 use gix::objs::tree::EntryMode;
 use gix::ObjectId;
@@ -105,7 +105,8 @@ impl Commits<'_> {
 pub fn find(repo: &gix::Repository, start: ObjectId, path: &str) -> Result<Option<ObjectId>, Error> {
     let components: Vec<&[u8]> = path.split('/').map(str::as_bytes).collect();
     let graph = repo.commit_graph_if_enabled().ok().flatten();
-    let bloom = ChangedPaths::for_path(repo, path);
+    let filters = graph.as_ref().and_then(|_| bloom::load(repo.objects.store_ref().path()));
+    let keys = bloom::Keys::new(&components.iter().map(|c| c.to_vec()).collect::<Vec<_>>());
     let commits = Commits { repo, graph };
     let mut id = start;
     let mut node = commits.node(id)?;
@@ -114,7 +115,12 @@ pub fn find(repo: &gix::Repository, start: ObjectId, path: &str) -> Result<Optio
             let empty = ObjectId::empty_tree(repo.object_hash());
             return Ok((!same_at(repo, node.tree, empty, &components)?).then_some(id));
         }
-        let first_parent_unchanged = bloom.as_ref().is_some_and(|b| b.unchanged(id));
+        let first_parent_unchanged = match (&filters, &commits.graph) {
+            (Some(filters), Some(graph)) => {
+                graph.lookup(id).is_some_and(|position| filters.certainly_unchanged(position.0, &keys))
+            }
+            _ => false,
+        };
         let mut next = None;
         for (index, parent) in node.parents.iter().enumerate() {
             let parent_node = commits.node(*parent)?;

@@ -15,11 +15,14 @@
 //! - listed unless TREESAME, newer than `--until` (`min_age`: ignored, parents still walked), or
 //!   not by the author (`--author`, matched here as fixed text against `Name <email>`).
 //!
-//! `--topo-order` needs the whole walk first (git's `sort_in_topological_order` with its LIFO
-//! of tips in walk order); so does a range `a..b` ([`super::range`]'s limited walk, then the same
-//! filters per commit). Parents, dates and root trees come from the commit-graph when the
-//! repository has one; a commit object is read only for its author, and only when asked to
-//! match one.
+//! `--topo-order` with a commit-graph is git's incremental topological walk ([`Topo`]),
+//! which reads about as much history as the page shows; without one (or with `--since`) the
+//! whole walk is sorted first (git's `sort_in_topological_order`), as git's limited walk does.
+//! A range `a..b` or `a...b` is walked whole too ([`super::range`]'s limited walk, then the
+//! same filters per commit). Parents, dates and root trees come from the commit-graph when the
+//! repository has one, and with a path its changed-path Bloom filters answer first, as git
+//! asks them ([`super::bloom`]); a commit object is read only for its author, and only when
+//! asked to match one.
 
 use super::error::{boxed, BoxError, Classify, Missing};
 use gix::bstr::ByteSlice;
@@ -64,6 +67,8 @@ impl Classify for Error {
 
 /// The clock is read once every this many commits.
 const DEADLINE_EVERY: usize = 512;
+/// Path entries kept by (tree, depth) before the cache starts over.
+const ENTRY_CACHE_MAX: usize = 1 << 16;
 
 /// What `git log` is asked to list besides its tips.
 #[derive(Debug, Clone, Default)]
@@ -96,6 +101,10 @@ struct Node {
     parents: Vec<u32>,
     /// The parents walked after simplification (git rewrites `commit->parents` so).
     walked: Vec<u32>,
+    /// Position in the commit-graph (gix's, over every layer), when it holds the commit.
+    position: Option<u32>,
+    /// Generation number from the commit-graph; `u32::MAX` (git's infinity) without one.
+    generation: u32,
     parsed: bool,
     seen: bool,
     treesame: bool,
@@ -107,8 +116,10 @@ struct Walk<'r> {
     nodes: Vec<Node>,
     index: gix::hashtable::HashMap<ObjectId, u32>,
     buf: Vec<u8>,
-    /// Entry (id and mode) of the filter's path in each tree already looked at.
-    entries: gix::hashtable::HashMap<ObjectId, Option<(ObjectId, u16)>>,
+    /// The entry (id and mode) of the filter's path component at each depth, by tree.
+    entries: std::collections::HashMap<(ObjectId, usize), Option<(ObjectId, u16)>>,
+    /// The commit-graph's changed-path filters and the filter path's keys, when both exist.
+    bloom: Option<(std::sync::Arc<super::bloom::Graph>, super::bloom::Keys)>,
 }
 
 impl<'r> Walk<'r> {
@@ -120,6 +131,15 @@ impl<'r> Walk<'r> {
             index: Default::default(),
             buf: Vec::new(),
             entries: Default::default(),
+            bloom: None,
+        }
+    }
+
+    /// Reads the commit-graph's changed-path filters for `path`, when there are any.
+    fn use_bloom(&mut self, path: Option<&[Vec<u8>]>) {
+        if let (Some(path), Some(_)) = (path, &self.graph) {
+            let objects = self.repo.common_dir().join("objects");
+            self.bloom = super::bloom::load(&objects).map(|graph| (graph, super::bloom::Keys::new(path)));
         }
     }
 
@@ -134,6 +154,8 @@ impl<'r> Walk<'r> {
             tree: ObjectId::null(id.kind()),
             parents: Vec::new(),
             walked: Vec::new(),
+            position: None,
+            generation: u32::MAX,
             parsed: false,
             seen: false,
             treesame: false,
@@ -151,13 +173,17 @@ impl<'r> Walk<'r> {
         let id = self.nodes[i as usize].id;
         let mut parents = Vec::new();
         let mut from_graph = None;
+        let mut position = None;
+        let mut generation = u32::MAX;
         if let Some(graph) = &self.graph {
+            position = graph.lookup(id).map(|p| p.0);
             if let Some(commit) = graph.commit_by_id(id) {
                 let ok: Result<(), _> =
                     commit.iter_parents().try_for_each(|p| p.map(|pos| parents.push(graph.id_at(pos).to_owned())));
                 if ok.is_ok() {
                     let time = i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX);
                     from_graph = Some((time, commit.root_tree_id().to_owned()));
+                    generation = commit.generation();
                 } else {
                     parents.clear();
                 }
@@ -189,23 +215,50 @@ impl<'r> Walk<'r> {
         node.tree = tree;
         node.walked = parents.clone();
         node.parents = parents;
+        node.position = position.filter(|_| from_graph.is_some());
+        node.generation = if from_graph.is_some() { generation } else { u32::MAX };
         node.parsed = true;
         Ok(())
     }
 
-    /// The entry at `path` in tree `tree` (id and mode), cached per tree.
+    /// The entry at `path` in tree `tree` (id and mode). Each level's answer is kept by
+    /// (tree, depth): consecutive commits share most subtrees, so a commit usually costs one
+    /// read of its root tree.
     fn entry(&mut self, tree: ObjectId, path: &[Vec<u8>]) -> Result<Option<(ObjectId, u16)>, Error> {
-        if let Some(&known) = self.entries.get(&tree) {
-            return Ok(known);
+        if self.entries.len() >= ENTRY_CACHE_MAX {
+            // Only a cache: a walk through a long history starts it afresh now and then.
+            self.entries.clear();
         }
-        let found = self
-            .repo
-            .find_tree(tree)
-            .map_err(|e| Error::Tree { id: tree, source: boxed(e) })?
-            .lookup_entry(path.iter().map(Vec::as_slice))
-            .map_err(|e| Error::Tree { id: tree, source: boxed(e) })?
-            .map(|entry| (entry.object_id(), entry.mode().value()));
-        self.entries.insert(tree, found);
+        let mut current = tree;
+        let mut found = None;
+        for (depth, name) in path.iter().enumerate() {
+            let here = match self.entries.get(&(current, depth)) {
+                Some(&known) => known,
+                None => {
+                    let unreadable = |e: BoxError| Error::Tree { id: current, source: e };
+                    let iter =
+                        self.repo.objects.find_tree_iter(&current, &mut self.buf).map_err(|e| unreadable(boxed(e)))?;
+                    let mut hit = None;
+                    for entry in iter {
+                        let entry = entry.map_err(|e| unreadable(boxed(e)))?;
+                        if entry.filename == name.as_slice() {
+                            hit = Some((entry.oid.to_owned(), entry.mode.value()));
+                            break;
+                        }
+                    }
+                    self.entries.insert((current, depth), hit);
+                    hit
+                }
+            };
+            let Some((id, mode)) = here else { return Ok(None) };
+            found = Some((id, mode));
+            if depth + 1 < path.len() {
+                if mode & 0o170000 != 0o040000 {
+                    return Ok(None);
+                }
+                current = id;
+            }
+        }
         Ok(found)
     }
 
@@ -213,8 +266,19 @@ impl<'r> Walk<'r> {
     /// parents it walks on.
     fn simplify(&mut self, i: u32, filter: &Filter) -> Result<(), Error> {
         let Some(path) = &filter.path else { return Ok(()) };
-        let own = self.entry(self.nodes[i as usize].tree, path)?;
         let parents = self.nodes[i as usize].parents.clone();
+        // git asks the changed-path filter first, for the first parent only.
+        if let (Some(&first), Some(position), Some((graph, keys))) =
+            (parents.first(), self.nodes[i as usize].position, &self.bloom)
+        {
+            if graph.certainly_unchanged(position, keys) {
+                let node = &mut self.nodes[i as usize];
+                node.walked = vec![first];
+                node.treesame = true;
+                return Ok(());
+            }
+        }
+        let own = self.entry(self.nodes[i as usize].tree, path)?;
         if parents.is_empty() {
             self.nodes[i as usize].treesame = own.is_none();
             return Ok(());
@@ -272,6 +336,10 @@ pub fn page(
     deadline: Instant,
 ) -> Result<Option<Vec<ObjectId>>, Error> {
     let mut walk = Walk::new(repo);
+    walk.use_bloom(filter.path.as_deref());
+    if filter.topo && filter.since.is_none() && walk.graph.is_some() {
+        return Topo::new(walk).page(tips, filter, window, deadline);
+    }
     let mut queue: BinaryHeap<(i64, Reverse<u64>, u32)> = BinaryHeap::new();
     let mut sequence = 0u64;
     for &tip in tips {
@@ -306,6 +374,13 @@ pub fn page(
                 queue.push((walk.nodes[p as usize].time, Reverse(sequence), p));
             }
         }
+        if !filter.topo {
+            // A commit that left the queue is never walked from again: only its id, date and
+            // verdict stay, so a long walk (a path changed long ago) holds little per commit.
+            let node = &mut walk.nodes[i as usize];
+            node.parents = Vec::new();
+            node.walked = Vec::new();
+        }
         if filter.topo {
             order.push(i);
             continue;
@@ -338,6 +413,173 @@ pub fn page(
         }
     }
     Ok(Some(listed.into_iter().skip(window.skip).take(window.take).collect()))
+}
+
+/// git's incremental topological walk (`init_topo_walk`, `expand_topo_walk`), used as git uses
+/// it when the commit-graph gives generation numbers: children are counted only down to the
+/// lowest generation reached so far, so a page reads about as much history as it shows. The
+/// order is [`topological`]'s: a LIFO of commits whose children are all out, tips first in
+/// date order.
+struct Topo<'r> {
+    walk: Walk<'r>,
+    /// git's indegree: 0 unknown, 1 + the children counted so far.
+    indegree: Vec<u32>,
+    /// Queued for exploring (git's `TOPO_WALK_EXPLORED`).
+    explored: Vec<bool>,
+    /// Explored: simplified, parents known.
+    done: Vec<bool>,
+    /// Queued for counting (git's `TOPO_WALK_INDEGREE`).
+    counted: Vec<bool>,
+    explore: BinaryHeap<(u32, i64, Reverse<u64>, u32)>,
+    count: BinaryHeap<(u32, i64, Reverse<u64>, u32)>,
+    sequence: u64,
+}
+
+impl<'r> Topo<'r> {
+    fn new(walk: Walk<'r>) -> Topo<'r> {
+        Topo {
+            walk,
+            indegree: Vec::new(),
+            explored: Vec::new(),
+            done: Vec::new(),
+            counted: Vec::new(),
+            explore: BinaryHeap::new(),
+            count: BinaryHeap::new(),
+            sequence: 0,
+        }
+    }
+
+    fn grow(&mut self) {
+        let n = self.walk.nodes.len();
+        if self.indegree.len() < n {
+            self.indegree.resize(n, 0);
+            self.explored.resize(n, false);
+            self.done.resize(n, false);
+            self.counted.resize(n, false);
+        }
+    }
+
+    fn key(&mut self, i: u32) -> (u32, i64, Reverse<u64>, u32) {
+        self.sequence += 1;
+        let node = &self.walk.nodes[i as usize];
+        (node.generation, node.time, Reverse(self.sequence), i)
+    }
+
+    fn push_explore(&mut self, i: u32) {
+        self.grow();
+        if !std::mem::replace(&mut self.explored[i as usize], true) {
+            let key = self.key(i);
+            self.explore.push(key);
+        }
+    }
+
+    fn push_count(&mut self, i: u32) {
+        self.grow();
+        if !std::mem::replace(&mut self.counted[i as usize], true) {
+            let key = self.key(i);
+            self.count.push(key);
+        }
+    }
+
+    /// `explore_to_depth`: simplify every commit down to `generation` (its parents walked on).
+    fn explore_to(&mut self, generation: u32, filter: &Filter) -> Result<(), Error> {
+        while self.explore.peek().is_some_and(|&(g, ..)| g >= generation) {
+            let Some((_, _, _, i)) = self.explore.pop() else { break };
+            self.done[i as usize] = true;
+            self.walk.simplify(i, filter)?;
+            if filter.first_parent {
+                self.walk.nodes[i as usize].walked.truncate(1);
+            }
+            for p in self.walk.nodes[i as usize].walked.clone() {
+                self.walk.parse(p)?;
+                self.push_explore(p);
+            }
+        }
+        Ok(())
+    }
+
+    /// `compute_indegrees_to_depth`: count the children of every commit down to `generation`.
+    fn count_to(&mut self, generation: u32, filter: &Filter) -> Result<(), Error> {
+        while self.count.peek().is_some_and(|&(g, ..)| g >= generation) {
+            let Some((g, _, _, i)) = self.count.pop() else { break };
+            self.explore_to(g, filter)?;
+            for p in self.walk.nodes[i as usize].walked.clone() {
+                self.grow();
+                let d = &mut self.indegree[p as usize];
+                *d = if *d > 0 { *d + 1 } else { 2 };
+                self.push_count(p);
+            }
+        }
+        Ok(())
+    }
+
+    fn page(
+        mut self,
+        tips: &[ObjectId],
+        filter: &Filter,
+        window: Window,
+        deadline: Instant,
+    ) -> Result<Option<Vec<ObjectId>>, Error> {
+        let mut starts: Vec<u32> = Vec::new();
+        for &tip in tips {
+            let i = self.walk.lookup(tip);
+            self.walk.parse(i)?;
+            if !starts.contains(&i) {
+                starts.push(i);
+            }
+        }
+        // prepare_revision_walk sorts the tips by date, newest first (a stable sort).
+        starts.sort_by_key(|&i| Reverse(self.walk.nodes[i as usize].time));
+        let mut lowest = u32::MAX;
+        for &i in &starts {
+            self.push_explore(i);
+            self.push_count(i);
+            lowest = lowest.min(self.walk.nodes[i as usize].generation);
+            self.indegree[i as usize] = 1;
+        }
+        self.count_to(lowest, filter)?;
+        let mut stack: Vec<u32> = starts.into_iter().filter(|&i| self.indegree[i as usize] == 1).collect();
+        stack.reverse();
+        let (mut skip, mut out, mut popped) = (window.skip, Vec::new(), 0usize);
+        while let Some(i) = stack.pop() {
+            if popped % DEADLINE_EVERY == 0 && Instant::now() > deadline {
+                return Ok(None);
+            }
+            popped += 1;
+            self.indegree[i as usize] = 0;
+            // Counting explored every commit it reached; this keeps it so whatever the order.
+            if !self.done[i as usize] {
+                self.push_explore(i);
+                self.explore_to(self.walk.nodes[i as usize].generation, filter)?;
+            }
+            for p in self.walk.nodes[i as usize].walked.clone() {
+                self.walk.parse(p)?;
+                let generation = self.walk.nodes[p as usize].generation;
+                if generation < lowest {
+                    lowest = generation;
+                    self.count_to(lowest, filter)?;
+                }
+                self.grow();
+                let d = &mut self.indegree[p as usize];
+                *d = d.saturating_sub(1);
+                if *d == 1 {
+                    stack.push(p);
+                }
+            }
+            if !self.walk.listed(i, filter)? {
+                continue;
+            }
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            out.push(self.walk.nodes[i as usize].id);
+            if out.len() >= window.take {
+                break;
+            }
+        }
+        Ok(Some(out))
+    }
 }
 
 /// git's `sort_in_topological_order` (`REV_SORT_IN_GRAPH_ORDER`) of `order` (the walk's
@@ -375,18 +617,19 @@ fn topological(walk: &Walk<'_>, order: &[u32]) -> Vec<u32> {
     out
 }
 
-/// The commits of the range `from..to` that [`page`]'s filters list (each commit judged
-/// against its own parents), within `window`; `None` past `deadline`.
+/// The commits of a range that [`page`]'s filters list (each commit judged against its own
+/// parents), within `window`; `None` past `deadline`. `tips` are git's command line: `from..to`
+/// is `[(from, true), (to, false)]`, `a...b` the merge bases excluded, then `a` and `b`.
 pub fn range_page(
     repo: &gix::Repository,
-    from: ObjectId,
-    to: ObjectId,
+    tips: &[(ObjectId, bool)],
     filter: &Filter,
     window: Window,
     deadline: Instant,
 ) -> Result<Option<Vec<ObjectId>>, Error> {
-    let Some(ids) = super::range::ids(repo, from, to, usize::MAX, deadline)? else { return Ok(None) };
+    let Some(ids) = super::range::ids_of(repo, tips, deadline)? else { return Ok(None) };
     let mut walk = Walk::new(repo);
+    walk.use_bloom(filter.path.as_deref());
     let (mut skip, mut out) = (window.skip, Vec::new());
     for id in ids {
         if out.len() >= window.take {

@@ -28,3 +28,10 @@ pub fn best(
     let bases = repo.merge_bases_many(one, others).map_err(|e| Error { one, source: boxed(e) })?;
     Ok(bases.first().map(|id| id.detach()))
 }
+
+/// Every merge base of `one` and `other` (`git merge-base --all`), as a symmetric range
+/// `one...other` excludes them.
+pub fn all(repo: &gix::Repository, one: gix::ObjectId, other: gix::ObjectId) -> Result<Vec<gix::ObjectId>, Error> {
+    let bases = repo.merge_bases_many(one, &[other]).map_err(|e| Error { one, source: boxed(e) })?;
+    Ok(bases.into_iter().map(|id| id.detach()).collect())
+}

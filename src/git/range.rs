@@ -455,6 +455,18 @@ pub fn ids(
     Ok(Some(order.into_iter().take(first).map(|i| walk.nodes[i as usize].id).collect()))
 }
 
+/// What `git rev-list <tips>` prints (each tip with whether it is excluded, in command-line
+/// order); `None` when the clock passed `deadline` first.
+pub fn ids_of(
+    repo: &gix::Repository,
+    tips: &[(ObjectId, bool)],
+    deadline: Instant,
+) -> Result<Option<Vec<ObjectId>>, RangeError> {
+    let bounds = Bounds { limit: None, deadline: Some(deadline), authors: false, details: false };
+    let Some((walk, order)) = walk(repo, tips, bounds)? else { return Ok(None) };
+    Ok(Some(order.into_iter().map(|i| walk.nodes[i as usize].id).collect()))
+}
+
 /// The commits of `from..to` (everything reachable from `to` and not from `from`), newest first
 /// in `git log from..to` order; `TooMany` once more than `limit` are found.
 pub fn commits(

@@ -159,6 +159,21 @@ def test_repository_exports(core, project, git_repo):
     assert [(c["email"], c["commits"]) for c in response.json()] == [("t@example.com", 1)]
 
 
+def test_commit_exports(core, project, git_repo):
+    head = git_out(git_repo, "rev-parse", "HEAD")
+    listed = core.repository_commits({}, {"project": project, "ref_name": "HEAD"})
+    assert (listed.status, [c["id"] for c in listed.json()]) == (200, [head])
+    one = core.repository_commit({}, {"project": project, "sha": "main"})
+    assert (one.status, one.json()["id"], one.json()["last_pipeline"]) == (200, head, None)
+    diff = core.repository_commit_diff({}, {"project": project, "sha": head})
+    assert diff.status == 200 and diff.json()
+    refs = core.repository_commit_refs({}, {"project": project, "sha": head, "type": "branch"})
+    assert (refs.status, refs.json()) == (200, [{"type": "branch", "name": "main"}])
+    sequence = core.repository_commit_sequence({}, {"project": project, "sha": head})
+    assert (sequence.status, sequence.json()) == (200, {"count": 1})
+    assert core.repository_commit({}, {"project": project, "sha": "nope"}).status == 404
+
+
 def test_raw_blob_is_streamed(core, project, git_repo):
     sha = git_out(git_repo, "rev-parse", "HEAD:data.bin")
     response = core.repository_raw_blob({}, {"project": project, "sha": sha})

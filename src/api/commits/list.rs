@@ -2,9 +2,9 @@
 //! (`gitlab-repository-families.md` §2.1).
 //!
 //! - `ref_name`: a branch, tag, SHA, `HEAD` or revision (`main~2`), or a range `a..b` (an empty
-//!   side is HEAD); absent or `""` is the default branch. An unknown ref, an empty repository
-//!   and a symmetric range `a...b` answer `200 []`. A leading `-` or whitespace inside is 400
-//!   `{"message":"ref_name is invalid"}`, as are NUL and reflog forms.
+//!   side is HEAD) or `a...b` (what either has and not both); absent or `""` is the default
+//!   branch. An unknown ref and an empty repository answer `200 []`. A leading `-` or
+//!   whitespace inside is 400 `{"message":"ref_name is invalid"}`, as are NUL and reflog forms.
 //! - `since`/`until` (ISO 8601, committer dates), `path`, `author` (fixed text in
 //!   `Name <email>`; `""` is no filter), `all` (every ref; `ref_name` ignored),
 //!   `first_parent`, `order` (`default` | `topo`), `with_stats` (each entity gains `stats`),
@@ -27,12 +27,14 @@ enum Revisions {
     /// The default branch (HEAD).
     Head,
     One(String),
-    /// `from..to`; `None` on a side is HEAD.
-    Range(Option<String>, Option<String>),
+    /// `from..to`, or `from...to` when symmetric; `None` on a side is HEAD.
+    Range {
+        from: Option<String>,
+        to: Option<String>,
+        symmetric: bool,
+    },
     /// Every ref (`all=true`).
     All,
-    /// A form that names nothing here (`a...b`): the answer is empty.
-    Nothing,
 }
 
 fn ref_name(params: &Params) -> ApiResult<Revisions> {
@@ -44,10 +46,11 @@ fn ref_name(params: &Params) -> ApiResult<Revisions> {
     if text.starts_with('-') || text.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err(invalid());
     }
-    if text.contains("...") {
-        return Ok(Revisions::Nothing);
-    }
-    if let Some((from, to)) = text.split_once("..") {
+    let range = match text.split_once("...") {
+        Some((from, to)) => Some((from, to, true)),
+        None => text.split_once("..").map(|(from, to)| (from, to, false)),
+    };
+    if let Some((from, to, symmetric)) = range {
         let side = |s: &str| -> ApiResult<Option<String>> {
             match s {
                 "" => Ok(None),
@@ -55,7 +58,7 @@ fn ref_name(params: &Params) -> ApiResult<Revisions> {
                 _ => Err(invalid()),
             }
         };
-        return Ok(Revisions::Range(side(from)?, side(to)?));
+        return Ok(Revisions::Range { from: side(from)?, to: side(to)?, symmetric });
     }
     if !plausible_revision(&text) {
         return Err(invalid());
@@ -114,7 +117,6 @@ pub fn list(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
     };
     let late = || ApiError::Unavailable("the commits list took longer than its time budget");
     let ids = match &revisions {
-        Revisions::Nothing => Vec::new(),
         Revisions::Head | Revisions::One(_) => {
             let name = match &revisions {
                 Revisions::One(name) => Some(name.as_str()),
@@ -129,9 +131,17 @@ pub fn list(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
             let tips = log::all_tips(&repo).or_broken()?;
             log::page(&repo, &tips, &filter, window, deadline).or_broken()?.ok_or_else(late)?
         }
-        Revisions::Range(from, to) => match (resolve(from.as_deref())?, resolve(to.as_deref())?) {
+        Revisions::Range { from, to, symmetric } => match (resolve(from.as_deref())?, resolve(to.as_deref())?) {
             (Some(from), Some(to)) => {
-                log::range_page(&repo, from, to, &filter, window, deadline).or_broken()?.ok_or_else(late)?
+                // git's command line: `from..to` is `^from to`; `from...to` is `^<every merge
+                // base> from to`.
+                let tips: Vec<(gix::ObjectId, bool)> = if *symmetric {
+                    let bases = git::merge_base::all(&repo, from, to).or_broken()?;
+                    bases.into_iter().map(|b| (b, true)).chain([(from, false), (to, false)]).collect()
+                } else {
+                    vec![(from, true), (to, false)]
+                };
+                log::range_page(&repo, &tips, &filter, window, deadline).or_broken()?.ok_or_else(late)?
             }
             _ => Vec::new(),
         },
