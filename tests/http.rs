@@ -161,3 +161,38 @@ fn a_database_from_a_newer_library_is_refused() {
     let error = forgecore::Context::from_json(&instance.config().to_string()).err().unwrap();
     assert!(error.contains("newer"), "{error}");
 }
+
+/// Issue #25: API answers carry GitLab's `Cache-Control: max-age=0, private, must-revalidate`
+/// and `X-Content-Type-Options: nosniff` (tokens travel in `PRIVATE-TOKEN`, which does not stop
+/// a shared cache from storing an answer), errors too; a route's own `Cache-Control` (raw
+/// blobs') is kept as it is, once.
+#[test]
+fn answers_carry_cache_control_private_and_nosniff() {
+    let instance = common::open_instance(json!({}));
+    let fixtures = instance.fixture_repos();
+    let blob = common::git_text(&fixtures.join("work"), &["rev-parse", "main:README.md"]);
+    let count = |headers: &[(String, String)], name: &str| {
+        headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone()).collect::<Vec<_>>()
+    };
+    for (method, target) in [
+        ("GET", "/api/v4/version".to_string()),
+        ("GET", "/api/v4/projects/fx%2Fwork".to_string()),
+        ("GET", "/api/v4/projects/fx%2Fwork/repository/tree".to_string()),
+        ("GET", format!("/api/v4/projects/fx%2Fwork/repository/blobs/{blob}")),
+        ("GET", "/api/v4/projects/fx%2Fwork/repository/archive.zip".to_string()),
+        ("GET", "/api/v4/projects/nope".to_string()),
+        ("GET", "/api/v4/member_roles".to_string()),
+        ("DELETE", "/api/v4/version".to_string()),
+        ("HEAD", "/api/v4/version".to_string()),
+    ] {
+        let (status, headers, _) = instance.request(method, &target, &[], b"");
+        assert!(status < 500, "{method} {target}: {status}");
+        assert_eq!(count(&headers, "Cache-Control"), ["max-age=0, private, must-revalidate"], "{method} {target}");
+        assert_eq!(count(&headers, "X-Content-Type-Options"), ["nosniff"], "{method} {target}");
+    }
+    let (status, headers, _) =
+        instance.request("GET", &format!("/api/v4/projects/fx%2Fwork/repository/blobs/{blob}/raw"), &[], b"");
+    assert_eq!(status, 200);
+    assert_eq!(count(&headers, "Cache-Control"), ["max-age=0, private, must-revalidate, no-store, no-cache"]);
+    assert_eq!(count(&headers, "X-Content-Type-Options"), ["nosniff"]);
+}

@@ -14,12 +14,28 @@ use crate::error::ApiResult;
 use crate::response::{Body, Response};
 use request::Request;
 
+/// GitLab's `Cache-Control` for API answers (Grape's default through Rails): answers may depend
+/// on the caller's token, which a shared cache cannot see in `PRIVATE-TOKEN`, so none stores them.
+pub const CACHE_CONTROL: &str = "max-age=0, private, must-revalidate";
+
 /// Serves one request. Never panics on bad input; every failure is a GitLab-shaped response.
 pub fn handle(ctx: &Context, method: &str, target: &str, headers: Vec<(String, String)>, body: &[u8]) -> Response {
     let is_head = method.eq_ignore_ascii_case("HEAD");
     let mut response = serve(ctx, method, target, headers, body).unwrap_or_else(|e| e.into_response());
     if is_head {
         response.body = Body::Bytes(Vec::new());
+    }
+    finish(response)
+}
+
+/// The headers every API answer carries, as GitLab sends them, set here once: `Cache-Control`
+/// (unless the route chose its own, as raw blobs do) and `X-Content-Type-Options: nosniff`.
+fn finish(mut response: Response) -> Response {
+    if response.header("Cache-Control").is_none() {
+        response.headers.push(("Cache-Control".into(), CACHE_CONTROL.into()));
+    }
+    if response.header("X-Content-Type-Options").is_none() {
+        response.headers.push(("X-Content-Type-Options".into(), "nosniff".into()));
     }
     response
 }
