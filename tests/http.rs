@@ -196,3 +196,24 @@ fn answers_carry_cache_control_private_and_nosniff() {
     assert_eq!(count(&headers, "Cache-Control"), ["max-age=0, private, must-revalidate, no-store, no-cache"]);
     assert_eq!(count(&headers, "X-Content-Type-Options"), ["nosniff"]);
 }
+
+/// Issue #25: methods are case-sensitive (RFC 9110): a lowercase `get`, `head` or `post` runs
+/// nothing as its uppercase namesake would; on a known path it is 405, as Rails answers a
+/// method it does not know.
+#[test]
+fn lowercase_methods_are_not_their_uppercase_namesakes() {
+    let instance = common::open_instance(json!({}));
+    let admin = instance.user_with_token("root2", true);
+    let auth = [("PRIVATE-TOKEN", admin.as_str())];
+    for method in ["get", "head", "Get"] {
+        let (status, _, body) = instance.request(method, "/api/v4/version", &[], b"");
+        assert_eq!((status, parse(&body)), (405, json!({"message": "405 Method Not Allowed"})), "{method}");
+    }
+    let role = br#"{"name": "lower", "base_access_level": 10, "read_code": true}"#;
+    let (status, _, _) = instance.request("post", "/api/v4/member_roles", &auth, role);
+    assert_eq!(status, 405);
+    let (status, _, body) = instance.request("GET", "/api/v4/member_roles", &auth, b"");
+    assert_eq!((status, parse(&body)), (200, json!([])), "nothing was created");
+    let (status, _, _) = instance.request("get", "/api/v4/nothing/here", &[], b"");
+    assert_eq!(status, 404);
+}

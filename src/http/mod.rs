@@ -20,7 +20,7 @@ pub const CACHE_CONTROL: &str = "max-age=0, private, must-revalidate";
 
 /// Serves one request. Never panics on bad input; every failure is a GitLab-shaped response.
 pub fn handle(ctx: &Context, method: &str, target: &str, headers: Vec<(String, String)>, body: &[u8]) -> Response {
-    let is_head = method.eq_ignore_ascii_case("HEAD");
+    let is_head = method == "HEAD";
     let mut response = serve(ctx, method, target, headers, body).unwrap_or_else(|e| e.into_response());
     if is_head {
         response.body = Body::Bytes(Vec::new());

@@ -8,7 +8,7 @@ use crate::params::Params;
 use percent_encoding::percent_decode;
 
 pub struct Request {
-    /// Upper-case method; `HEAD` is served as `GET`.
+    /// The method as sent (case-sensitive); `HEAD` is served as `GET`.
     pub method: String,
     /// Decoded path segments after `/api/v4`.
     pub segments: Vec<String>,
@@ -65,7 +65,9 @@ impl Request {
         if body.len() > ctx.config.limits.max_body_bytes {
             return Err(ApiError::PayloadTooLarge);
         }
-        let method = match method.to_ascii_uppercase().as_str() {
+        // Methods are case-sensitive (RFC 9110 9.1): `get` is not GET, and matches no route
+        // (405 on a known path, as Rails refuses an unknown method; 404 elsewhere).
+        let method = match method {
             "HEAD" => "GET".to_string(),
             other => other.to_string(),
         };
