@@ -217,3 +217,23 @@ fn lowercase_methods_are_not_their_uppercase_namesakes() {
     let (status, _, _) = instance.request("get", "/api/v4/nothing/here", &[], b"");
     assert_eq!(status, 404);
 }
+
+/// Issue #25: credential query parameters (`private_token`, `access_token`) are not repeated
+/// in pagination `Link`s; every other parameter still is. (`job_token` reaches no paginated
+/// route: `api::call`'s unit test covers it.)
+#[test]
+fn pagination_links_never_repeat_credentials() {
+    let instance = common::open_instance(json!({}));
+    instance.fixture_repos();
+    let token = instance.user_with_token("alice", false);
+    for credential in ["private_token", "access_token"] {
+        for route in ["tree?per_page=1&recursive=true", "tree?per_page=1&pagination=keyset"] {
+            let target = format!("/api/v4/projects/fx%2Fwork/repository/{route}&{credential}={token}");
+            let (status, headers, _) = instance.request("GET", &target, &[], b"");
+            assert_eq!(status, 200, "{target}");
+            let link = headers.iter().find(|(n, _)| n == "Link").map(|(_, v)| v.clone()).unwrap_or_default();
+            assert!(link.contains("per_page=1"), "{target}: {link}");
+            assert!(!link.contains(credential) && !link.contains(&token), "{target}: {link}");
+        }
+    }
+}

@@ -29,17 +29,25 @@ pub struct Call<'a> {
 }
 
 /// The route a paginated answer links back to: its raw path after `/api/v4` and its
-/// parameters in order, which `Link` URLs repeat with the page changed.
+/// parameters in order, which `Link` URLs repeat with the page changed. Credentials
+/// (`private_token`, `access_token`, `job_token`) are never among them: a link is no place for
+/// a token, and the client that follows it sends its credentials as it did the first time.
 #[derive(Debug, Clone, Default)]
 pub struct Origin {
     pub path: String,
     pub query: Vec<(String, String)>,
 }
 
+/// Whether a query parameter may be repeated in a link (it carries no token).
+fn repeatable(name: &str) -> bool {
+    !auth::QUERY_CREDENTIALS.iter().any(|(credential, _)| *credential == name)
+}
+
 impl Origin {
     /// A request as it came over HTTP.
     pub fn request(raw_path: &str, query: &[(String, String)]) -> Origin {
-        Origin { path: raw_path.to_string(), query: query.to_vec() }
+        let query = query.iter().filter(|(name, _)| repeatable(name)).cloned().collect();
+        Origin { path: raw_path.to_string(), query }
     }
 
     /// The HTTP route `GET /projects/:id/repository/<route>` equivalent to a typed call on
@@ -47,6 +55,7 @@ impl Origin {
     pub fn repository_route(project: &str, route: &str, params: &Params) -> Origin {
         let query = params
             .iter()
+            .filter(|(name, _)| repeatable(name))
             .filter_map(|(name, value)| match value {
                 Value::String(s) => Some((name.clone(), s.clone())),
                 Value::Number(_) | Value::Bool(_) => Some((name.clone(), value.to_string())),
@@ -165,5 +174,23 @@ impl<'a> Call<'a> {
 
     pub fn web_url(&self, full_path: &str) -> String {
         format!("{}/{}", self.base_url, full_path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_never_hold_credentials() {
+        let pairs = |names: &[&str]| names.iter().map(|n| (n.to_string(), "x".to_string())).collect::<Vec<_>>();
+        let query = pairs(&["private_token", "page", "job_token", "access_token", "ref"]);
+        let names = |origin: Origin| origin.query.into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+        assert_eq!(names(Origin::request("/x", &query)), ["page", "ref"]);
+        let mut params = Params::new();
+        for (name, value) in &query {
+            params.push_pair(name, value.clone());
+        }
+        assert_eq!(names(Origin::repository_route("p", "tree", &params)).len(), 2);
     }
 }

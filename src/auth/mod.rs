@@ -54,6 +54,11 @@ impl Caller {
     }
 }
 
+/// The query parameters that carry a token, and whether it is a job token. Links never repeat
+/// them (`Origin`): a URL is logged, shared and cached far more freely than a header.
+pub const QUERY_CREDENTIALS: [(&str, bool); 3] =
+    [("private_token", false), ("access_token", false), ("job_token", true)];
+
 /// The token texts a request carried, by kind. Headers and query parameters both count.
 #[derive(Debug, Default, Clone)]
 pub struct Credentials {
@@ -85,7 +90,7 @@ impl Credentials {
                 _ => {}
             }
         }
-        for (name, kind) in [("private_token", false), ("access_token", false), ("job_token", true)] {
+        for (name, kind) in QUERY_CREDENTIALS {
             if let Ok(Some(value)) = query.string(name).map(|v| v.filter(|v| !v.is_empty())) {
                 if kind {
                     found.job.push(value)
