@@ -720,3 +720,29 @@ fn the_output_bound_covers_the_rendered_date() {
     let header = notes(&body).lines().next().unwrap().to_string();
     assert_eq!(header, format!("## 2.1.0 ({})", format!("{:0>1024}", 2024).repeat(100)));
 }
+
+/// Issue #25: without `external_url`, a changelog POST would commit links built from the
+/// request's `Host`, which the client chooses: it is refused with 422 and nothing is committed.
+/// GET (answered to the caller alone) still builds them from `Host`; with `external_url` the
+/// committed links are the configuration's whatever `Host` says.
+#[test]
+fn committed_links_never_come_from_the_host_header() {
+    let w = world_with(json!({}));
+    let tip = w.sha("main");
+    let body = json!({"version": "2.1.0", "from": "v2.0.0", "date": "2024-01-02"}).to_string();
+    let auth = [("PRIVATE-TOKEN", w.developer.as_str()), ("Host", "attacker.example")];
+    let (status, answer) = w.instance.request_json("POST", BASE, &auth, body.as_bytes());
+    assert_eq!(status, 422, "{answer}");
+    assert!(message(&answer).starts_with("external_url is not configured"), "{answer}");
+    assert_eq!(w.sha("main"), tip, "nothing was committed");
+    let (status, answer) = w.instance.request_json("GET", &format!("{BASE}?version=2.1.0&from=v2.0.0"), &auth, b"");
+    assert_eq!(status, 200);
+    assert!(notes(&answer).contains("(http://attacker.example/fx/log/-/commit/"), "{answer}");
+
+    let w = world();
+    let auth = [("PRIVATE-TOKEN", w.developer.as_str()), ("Host", "attacker.example")];
+    let (status, answer) = w.instance.request_json("POST", BASE, &auth, body.as_bytes());
+    assert_eq!(status, 200, "{answer}");
+    let file = w.file("main", "CHANGELOG.md");
+    assert!(file.contains("(http://forge.test/fx/log/-/commit/") && !file.contains("attacker"), "{file}");
+}

@@ -8,6 +8,12 @@
 //! the version's header is there), commits it with a compare-and-swap on the branch and answers
 //! `{"commit": <commit or null>, "notes": ...}`. Every `Gitlab::Changelog::Error` is 422
 //! `Failed to generate the changelog: ...`.
+//!
+//! What POST commits stays in the repository for everyone who reads it, so its links (commit and
+//! merge request `web_url`s, the committer's noreply address) come from the configuration only:
+//! without `external_url` they would be built from the request's `Host` header, which any
+//! client chooses, so POST is then refused with 422 (`external_url is not configured ...`) and
+//! nothing is committed. GET answers to the caller alone and still builds them from `Host`.
 
 use super::{commits, Call};
 use crate::auth::permissions::{self, ProjectAbility, ProjectAccess};
@@ -33,6 +39,8 @@ const DEFAULT_FILE: &str = "CHANGELOG.md";
 const MAX_CHANGELOG_FILE_BYTES: u64 = 32 << 20;
 const PUSH_FORBIDDEN: &str = "You are not allowed to commit a changelog on this branch";
 const INVALID_RANGE: &str = "Invalid or not found commit value in the given range";
+const HOST_LINKS: &str = "external_url is not configured: the changelog's links would be built from the request's \
+                          Host header and committed; set external_url to the instance's public URL";
 
 /// The engine's errors, and the ones raised here as GitLab's service raises them (a range, a
 /// file too large), are each a `Gitlab::Changelog::Error`: 422 with the text after the prefix.
@@ -281,6 +289,9 @@ pub fn commit(call: &Call, project: &str, params: &Params) -> ApiResult<Response
     })?;
     let request = Request::from_params(params)?;
     let user = call.caller.require_user()?.clone();
+    if call.ctx.config.external_base().is_none() {
+        return Err(ApiError::Unprocessable(HOST_LINKS.into()));
+    }
     let branch = match params.revision("branch")?.filter(|s| !s.trim().is_empty()) {
         Some(branch) => branch,
         None => git::default_branch(call.git_dir(&project)?).unwrap_or_else(|| "main".into()),
