@@ -97,7 +97,7 @@ pub struct RateLimits {
     pub api_requests: RateLimit,
     /// Archive downloads per user and project.
     pub archive: RateLimit,
-    /// Blobs over 10 MB, per project.
+    /// Blobs over 10 MB, per caller and project.
     pub large_blob: RateLimit,
     /// Health report generation, per project.
     pub health_generate: RateLimit,
