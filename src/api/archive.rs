@@ -35,10 +35,11 @@
 //!   where GitLab repeats the spelling); rate limits and authorization still apply to every
 //!   request. At most `limits.archive_builds` archives are built at once, cached or not; one
 //!   more waits up to `limits.archive_queue_millis`, then is a 503 as GitLab answers Gitaly's
-//!   concurrency limit. Hits and downloads joining a build in progress need no turn. Asked by full commit id, an archive carries an `ETag` and an
-//!   `If-None-Match` naming it is answered 304 before any object is read. (An `export-subst`
-//!   placeholder that names refs (`%d`), abbreviates (`%h`) or dates relatively (`%ar`) can
-//!   read differently later at the same commit; the cached answer stays, as Workhorse's does.)
+//!   concurrency limit. Hits and downloads joining a build in progress need no turn. Asked by
+//!   full commit id, an archive carries an `ETag` and an `If-None-Match` naming it is answered
+//!   304 before any object is read. (An `export-subst` placeholder that names refs (`%d`),
+//!   abbreviates (`%h`) or dates relatively (`%ar`) can read differently later at the same
+//!   commit; the cached answer stays, as Workhorse's does.)
 //!
 //! Not implemented: GitLab's hotlinking check (406 for `<img>`-style requests), which needs
 //! request headers an operation does not see.
