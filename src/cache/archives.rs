@@ -602,3 +602,63 @@ impl Drop for Slot {
         self.slots.freed.notify_one();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fresh_dir(name: &str) -> PathBuf {
+        let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        std::env::temp_dir().join(format!("fc-archives-{name}-{}-{nanos}", std::process::id()))
+    }
+
+    /// Two readers at different speeds of a build that passes the capacity: both read every
+    /// byte, the disk never holds more than the capacity, and nothing is left afterwards.
+    #[test]
+    fn readers_of_a_build_past_the_capacity_read_it_whole() {
+        let dir = fresh_dir("past");
+        let cache = Arc::new(Archives::open(dir.clone(), 100_000).expect("open"));
+        let Ok(Lookup::Build(mut builder, mut fast)) = cache.lookup("k") else { panic!("a build") };
+        let Ok(Lookup::Join(mut slow)) = cache.lookup("k") else { panic!("a join") };
+        let data: Vec<u8> = (0..3_000_000u32).map(|i| (i.wrapping_mul(7) % 251) as u8).collect();
+        let expected = data.clone();
+        let writer = std::thread::spawn(move || {
+            let written = builder.write_all(&data);
+            builder.finish(written);
+        });
+        let fast = std::thread::spawn(move || {
+            let mut all = Vec::new();
+            fast.read_to_end(&mut all).map(|_| all)
+        });
+        let mut all = Vec::new();
+        let mut piece = [0u8; 777];
+        loop {
+            let n = slow.read(&mut piece).expect("read");
+            if n == 0 {
+                break;
+            }
+            all.extend_from_slice(&piece[..n]);
+            assert!(cache.used_bytes() <= 100_000, "{} bytes", cache.used_bytes());
+        }
+        assert!(all == expected, "the slow reader read it whole");
+        assert!(fast.join().expect("joined").expect("read") == expected, "the fast reader too");
+        writer.join().expect("writer");
+        drop(slow);
+        assert!(!cache.is_building("k"));
+        assert_eq!(cache.used_bytes(), 0);
+        let left: Vec<_> = std::fs::read_dir(&dir).expect("dir").flatten().map(|e| e.file_name()).collect();
+        assert!(left.is_empty(), "{left:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn slots_bound_what_runs_and_come_back() {
+        let slots = Arc::new(Slots::new(2, Duration::from_millis(50)));
+        let (a, b) = (slots.acquire(), slots.acquire());
+        assert!(a.is_some() && b.is_some());
+        assert!(slots.acquire().is_none(), "a third waits, then gives up");
+        drop(a);
+        assert!(slots.acquire().is_some());
+        assert_eq!(slots.busy(), 1);
+    }
+}
