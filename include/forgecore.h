@@ -18,7 +18,8 @@
 /* Version of the C ABI; fc_abi_version() returns it (a test checks they agree). */
 #define FC_ABI_VERSION 1
 
-// An opened forgecore instance.
+// An opened forgecore instance. Any number of threads may call into one at once; `fc_close`
+// waits for the calls in flight.
 typedef struct fc_ctx fc_ctx;
 
 // A response owned by the caller until `fc_response_free`.
@@ -62,7 +63,9 @@ uint32_t fc_abi_version(void);
 // response (status 400 or 500, body `{"message": "..."}`) that the caller frees.
 fc_response *fc_open(const char *config_json, fc_ctx **out);
 
-// Closes a context. NULL is a no-op. No call on it may be in flight or follow.
+// Closes a context: waits for the calls on it in flight, then frees the instance. A call that
+// comes while or after it closes is answered 400 `ctx is closed`; closing twice does nothing
+// more. NULL is a no-op.
 void fc_close(fc_ctx *ctx);
 
 // Serves one HTTP request: `method` (`GET`, ...), the raw request `target` as sent on the wire

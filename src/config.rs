@@ -97,7 +97,7 @@ pub struct RateLimits {
     pub api_requests: RateLimit,
     /// Archive downloads per user and project.
     pub archive: RateLimit,
-    /// Blobs over 10 MB, per project.
+    /// Blobs over 10 MB, per caller and project.
     pub large_blob: RateLimit,
     /// Health report generation, per project.
     pub health_generate: RateLimit,
@@ -174,6 +174,11 @@ pub struct Limits {
     /// Time budget of one compare: a walk still running past it is a 503; diffs past it end
     /// the list with `compare_timeout` true.
     pub compare_timeout_millis: u64,
+    /// Archives built at once, by all requests of this process (each is a thread for as long as
+    /// its slowest reader takes); a build waits up to `archive_queue_millis` for its turn, then
+    /// is a 503 with `Retry-After`. Cached archives and downloads joining a build wait for none.
+    pub archive_builds: u32,
+    pub archive_queue_millis: u64,
 }
 
 impl Default for Limits {
@@ -193,6 +198,8 @@ impl Default for Limits {
             compare_max_commits: 10_000,
             compare_max_commits_anonymous: 100,
             compare_timeout_millis: 10_000,
+            archive_builds: 16,
+            archive_queue_millis: 10_000,
         }
     }
 }
@@ -245,6 +252,9 @@ impl Config {
                 "invalid configuration: compare_max_commits, compare_max_commits_anonymous and compare_timeout_millis must be positive"
                     .into(),
             );
+        }
+        if l.archive_builds == 0 {
+            return Err("invalid configuration: archive_builds must be positive".into());
         }
         Ok(())
     }

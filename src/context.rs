@@ -1,15 +1,20 @@
 //! `Context`: everything one opened forgecore instance owns (configuration, store, caches), shared by
 //! every thread that calls into it. It is `Send + Sync`; nothing in it is per request.
 
+use crate::cache::archives::Slots;
 use crate::cache::Caches;
 use crate::config::{Config, RateLimit};
 use crate::error::{ApiError, ApiResult};
 use crate::store::{self, Store};
+use std::sync::Arc;
+use std::time::Duration;
 
 pub struct Context {
     pub config: Config,
     pub store: Store,
     pub caches: Caches,
+    /// The bound on archives built at once (`limits.archive_builds`).
+    pub archive_builds: Arc<Slots>,
 }
 
 const _: () = {
@@ -21,7 +26,11 @@ impl Context {
     pub fn open(config: Config) -> Result<Context, String> {
         let store = Store::open(&config.store.backend(), &config.data_dir)?;
         let caches = Caches::open(&config.cache, &config.data_dir)?;
-        Ok(Context { config, store, caches })
+        let archive_builds = Arc::new(Slots::new(
+            config.limits.archive_builds as usize,
+            Duration::from_millis(config.limits.archive_queue_millis),
+        ));
+        Ok(Context { config, store, caches, archive_builds })
     }
 
     pub fn from_json(config_json: &str) -> Result<Context, String> {

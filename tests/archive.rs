@@ -262,7 +262,7 @@ fn cases(fx: &Fx) -> Vec<Case> {
         case("sha=feature%2Fx".into(), &feature, "feature-x", &[], ""),
         case(format!("sha={main}"), &main, &main, &[], ""),
         case("path=src".into(), &main, "main", &["src"], "-src"),
-        case("path=src/lib/".into(), &main, "main", &["src/lib"], "-src-lib-"),
+        case("path=src/lib/".into(), &main, "main", &["src/lib"], "-src-lib"),
         case("path=src/lib/a.rs".into(), &main, "main", &["src/lib/a.rs"], "-src-lib-a.rs"),
         case(
             format!("path=long/{long_dir}"),
@@ -496,7 +496,7 @@ fn names_headers_and_timestamps_follow_gitlab() {
         ("archive.zip?sha=feature/x", format!("proj-feature-x-{}.zip", head(&fx, "feature/x")), "application/zip"),
         (&*format!("archive.tbz?sha={main}"), format!("proj-{main}-{main}.tar.bz2"), "application/octet-stream"),
         ("archive.tgz?path=src/lib", format!("proj-main-{main}-src-lib.tar.gz"), "application/octet-stream"),
-        ("archive.tar?sha=main&path=/src/", format!("proj-main-{main}--src-.tar"), "application/octet-stream"),
+        ("archive.tar?sha=main&path=/src/", format!("proj-main-{main}-src.tar"), "application/octet-stream"),
     ];
     for (route, file, content_type) in cases {
         let (status, headers, _) = get(&fx, &format!("/api/v4/projects/ar%2Fproj/repository/{route}"));

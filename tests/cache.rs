@@ -214,3 +214,167 @@ fn if_none_match_star_is_no_304_for_objects_that_do_not_exist() {
     assert_eq!(status, 200);
     assert_eq!(body, git(&work, &["cat-file", "blob", &blob]), "`*` on an existing blob is its content");
 }
+
+/// A branch `name` of the work tree whose one new file is `len` bytes of noise: its tar
+/// archive is about `len` bytes, compressed or not.
+fn noise_branch(work: &Path, name: &str, len: usize) -> String {
+    let mut noise = vec![0u8; len];
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15 ^ len as u64;
+    for byte in &mut noise {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *byte = x as u8;
+    }
+    git(work, &["checkout", "-q", "-b", name]);
+    std::fs::write(work.join(format!("{name}.bin")), &noise).unwrap();
+    git(work, &["add", &format!("{name}.bin")]);
+    git(work, &["-c", "user.name=noise", "-c", "user.email=noise@example.com", "commit", "-q", "-m", name]);
+    git(work, &["checkout", "-q", "main"]);
+    git_text(work, &["rev-parse", name])
+}
+
+/// A request through the Rust context (`TestInstance::ctx`), whose caches the test can look at.
+fn rust_get(ctx: &forgecore::Context, target: &str) -> (u16, Vec<(String, String)>, Vec<u8>) {
+    let response = forgecore::http::handle(ctx, "GET", target, Vec::new(), b"");
+    let (status, headers) = (response.status, response.headers.clone());
+    (status, headers, response.into_bytes().unwrap())
+}
+
+/// Bytes in the cache directory, entries and temporary files together.
+fn cache_bytes(instance: &TestInstance) -> u64 {
+    let (entries, temps) = cache_files(instance);
+    entries.iter().chain(&temps).filter_map(|p| p.metadata().ok()).map(|m| m.len()).sum()
+}
+
+/// Issue #25: `path`, `./path`, `/path` (and `a/../path`, `path/`) are one archive: one build,
+/// one entry, the same bytes under one name.
+#[test]
+fn spellings_of_a_path_are_one_archive() {
+    let (instance, _) = world(json!({}));
+    let ctx = instance.ctx();
+    let archives = ctx.caches.archives.as_ref().unwrap();
+    let bodies: Vec<(Option<String>, Vec<u8>)> = ["docs", "./docs", "/docs", "src/../docs", "docs/"]
+        .iter()
+        .map(|path| {
+            let target = format!("/api/v4/projects/fx%2Fwork/repository/archive.tar?sha=main&path={path}");
+            let (status, headers, body) = rust_get(ctx, &target);
+            assert_eq!(status, 200, "{path}");
+            (header(&headers, "Content-Disposition").map(str::to_string), body)
+        })
+        .collect();
+    assert_eq!(archives.builds(), 1, "one build for every spelling");
+    assert!(bodies.windows(2).all(|w| w[0] == w[1]), "the same name and bytes");
+    assert_eq!(cache_files(&instance).0.len(), 1);
+    // Excludes too: their order and spelling change nothing.
+    for excludes in ["a/b,README.md", "./README.md,/a/b/", "README.md,a/b,README.md", "a/b/c/..,README.md"] {
+        let target = format!("/api/v4/projects/fx%2Fwork/repository/archive.tar?sha=main&exclude_paths={excludes}");
+        assert_eq!(rust_get(ctx, &target).0, 200, "{excludes}");
+    }
+    assert_eq!(archives.builds(), 2);
+}
+
+/// Issue #25: bytes being written count against the capacity. A build that passes it stops
+/// caching (the disk never holds more than the capacity) yet streams whole to its client, and
+/// it evicts nothing: the entries cached before are still there.
+#[test]
+fn a_build_larger_than_the_cache_streams_whole_and_evicts_nothing() {
+    let capacity = 300_000u64;
+    let (instance, work) = world(json!({"cache": {"archive_bytes": capacity}}));
+    let big = noise_branch(&work, "big", 3 << 20);
+    let small = "/api/v4/projects/fx%2Fwork/repository/archive.tar?sha=main";
+    assert_eq!(get(&instance, small, &[]).0, 200);
+    let kept = cache_files(&instance).0;
+    assert_eq!(kept.len(), 1);
+
+    let response =
+        instance.request_response("GET", "/api/v4/projects/fx%2Fwork/repository/archive.tar?sha=big", &[], b"");
+    assert_eq!(response.status(), 200);
+    let mut body = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let n = forgecore::ffi::fc_response_read(response.as_ptr(), chunk.as_mut_ptr(), chunk.len());
+        assert!(n >= 0, "the download failed after {} bytes", body.len());
+        if n == 0 {
+            break;
+        }
+        body.extend_from_slice(&chunk[..n as usize]);
+        assert!(cache_bytes(&instance) <= capacity, "{} bytes on disk", cache_bytes(&instance));
+    }
+    drop(response);
+    let expected = git(&work, &["archive", "--format=tar", &format!("--prefix=work-big-{big}/"), "big"]);
+    assert!(body == expected, "the whole archive ({} bytes, git's {})", body.len(), expected.len());
+    assert_eq!(cache_files(&instance), (kept, vec![]), "nothing evicted, nothing of the big one left");
+    assert!(cache_bytes(&instance) <= capacity);
+}
+
+/// Issue #25: archive builds are bounded: past `limits.archive_builds`, a build waits its turn
+/// up to `archive_queue_millis`, then is a 503; a cached archive needs no turn, and the turn
+/// comes back when a build ends.
+#[test]
+fn concurrent_archive_builds_are_bounded() {
+    let (instance, work) = world(json!({"limits": {"archive_builds": 1, "archive_queue_millis": 300}}));
+    let ctx = instance.ctx();
+    noise_branch(&work, "big", 4 << 20);
+    let cached = "/api/v4/projects/fx%2Fwork/repository/archive.zip?sha=main";
+    assert_eq!(rust_get(ctx, cached).0, 200);
+    // A download that reads nothing keeps its build (and its slot) busy.
+    let stalled =
+        forgecore::http::handle(ctx, "GET", "/api/v4/projects/fx%2Fwork/repository/archive.tar?sha=big", vec![], b"");
+    assert_eq!(stalled.status, 200);
+    let started = std::time::Instant::now();
+    let (status, _, body) = rust_get(ctx, "/api/v4/projects/fx%2Fwork/repository/archive.tar?sha=main");
+    assert_eq!(status, 503, "{}", String::from_utf8_lossy(&body));
+    assert!(started.elapsed() >= std::time::Duration::from_millis(250), "it waited its turn first");
+    let message: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        message,
+        json!({"message": "503 Service Unavailable - too many archives are being built, try again later"})
+    );
+    assert_eq!(rust_get(ctx, cached).0, 200, "a cached archive needs no build");
+    assert_eq!(ctx.archive_builds.busy(), 1);
+    drop(stalled);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while ctx.archive_builds.busy() > 0 {
+        assert!(std::time::Instant::now() < deadline, "the abandoned build gave its slot back");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(rust_get(ctx, "/api/v4/projects/fx%2Fwork/repository/archive.tar?sha=main").0, 200);
+}
+
+/// Issue #25: opening the same data directory (another host, a worker starting, the admin CLI)
+/// removes only temporary files whose writer is gone: a download in progress elsewhere
+/// completes whole, and its archive is kept.
+#[test]
+fn opening_a_data_directory_leaves_other_writers_temporary_files() {
+    let (instance, work) = world(json!({}));
+    let big = noise_branch(&work, "big", 4 << 20);
+    let dir = instance.data_dir().join("archive-cache");
+    std::fs::create_dir_all(&dir).unwrap();
+    let stale = dir.join(".stale.1.2.tmp");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::create(&stale).unwrap().set_modified(old).unwrap();
+
+    let mut response =
+        instance.request_response("GET", "/api/v4/projects/fx%2Fwork/repository/archive.tar?sha=big", &[], b"");
+    assert_eq!(response.status(), 200);
+    let mut first = [0u8; 512];
+    assert_eq!(forgecore::ffi::fc_response_read(response.as_ptr(), first.as_mut_ptr(), first.len()), 512);
+    let temps = cache_files(&instance).1;
+    assert_eq!(temps.len(), 2, "{temps:?}");
+    // Old enough that only its writer's lock keeps it.
+    for temp in &temps {
+        std::fs::OpenOptions::new().write(true).open(temp).unwrap().set_modified(old).unwrap();
+    }
+    let other = instance.reopen();
+    assert!(!stale.exists(), "a file nobody writes is removed");
+    let live: Vec<PathBuf> = temps.into_iter().filter(|t| *t != stale).collect();
+    assert!(live[0].exists(), "the download in progress keeps its file");
+    let mut body = first.to_vec();
+    body.extend(response.read_all(64 * 1024));
+    drop(response);
+    let expected = git(&work, &["archive", "--format=tar", &format!("--prefix=work-big-{big}/"), "big"]);
+    assert!(body == expected, "the whole archive ({} bytes, git's {})", body.len(), expected.len());
+    assert_eq!(cache_files(&instance).0.len(), 1, "and it was kept");
+    drop(other);
+}

@@ -958,3 +958,59 @@ fn the_http_door_and_the_rust_api_agree() {
     let list: Value = serde_json::from_slice(&via_ffi).unwrap();
     assert_eq!(names(&list), ["via rust"]);
 }
+
+/// Issue #25: `fc_close` with calls in flight waits for them instead of freeing the instance
+/// under them, and a call racing with the close, or coming after it, is a 400 `ctx is closed`
+/// rather than a crash. Eight threads call in a loop while the main thread closes.
+#[test]
+fn close_waits_for_calls_in_flight_and_later_calls_are_refused() {
+    let dir = TempDir::new();
+    let config = cstr(&data_dir_config(&dir));
+    let mut out: *mut fc_ctx = null_mut();
+    assert!(ffi::fc_open(config.as_ptr(), &mut out).is_null());
+    struct Shared(*mut fc_ctx);
+    // SAFETY: fc_ctx may be used from any thread; the point of the test.
+    unsafe impl Sync for Shared {}
+    let shared = Shared(out);
+    let closed = std::sync::atomic::AtomicBool::new(false);
+    let (method, target, headers) = (cstr("GET"), cstr("/api/v4/projects/nope"), cstr("{}"));
+    std::thread::scope(|s| {
+        let callers: Vec<_> = (0..8)
+            .map(|_| {
+                s.spawn(|| {
+                    let (mut answered, mut refused) = (0u32, 0u32);
+                    // Until well after the close: every call is the route's 404 or the refusal.
+                    while refused < 50 {
+                        let after_close = closed.load(std::sync::atomic::Ordering::SeqCst);
+                        let ctx = &shared;
+                        let response = FfiResponse::new(ffi::fc_request(
+                            ctx.0,
+                            method.as_ptr(),
+                            target.as_ptr(),
+                            headers.as_ptr(),
+                            null(),
+                            0,
+                        ));
+                        let (status, body) = response.status_json();
+                        match status {
+                            404 if !after_close => answered += 1,
+                            400 if body["message"] == json!("400 Bad request - ctx is closed") => refused += 1,
+                            _ => panic!("{status} {body} (after close: {after_close})"),
+                        }
+                    }
+                    answered
+                })
+            })
+            .collect();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        ffi::fc_close(shared.0);
+        closed.store(true, std::sync::atomic::Ordering::SeqCst);
+        let answered: u32 = callers.into_iter().map(|c| c.join().unwrap()).sum();
+        assert!(answered > 0, "calls were answered before the close");
+    });
+    // Closing again changes nothing; the context stays refused.
+    ffi::fc_close(shared.0);
+    let (status, _) =
+        FfiResponse::new(ffi::fc_admin(shared.0, cstr(r#"{"command": "user_list"}"#).as_ptr())).status_json();
+    assert_eq!(status, 400);
+}

@@ -15,7 +15,8 @@
 //!   first byte, so errors are JSON.
 //! - The archive's top directory and the `Content-Disposition` name are GitLab's
 //!   `<project path>-<ref with / as ->-<commit sha>[-<path with / as ->]`, the ref as given (the
-//!   default branch's name when absent), so a full SHA appears twice.
+//!   default branch's name when absent), so a full SHA appears twice; the path as cleaned
+//!   (`/src/` is `-src`, where GitLab writes `--src-`), so every spelling is one archive.
 //! - Headers as Workhorse sends them: `Content-Disposition: attachment; filename="..."` (plus
 //!   `filename*` for names that are not plain ASCII), `Content-Type` `application/zip` or
 //!   `application/octet-stream`, `Content-Transfer-Encoding: binary`, no `Content-Length`.
@@ -29,11 +30,16 @@
 //!   causes, and a client that went away ends the work quietly.
 //!
 //! - Archives are cached on disk as Workhorse caches them ([`crate::cache::archives`], keyed by
-//!   the commit id and everything else the bytes depend on); rate limits and authorization
-//!   still apply to every request. Asked by full commit id, an archive carries an `ETag` and an
-//!   `If-None-Match` naming it is answered 304 before any object is read. (An `export-subst`
-//!   placeholder that names refs (`%d`), abbreviates (`%h`) or dates relatively (`%ar`) can
-//!   read differently later at the same commit; the cached answer stays, as Workhorse's does.)
+//!   the commit id and everything else the bytes depend on, `path` and `exclude_paths` as
+//!   cleaned: `src`, `./src` and `/src/` are one archive, whose name carries the cleaned path
+//!   where GitLab repeats the spelling); rate limits and authorization still apply to every
+//!   request. At most `limits.archive_builds` archives are built at once, cached or not; one
+//!   more waits up to `limits.archive_queue_millis`, then is a 503 as GitLab answers Gitaly's
+//!   concurrency limit. Hits and downloads joining a build in progress need no turn. Asked by
+//!   full commit id, an archive carries an `ETag` and an `If-None-Match` naming it is answered
+//!   304 before any object is read. (An `export-subst` placeholder that names refs (`%d`),
+//!   abbreviates (`%h`) or dates relatively (`%ar`) can read differently later at the same
+//!   commit; the cached answer stays, as Workhorse's does.)
 //!
 //! Not implemented: GitLab's hotlinking check (406 for `<img>`-style requests), which needs
 //! request headers an operation does not see.
@@ -62,6 +68,12 @@ const ANONYMOUS_THRESHOLD: u32 = 100;
 
 const THROTTLED: &str = "This archive has been requested too many times. Try again later.";
 
+/// Every build slot stayed busy for `limits.archive_queue_millis`: as GitLab answers Gitaly's
+/// `ResourceExhausted` (its concurrency limiter's queue timeout), 503.
+fn busy() -> ApiError {
+    ApiError::Unavailable("too many archives are being built, try again later")
+}
+
 fn not_found() -> ApiError {
     ApiError::NotFound("File")
 }
@@ -72,6 +84,30 @@ struct Request {
     path: Option<String>,
     excludes: Vec<String>,
     include_lfs: bool,
+}
+
+/// `path` and `exclude_paths` cleaned as Gitaly cleans them: what the archive's bytes depend
+/// on (`src`, `./src`, `/src/` and `a/../src` are one archive, under one name). A path that
+/// leaves the repository, or an exclude that cleans to nothing, is GitLab's 404.
+struct Paths {
+    include: Vec<u8>,
+    /// Sorted and without repeats: their order changes nothing in the archive.
+    excludes: Vec<Vec<u8>>,
+}
+
+fn clean(request: &Request) -> ApiResult<Paths> {
+    let include = match request.path.as_deref() {
+        None => Vec::new(),
+        Some(text) => archive::clean_path(text).ok_or_else(not_found)?,
+    };
+    let mut excludes = request
+        .excludes
+        .iter()
+        .map(|text| archive::clean_path(text).filter(|p| !p.is_empty()).ok_or_else(not_found))
+        .collect::<ApiResult<Vec<_>>>()?;
+    excludes.sort();
+    excludes.dedup();
+    Ok(Paths { include, excludes })
 }
 
 fn parse(params: &Params) -> ApiResult<Request> {
@@ -138,11 +174,10 @@ fn disposition(name: &str) -> String {
     format!("attachment; filename=\"{fallback}\"; filename*=UTF-8''{encoded}")
 }
 
-/// `format` is the suffix after `archive.` in the path, if any.
 /// Everything an archive's bytes depend on, as one text: the repository (its path, and the
 /// config and `info/attributes` that steer its attributes), the commit id (never a branch
 /// name: a branch that moves gives another key), the format, the prefix's parts, the path and
-/// excludes as asked, and LFS. `None` when the bytes could change under the same key: with
+/// excludes as cleaned, and LFS. `None` when the bytes could change under the same key: with
 /// LFS objects asked for and an LFS store present (an object may arrive later).
 fn archive_key(
     git_dir: &Path,
@@ -151,6 +186,7 @@ fn archive_key(
     commit: &str,
     format: Format,
     request: &Request,
+    paths: &Paths,
 ) -> Option<String> {
     if request.include_lfs && git_dir.join("lfs/objects").exists() {
         return None;
@@ -164,8 +200,8 @@ fn archive_key(
         project.path,
         commit.to_ascii_lowercase(),
         format.extension(),
-        request.path,
-        request.excludes,
+        String::from_utf8_lossy(&paths.include),
+        paths.excludes.iter().map(|e| String::from_utf8_lossy(e)).collect::<Vec<_>>(),
         request.include_lfs
     ))
 }
@@ -175,6 +211,7 @@ pub fn get(call: &Call, project: &str, format: Option<&str>, params: &Params) ->
     let project = call.project(project, ProjectAbility::ReadCode)?;
     let request = parse(params)?;
     throttle(call, project.id)?;
+    let paths = clean(&request)?;
     let git_dir = call.git_dir(&project)?;
 
     // Asked by full commit id, the answer never changes: a client that holds it gets a 304
@@ -183,7 +220,7 @@ pub fn get(call: &Call, project: &str, format: Option<&str>, params: &Params) ->
         .sha
         .as_deref()
         .filter(|sha| conditional::is_full_id(sha))
-        .and_then(|sha| archive_key(&git_dir, &project, sha, sha, format, &request))
+        .and_then(|sha| archive_key(&git_dir, &project, sha, sha, format, &request, &paths))
         .map(|key| conditional::etag(&key));
     if let Some(not_modified) = tag.as_deref().and_then(|tag| conditional::not_modified(call, tag)) {
         return Ok(not_modified);
@@ -199,7 +236,7 @@ pub fn get(call: &Call, project: &str, format: Option<&str>, params: &Params) ->
         }
     };
     let cache = call.ctx.caches.archives.as_ref();
-    let key = archive_key(&git_dir, &project, &ref_name, &commit.to_string(), format, &request)
+    let key = archive_key(&git_dir, &project, &ref_name, &commit.to_string(), format, &request, &paths)
         .filter(|_| cache.is_some())
         .map(|key| hex_digest(&key));
     let headers = |filename: &str| {
@@ -215,7 +252,7 @@ pub fn get(call: &Call, project: &str, format: Option<&str>, params: &Params) ->
     // A cached archive was checked when it was built: its paths exist at its commit.
     if let (Some(cache), Some(key)) = (cache, key.as_deref()) {
         if let Some(cached) = cache.hit(key) {
-            let prefix = prefix_of(&project, &ref_name, commit, &request);
+            let prefix = prefix_of(&project, &ref_name, commit, &paths.include);
             return Ok(Response {
                 status: 200,
                 headers: headers(&filename(&prefix)),
@@ -226,26 +263,11 @@ pub fn get(call: &Call, project: &str, format: Option<&str>, params: &Params) ->
     let root = git_tree::commit_tree(&repo, commit).map_err(|_| not_found())?;
     // A path the archive cannot look up (a tree missing or corrupt) is GitLab's 404 too.
     let exists = |path: &[u8]| archive::entry_exists(&repo, root, path).unwrap_or(false);
-    let include = match request.path.as_deref() {
-        None => Vec::new(),
-        Some(text) => {
-            let cleaned = archive::clean_path(text).ok_or_else(not_found)?;
-            if !cleaned.is_empty() && !exists(&cleaned) {
-                return Err(not_found());
-            }
-            cleaned
-        }
-    };
-    let mut excludes = Vec::with_capacity(request.excludes.len());
-    for text in &request.excludes {
-        let cleaned = archive::clean_path(text).filter(|p| !p.is_empty()).ok_or_else(not_found)?;
-        if !exists(&cleaned) {
-            return Err(not_found());
-        }
-        excludes.push(cleaned);
+    if !paths.include.is_empty() && !exists(&paths.include) || !paths.excludes.iter().all(|e| exists(e)) {
+        return Err(not_found());
     }
-
-    let prefix = prefix_of(&project, &ref_name, commit, &request);
+    let Paths { include, excludes } = paths;
+    let prefix = prefix_of(&project, &ref_name, commit, &include);
     if !archive::safe_prefix(&prefix) {
         return Err(not_found());
     }
@@ -254,35 +276,51 @@ pub fn get(call: &Call, project: &str, format: Option<&str>, params: &Params) ->
     // The archive's errors become the body's: `io::Error::from` keeps their causes, and gives the
     // output's own error back as it was, so a reader that went away (`BrokenPipe`) stops the
     // producer quietly.
+    // A build holds a slot for as long as it runs; joining a build needs none.
+    let slots = &call.ctx.archive_builds;
+    let joins = matches!((cache, key.as_deref()), (Some(cache), Some(key)) if cache.is_building(key));
+    let mut slot = if joins { None } else { Some(slots.acquire().ok_or_else(busy)?) };
     let body: Body = match (cache, key) {
         (Some(cache), Some(key)) => match cache.lookup(&key).map_err(ApiError::internal)? {
             Lookup::Hit(cached) => Body::Stream(Box::new(cached)),
             Lookup::Join(growing) => Body::Stream(Box::new(growing)),
             Lookup::Build(mut builder, growing) => {
+                let Some(slot) = slot.take().or_else(|| slots.acquire()) else {
+                    builder.finish(Err(io::Error::other("no archive build slot came free")));
+                    return Err(busy());
+                };
                 std::thread::Builder::new()
                     .name("fc-archive".into())
                     .spawn(move || {
                         let written = archive::write(&git_dir, &spec, &mut builder).map_err(io::Error::from);
                         builder.finish(written);
+                        drop(slot);
                     })
                     .map_err(ApiError::internal)?;
                 Body::Stream(Box::new(growing))
             }
         },
         _ => {
-            let produce = move |out: &mut dyn Write| archive::write(&git_dir, &spec, out).map_err(io::Error::from);
+            let slot = slot.take();
+            let produce = move |out: &mut dyn Write| {
+                let written = archive::write(&git_dir, &spec, out).map_err(io::Error::from);
+                drop(slot);
+                written
+            };
             Body::Stream(Box::new(crate::response::stream::spawn("fc-archive", produce).map_err(ApiError::internal)?))
         }
     };
     Ok(Response { status: 200, headers, body })
 }
 
-/// The directory every member lies under: `<project>-<ref>-<commit>[-<path>]`, as GitLab names it.
-fn prefix_of(project: &Project, ref_name: &str, commit: gix::ObjectId, request: &Request) -> String {
+/// The directory every member lies under: `<project>-<ref>-<commit>[-<path>]`, as GitLab names
+/// it, with the path as cleaned (GitLab names it as given: `/src/` would be `--src-`), so that
+/// every spelling of a path is one archive.
+fn prefix_of(project: &Project, ref_name: &str, commit: gix::ObjectId, include: &[u8]) -> String {
     let mut prefix = format!("{}-{}-{}", project.path, ref_name.replace('/', "-"), commit.to_hex());
-    if let Some(path) = request.path.as_deref().filter(|p| !p.trim().is_empty()) {
+    if !include.is_empty() {
         prefix.push('-');
-        prefix.push_str(&path.replace('/', "-"));
+        prefix.push_str(&String::from_utf8_lossy(include).replace('/', "-"));
     }
     prefix
 }

@@ -33,7 +33,7 @@ pub extern "C" fn fc_open(config_json: *const c_char, out: *mut *mut fc_ctx) -> 
         // SAFETY: NULL or a NUL-terminated string by the caller's contract.
         let text = unsafe { c_str(config_json, "config_json") }?;
         let inner = Context::from_json(text).map_err(|message| crate::ApiError::validation(message).into_response())?;
-        opened = Some(Box::new(fc_ctx { inner }));
+        opened = Some(Box::new(fc_ctx::new(inner)));
         Ok(Response::no_content())
     });
     match opened {
@@ -51,15 +51,17 @@ fn fc_response_free_internal(response: *mut fc_response) {
     super::response::fc_response_free(response);
 }
 
-/// Closes a context. NULL is a no-op. No call on it may be in flight or follow.
+/// Closes a context: waits for the calls on it in flight, then frees the instance. A call that
+/// comes while or after it closes is answered 400 `ctx is closed`; closing twice does nothing
+/// more. NULL is a no-op.
 #[no_mangle]
 pub extern "C" fn fc_close(ctx: *mut fc_ctx) {
     if ctx.is_null() {
         return;
     }
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // SAFETY: a pointer from `fc_open`, closed once by the caller's contract.
-        drop(unsafe { Box::from_raw(ctx) });
+        // SAFETY: a pointer from `fc_open`, never freed (see `super::close`).
+        super::close(unsafe { &*ctx });
     }));
 }
 
@@ -116,7 +118,7 @@ pub extern "C" fn fc_request(
             )
         };
         let headers = parse_headers(headers)?;
-        Ok(http::handle(ctx, method, target, headers, body))
+        Ok(http::handle(&ctx, method, target, headers, body))
     })
 }
 
@@ -158,8 +160,8 @@ fn member_role_export(
         let (ctx, auth_json, params_json) =
             unsafe { (context(ctx)?, c_str(auth_json, "auth_json")?, c_str(params_json, "params_json")?) };
         let (credentials, params) = typed_arguments(auth_json, params_json)?;
-        let call =
-            Call::new(ctx, &credentials, api::base_url(ctx, None), Origin::default()).map_err(|e| e.into_response())?;
+        let call = Call::new(&ctx, &credentials, api::base_url(&ctx, None), Origin::default())
+            .map_err(|e| e.into_response())?;
         let text = |key: &str| params.string(key).map_err(|e| e.into_response());
         let group = text("group")?;
         let role_id = text("member_role_id")?;
@@ -229,7 +231,7 @@ pub extern "C" fn fc_admin(ctx: *const fc_ctx, command_json: *const c_char) -> *
         // SAFETY: each pointer is NULL or valid for the call by the caller's contract.
         let (ctx, command) = unsafe { (context(ctx)?, c_str(command_json, "command_json")?) };
         let (_, params) = typed_arguments("{}", command)?;
-        Ok(admin::run(ctx, &params).unwrap_or_else(|e| e.into_response()))
+        Ok(admin::run(&ctx, &params).unwrap_or_else(|e| e.into_response()))
     })
 }
 
@@ -277,7 +279,7 @@ pub(super) fn repository_response(
     if let Some(sha) = sha {
         params.set("sha", sha);
     }
-    let answer = Call::new(ctx, &credentials, api::base_url(ctx, None), origin)
+    let answer = Call::new(&ctx, &credentials, api::base_url(&ctx, None), origin)
         .and_then(|call| operation(&call, &project, &params));
     Ok(answer.unwrap_or_else(|e| e.into_response()))
 }

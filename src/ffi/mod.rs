@@ -6,8 +6,12 @@
 //! - Objects Rust allocates (`fc_ctx`, `fc_response`) are freed only by `fc_close` and
 //!   `fc_response_free`; pointers returned by accessors are borrowed from their response and
 //!   live until it is freed.
-//! - `fc_ctx` is `Send + Sync`: any number of threads may call into one context at once. It
-//!   must not be closed while calls on it are in flight.
+//! - `fc_ctx` is `Send + Sync`: any number of threads may call into one context at once.
+//!   `fc_close` waits for the calls in flight, then frees the instance; a call that comes
+//!   while or after it closes is answered 400 `ctx is closed`, never a crash. For that the
+//!   few bytes of the `fc_ctx` itself are never freed (kept reachable in [`CLOSED`], so leak
+//!   checkers see no leak): a thread may hold the pointer and be about to call when another
+//!   closes it.
 #![allow(unsafe_code)]
 #![allow(non_camel_case_types)]
 // The exports take raw pointers from C and check them (NULL, UTF-8) before any use; marking
@@ -27,10 +31,45 @@ pub use response::*;
 use crate::response::Response;
 use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Mutex, RwLock, RwLockReadGuard};
 
-/// An opened forgecore instance.
+/// An opened forgecore instance. Any number of threads may call into one at once; `fc_close`
+/// waits for the calls in flight.
+// The context while it is open, `None` once closed. Every call holds the read lock for its
+// duration; `close` takes the write lock, so it waits for them.
 pub struct fc_ctx {
-    pub(crate) inner: crate::Context,
+    inner: RwLock<Option<Box<crate::Context>>>,
+}
+
+impl fc_ctx {
+    pub(crate) fn new(context: crate::Context) -> fc_ctx {
+        fc_ctx { inner: RwLock::new(Some(Box::new(context))) }
+    }
+}
+
+/// Every closed `fc_ctx`, never freed (see the module's note), as addresses.
+static CLOSED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+/// Closes `ctx`: waits for the calls in flight, drops the instance, and keeps the shell.
+fn close(ctx: &fc_ctx) {
+    let context = ctx.inner.write().unwrap_or_else(|p| p.into_inner()).take();
+    if context.is_some() {
+        CLOSED.lock().unwrap_or_else(|p| p.into_inner()).push(ctx as *const fc_ctx as usize);
+    }
+    drop(context);
+}
+
+/// An open context, held for one call.
+pub(crate) struct Open<'a>(RwLockReadGuard<'a, Option<Box<crate::Context>>>);
+
+impl std::ops::Deref for Open<'_> {
+    type Target = crate::Context;
+
+    fn deref(&self) -> &crate::Context {
+        // `context` hands out an `Open` only for `Some`, and `close` cannot take the value while
+        // this read guard lives.
+        self.0.as_deref().unwrap_or_else(|| unreachable!("an Open context is open"))
+    }
 }
 
 fn bad_argument(text: String) -> Response {
@@ -77,14 +116,20 @@ unsafe fn c_bytes<'a>(ptr: *const u8, len: usize, name: &str) -> Result<&'a [u8]
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
-/// The context behind a pointer, or a 400.
+/// The context behind a pointer, held open until the result is dropped, or a 400 (NULL, or
+/// closed).
 ///
 /// # Safety
-/// `ctx` is NULL or a pointer from `fc_open` that has not been closed.
-unsafe fn context<'a>(ctx: *const fc_ctx) -> Result<&'a crate::Context, Response> {
+/// `ctx` is NULL or a pointer from `fc_open` (closed or not: a closed one is never freed).
+unsafe fn context<'a>(ctx: *const fc_ctx) -> Result<Open<'a>, Response> {
     if ctx.is_null() {
         return Err(bad_argument("ctx is NULL".into()));
     }
-    // SAFETY: a live context from `fc_open` by the caller's contract; shared access only.
-    Ok(unsafe { &(*ctx).inner })
+    // SAFETY: a pointer from `fc_open` by the caller's contract, never freed; shared access only.
+    let shell = unsafe { &*ctx };
+    let open = shell.inner.read().unwrap_or_else(|p| p.into_inner());
+    if open.is_none() {
+        return Err(bad_argument("ctx is closed".into()));
+    }
+    Ok(Open(open))
 }

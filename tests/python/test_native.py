@@ -92,7 +92,8 @@ def test_admin_error_status(core):
 def test_request(core, admin_auth):
     response = core.request("GET", "/api/v4/member_roles", [("PRIVATE-TOKEN", admin_auth["private_token"])])
     assert (response.status, response.headers, response.read(), response.streamed) == (
-        200, {"Content-Type": "application/json"}, b"[]", False)
+        200, {"Content-Type": "application/json", "Cache-Control": "max-age=0, private, must-revalidate",
+              "X-Content-Type-Options": "nosniff"}, b"[]", False)
     response = core.request("POST", "/api/v4/member_roles", [("Private-Token", admin_auth["private_token"])],
                             b'{"name": "n\\u00e9", "base_access_level": 20}')
     assert (response.status, response.json()["name"]) == (201, "né")
