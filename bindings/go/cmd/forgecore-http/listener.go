@@ -76,12 +76,21 @@ func (l *cappedListener) releaseClient(client string) {
 	}
 }
 
-// slotConn gives its slot back on the first Close. It embeds *net.TCPConn, so net/http
+// slotConn gives its slot back on the first Close, and records request heads as it reads. It embeds *net.TCPConn, so net/http
 // still finds CloseWrite for its lingering close.
 type slotConn struct {
 	*net.TCPConn
 	once    sync.Once
 	release func()
+	head    headRecorder // the raw head of the request being read, for rejectFolds
+}
+
+func (c *slotConn) Read(p []byte) (int, error) {
+	n, err := c.TCPConn.Read(p)
+	if n > 0 {
+		c.head.saw(p[:n])
+	}
+	return n, err
 }
 
 func (c *slotConn) Close() error {

@@ -205,7 +205,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	handler := forgecore.NewHandler(core)
 	handler.WriteTimeout = o.writeTimeout
 	server := &http.Server{
-		Handler: limitRequests(handler, o.maxRequests),
+		Handler:     rejectFolds(limitRequests(handler, o.maxRequests)),
+		ConnContext: withRecorder,
 		// ReadTimeout bounds head and body together, from the request's start; net/http holds
 		// the head to ReadHeaderTimeout instead when one is set, so it is the same. No
 		// WriteTimeout: archives stream for a long time, and it would cut them off; the
