@@ -316,3 +316,22 @@ where
         Err(_) => Err(ApiError::internal(io::Error::other("the blob's reader stopped before opening it"))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn held_blobs_share_one_budget_and_one_is_always_let_through() {
+        let small = Held::take(1000).expect("small blobs are not counted");
+        assert_eq!(HELD.load(Ordering::Acquire), 0);
+        let huge = Held::take(2 * HELD_BUDGET).expect("alone, a blob over the budget is let through");
+        assert!(Held::take(BLOB_STREAM_FROM as usize).is_none(), "no room beside it");
+        drop(huge);
+        let half = Held::take(HELD_BUDGET / 2).expect("room again");
+        let other = Held::take(HELD_BUDGET / 2).expect("the budget is shared");
+        assert!(Held::take(BLOB_STREAM_FROM as usize).is_none(), "the budget is spent");
+        drop((half, other, small));
+        assert_eq!(HELD.load(Ordering::Acquire), 0, "every byte is given back");
+    }
+}

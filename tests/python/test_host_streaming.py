@@ -174,3 +174,27 @@ def test_obsolete_folded_header_lines_are_400(host, fold):
     status, answer = exchange(host, b"GET /api/v4/member_roles HTTP/1.1\r\nHost: x\r\n" + folded + b"\r\n\r\n")
     assert status.startswith(b"HTTP/1.0 400 "), answer
     assert json.loads(answer) == {"message": "400 Bad Request"}
+
+
+def test_wsgi_app_refuses_a_chunked_body_it_cannot_read(tmp_path):
+    """A WSGI server that hands a chunked body on undecoded (no Content-Length, no
+    wsgi.input_terminated): 411, never the request as if its body were empty."""
+    import io
+
+    from forgecore.core import Forgecore
+    from forgecore.wsgi import make_app
+
+    with Forgecore({"data_dir": str(tmp_path)}) as core:
+        app = make_app(core)
+        answers = []
+        environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/api/v4/member_roles", "CONTENT_TYPE": "application/json",
+                   "HTTP_TRANSFER_ENCODING": "chunked", "wsgi.input": io.BytesIO(b"7\r\n{\"a\":1}\r\n0\r\n\r\n")}
+        body = b"".join(app(environ, lambda status, headers: answers.append((status, dict(headers)))))
+        assert answers[0][0] == "411 Length Required"
+        assert answers[0][1]["Content-Type"] == "application/json"
+        assert json.loads(body) == {"message": "411 Length Required"}
+        # Decoded by the server, and said so: read to its end.
+        environ.update({"wsgi.input": io.BytesIO(b"{}"), "wsgi.input_terminated": True})
+        answers.clear()
+        b"".join(app(environ, lambda status, headers: answers.append((status, dict(headers)))))
+        assert answers[0][0] == "401 Unauthorized"
