@@ -16,8 +16,12 @@ import (
 // keeps no raw header lines, so each connection records the raw head of the request it is
 // reading (headRecorder), and rejectFolds looks at it before the request goes further.
 
-// headLimit bounds a recorded head: the server's MaxHeaderBytes and its read-ahead.
-const headLimit = 64<<10 + 8<<10
+const (
+	// headLimit bounds a recorded head: the server's MaxHeaderBytes and its read-ahead.
+	headLimit = 64<<10 + 8<<10
+	// keptHead is the most a connection keeps allocated between requests.
+	keptHead = 4 << 10
+)
 
 // headRecorder keeps the bytes a connection read since its current request's head began,
 // skipping the body of the request before (its length is known once that request was read).
@@ -73,6 +77,10 @@ func (r *headRecorder) take(contentLength int64) (folded bool) {
 		r.skip, r.head = 0, append([]byte(nil), rest[contentLength:]...)
 	default:
 		r.skip, r.head = contentLength-int64(len(rest)), r.head[:0]
+	}
+	if cap(r.head) > keptHead {
+		// An idle connection keeps no large buffer because its last head was large.
+		r.head = append([]byte(nil), r.head...)
 	}
 	return folded
 }
