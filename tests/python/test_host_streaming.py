@@ -20,9 +20,10 @@ BLOB_SIZE = 12_000_000
 READERS = 100
 WRITE_TIMEOUT = 2
 MARGIN = 3.0
-# Per answer in flight: the stream's channel (4 chunks) and the chunk being filled, the host's
-# piece and the inflate state, all 64 KiB or less; and the thread of the connection.
-BUFFERS_KIB = 7 * 64
+# Per answer in flight, in 64 KiB pieces: the stream's channel (4) and the chunk being filled,
+# the host's piece, the inflate output and state, and for JSON the bytes waiting for Base64 and
+# their encoding.
+BUFFERS_KIB = 8 * 64
 
 
 def git(repo, *args):

@@ -70,7 +70,8 @@ BAD_REQUEST = _answer("400 Bad Request", "400 Bad Request")
 class _DeadlineReader(io.RawIOBase):
     """The socket's reading side with one deadline (a time.monotonic() value) for all reads:
     each recv waits only for the time left, then TimeoutError. The socket is blocking again
-    between reads, so the answer is written without a deadline (archives stream for long)."""
+    between reads: the answer is written under the write timeout of each piece instead
+    (`_PacedWriter`), so archives stream for as long as they are read."""
 
     def __init__(self, sock, deadline):
         self.sock = sock
