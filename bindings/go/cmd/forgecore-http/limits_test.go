@@ -18,6 +18,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -184,15 +186,16 @@ func TestStalledReadersOfALargeBlobAreBoundedAndDropped(t *testing.T) {
 	}
 }
 
-// One address with more connections than -max-client-connections: those over it are answered
-// 503 at once and closed, and a client from another address is served meanwhile. (Before:
-// one address could take every slot, and everyone got 503.)
+// The probe's 256 connections from one address, with the default caps: those over
+// -max-client-connections (64) are answered 503 at once and closed, and a client from another
+// address is served meanwhile. (Before: one address could take every slot, and everyone got
+// 503.)
 func TestConnectionsPerClientAddressAreCapped(t *testing.T) {
-	const perClient, opened = 8, 40
+	const perClient, opened = defaultMaxClientConnections, 256
 	const fromClient = `{"message":"503 Service Unavailable - too many connections from this address"}`
-	host := startHost(t, "-listen", "127.0.0.1:0", "-data-dir", filepath.Join(t.TempDir(), "data"),
-		"-max-client-connections", strconv.Itoa(perClient))
+	host := startHost(t, "-listen", "127.0.0.1:0", "-data-dir", filepath.Join(t.TempDir(), "data"))
 	address := strings.TrimPrefix(host.url, "http://")
+	idleKiB := procStatus(t, host.cmd.Process.Pid, "VmRSS")
 	var held []*net.TCPConn
 	defer func() {
 		for _, conn := range held {
@@ -207,18 +210,34 @@ func TestConnectionsPerClientAddressAreCapped(t *testing.T) {
 	if status := getVersion(t, host.url); status != 200 {
 		t.Fatalf("another address with one address at its cap: %d", status)
 	}
-	refused := 0
-	for _, conn := range held {
-		_ = conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-		answer, err := io.ReadAll(conn)
-		if !errors.Is(err, os.ErrDeadlineExceeded) {
-			if !bytes.HasPrefix(answer, []byte("HTTP/1.1 503 ")) || !bytes.HasSuffix(answer, []byte(fromClient)) {
-				t.Fatalf("a closed connection answered %q", answer)
-			}
-			refused++
-		}
+	if rss := procStatus(t, host.cmd.Process.Pid, "VmRSS"); rss > idleKiB+64<<10 {
+		t.Fatalf("RSS %d KiB with %d connections from one address, %d KiB idle", rss, opened, idleKiB)
 	}
-	if refused != opened-perClient {
+	// Each connection read at once, with one deadline: a refused one has its answer and end.
+	var refused atomic.Int32
+	var wrong atomic.Value
+	var readers sync.WaitGroup
+	deadline := time.Now().Add(time.Second)
+	for _, conn := range held {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			_ = conn.SetReadDeadline(deadline)
+			answer, err := io.ReadAll(conn)
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return // held, waiting for its request
+			}
+			if !bytes.HasPrefix(answer, []byte("HTTP/1.1 503 ")) || !bytes.HasSuffix(answer, []byte(fromClient)) {
+				wrong.Store(string(answer))
+			}
+			refused.Add(1)
+		}()
+	}
+	readers.Wait()
+	if answer := wrong.Load(); answer != nil {
+		t.Fatalf("a closed connection answered %q", answer)
+	}
+	if refused := int(refused.Load()); refused != opened-perClient {
 		t.Fatalf("%d of %d connections refused with %d per address", refused, opened, perClient)
 	}
 	host.stop(t, syscall.SIGTERM)
