@@ -15,9 +15,9 @@
 //!   `rate_limits.large_blob`, checked from the object header before the content is inflated.
 //!   B2 counts under `large_blob:<project id>` with GitLab's message
 //!   (`API::Helpers::BlobHelpers::LARGE_BLOB_THROTTLED_ERROR`, verbatim). GitLab leaves raw
-//!   unlimited (Workhorse streams it); we inflate whole objects in memory, so B3 is limited
-//!   too, under its own counter `large_blob_raw:<project id>` so that B2's advice to use raw
-//!   holds when B2 is exhausted.
+//!   unlimited (Workhorse streams it); every read here inflates the blob (whole, when it is a
+//!   delta), so B3 is limited too, under its own counter `large_blob_raw:<project id>` so that
+//!   B2's advice to use raw holds when B2 is exhausted.
 //! - Memory: a blob of at least [`BLOB_STREAM_FROM`] (64 KiB) is read on a thread of its own,
 //!   through the archive crate's reader of the object database ([`forgecore_archive::Blob`]),
 //!   into the bounded channel of [`stream`]: stored whole, it is inflated piece by piece as the
