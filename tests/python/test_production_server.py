@@ -69,19 +69,26 @@ def setup(tmp_path_factory):
         [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{upstream}", "-k", "gthread",
          "--workers", "2", "--threads", "8", "--keep-alive", "5", "forgecore.wsgi:app_from_env()"],
         env=dict(_env(), FORGECORE_DATA_DIR=str(data)), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    wait_for(upstream, gunicorn, "gunicorn")
-    conf = (REPO / "examples" / "nginx" / "forgecore.conf").read_text()
-    conf = (conf.replace("@LISTEN@", f"127.0.0.1:{front}").replace("@UPSTREAM@", f"127.0.0.1:{upstream}")
-            .replace("@PREFIX@", str(root)))
-    (root / "nginx.conf").write_text(conf)
-    directives = "daemon off;" + (" user root;" if os.geteuid() == 0 else "")
-    proxy = subprocess.Popen([nginx, "-p", str(root), "-c", str(root / "nginx.conf"), "-g", directives],
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    wait_for(front, proxy, "nginx")
-    yield upstream, front, token
-    for process in (proxy, gunicorn):
-        process.terminate()
-        output = process.communicate(timeout=30)[0]
+    started = [gunicorn]
+    try:
+        wait_for(upstream, gunicorn, "gunicorn")
+        conf = (REPO / "examples" / "nginx" / "forgecore.conf").read_text()
+        conf = (conf.replace("@LISTEN@", f"127.0.0.1:{front}").replace("@UPSTREAM@", f"127.0.0.1:{upstream}")
+                .replace("@PREFIX@", str(root)))
+        (root / "nginx.conf").write_text(conf)
+        directives = "daemon off;" + (" user root;" if os.geteuid() == 0 else "")
+        proxy = subprocess.Popen([nginx, "-p", str(root), "-c", str(root / "nginx.conf"), "-g", directives],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        started.insert(0, proxy)
+        wait_for(front, proxy, "nginx")
+        yield upstream, front, token
+    finally:
+        outputs = []
+        for process in started:
+            if process.poll() is None:
+                process.terminate()
+            outputs.append(process.communicate(timeout=30)[0])
+    for output in outputs:
         assert "Traceback" not in output, output
 
 
