@@ -38,7 +38,7 @@ ABI := $(shell sed -n 's/^\#define FC_ABI_VERSION //p' include/forgecore.h)
 
 .PHONY: build run run-cluster test test-lint test-rust test-rust-postgres postgres-server test-header test-c test-sanitizers test-fuzz test-python test-cluster bench fuzz venv clean
 .PHONY: build-go test-go bench-go bench-real test-soak soak
-.PHONY: release go-host-release install uninstall wheel test-install pkg-config-tool
+.PHONY: release go-host-release install uninstall wheel test-install pkg-config-tool nginx-tool
 
 # The debug build is for the tests; what a user runs is the release build (`release`). Both
 # directories get the soname link libforgecore.so.$(ABI), which programs linked with
@@ -131,7 +131,13 @@ $(VPY): bindings/python/requirements-test.txt
 venv: $(VPY)
 
 # The tests marked `cluster` need a PostgreSQL server: test-cluster runs them.
-test-python: build $(VPY)
+# tests/python/test_production_server.py runs gunicorn behind nginx (the README's production
+# setup): Debian's nginx is installed when it is missing, as PostgreSQL is for test-rust-postgres.
+nginx-tool:
+	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx; }
+	@command -v nginx >/dev/null || test -x /usr/sbin/nginx
+
+test-python: build $(VPY) nginx-tool
 	PYTHONPATH=bindings/python $(VPY) -m pytest -q -m "not cluster" tests/python
 
 # Many hosts on one data set (tests/python/test_cluster.py): two Go hosts and a Python host on

@@ -584,3 +584,84 @@ fn large_blob_limit_counts_per_caller_and_project() {
         assert_eq!([status(Some(&user)), status(Some(&user)), status(Some(&user))], [200, 200, 429], "{suffix}");
     }
 }
+
+/// A repository whose large blobs are read piece by piece: text of multi-byte characters
+/// (cut across every 64 KiB piece), text with one byte that is not UTF-8 at its very end, one
+/// with a NUL at byte 7999, and after `git gc` a 300 KB blob stored as a delta of another.
+fn streamed_repo(instance: &TestInstance) -> PathBuf {
+    let repo = instance.root_dir().join("streamed");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    let text = "é€𝄞x".repeat(30_000);
+    std::fs::write(repo.join("text.txt"), &text).unwrap();
+    let mut invalid = text.clone().into_bytes();
+    invalid.push(0xff);
+    std::fs::write(repo.join("invalid.txt"), &invalid).unwrap();
+    let mut nul = vec![b'a'; 200_000];
+    nul[7999] = 0;
+    std::fs::write(repo.join("nul.bin"), &nul).unwrap();
+    let base: Vec<u8> = (0..300_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
+    std::fs::write(repo.join("base.bin"), &base).unwrap();
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "one"]);
+    let mut changed = base.clone();
+    changed[150_000] ^= 1;
+    std::fs::write(repo.join("base.bin"), &changed).unwrap();
+    git(&repo, &["commit", "-q", "-am", "two"]);
+    git(&repo, &["gc", "-q", "--aggressive"]);
+    repo
+}
+
+#[test]
+fn large_blobs_are_streamed_in_both_forms_exactly_as_git_has_them() {
+    let instance = common::open_instance(json!({}));
+    let repo = streamed_repo(&instance);
+    add_project(&instance, "streamed", &repo, "public");
+    // git stores one of the two versions of base.bin as a delta of the other.
+    let packs = std::fs::read_dir(repo.join(".git/objects/pack")).unwrap().flatten().map(|e| e.path());
+    let index = packs.into_iter().find(|p| p.extension().is_some_and(|e| e == "idx")).unwrap();
+    let verify = git_text(&repo, &["verify-pack", "-v", index.to_str().unwrap()]);
+    let old = git_text(&repo, &["rev-parse", "HEAD~1:base.bin"]);
+    let new = git_text(&repo, &["rev-parse", "HEAD:base.bin"]);
+    // A delta's line has its depth and base after the sizes and offset.
+    let is_delta =
+        |line: &&str| (line.starts_with(&old) || line.starts_with(&new)) && line.split_whitespace().count() > 5;
+    let deltas = verify.lines().filter(is_delta).count();
+    assert_eq!(deltas, 1, "one of base.bin's versions is a delta: {verify}");
+    for spec in ["HEAD:text.txt", "HEAD:invalid.txt", "HEAD:nul.bin", "HEAD~1:base.bin", "HEAD:base.bin"] {
+        let id = git_text(&repo, &["rev-parse", spec]);
+        let expected = git(&repo, &["cat-file", "blob", &id]);
+        assert!(expected.len() as u64 >= forgecore_archive::BLOB_STREAM_FROM, "{spec}");
+        // B2: a stream (nothing of the size of the answer in memory), with its exact length.
+        let target = format!("/api/v4/projects/streamed/repository/blobs/{id}");
+        let mut response = instance.request_response("GET", &target, &[], b"");
+        assert_eq!(response.status(), 200, "{spec}");
+        assert!(response.streamed(), "{spec}: blob JSON is streamed");
+        let headers = response.headers();
+        let body = response.read_all(1000);
+        assert_eq!(header(&headers, "Content-Length"), Some(body.len().to_string().as_str()), "{spec}");
+        assert_eq!(header(&headers, "ETag"), Some(format!("\"{id}\"").as_str()), "{spec}");
+        let value: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            value,
+            json!({"size": expected.len(), "encoding": "base64",
+                   "content": base64::engine::general_purpose::STANDARD.encode(&expected), "sha": id}),
+            "{spec}"
+        );
+        assert!(body
+            .starts_with(format!("{{\"size\":{},\"encoding\":\"base64\",\"content\":\"", expected.len()).as_bytes()));
+        // B3: the bytes, with the content type the whole content decides.
+        let mut response = instance.request_response("GET", &format!("{target}/raw"), &[], b"");
+        assert_eq!(response.status(), 200, "{spec}");
+        let headers = response.headers();
+        assert!(response.read_all(4096) == expected, "{spec}: raw bytes");
+        assert_raw_headers(&headers, &expected, spec);
+        // Unchanged: 304 before anything is read.
+        let etag = format!("\"{id}\"");
+        for suffix in ["", "/raw"] {
+            let (status, _, body) =
+                instance.request("GET", &format!("{target}{suffix}"), &[("If-None-Match", etag.as_str())], b"");
+            assert_eq!((status, body.len()), (304, 0), "{spec}{suffix}");
+        }
+    }
+}

@@ -24,11 +24,20 @@ type Handler struct {
 	// ErrorLog receives panics recovered in the handler and streams that fail midway; nil
 	// logs through the log package.
 	ErrorLog *log.Logger
+	// WriteTimeout is the longest the client may take to accept each piece of the answer (at
+	// most 64 KiB; the first piece carries the head): a minimum transfer rate, so that a client
+	// that stops reading is dropped, and the body the core holds for it freed, instead of
+	// holding them for as long as it likes, while an answer of any length streams as long as
+	// it keeps being read. Zero sets no deadline. NewHandler sets DefaultWriteTimeout.
+	WriteTimeout time.Duration
 }
+
+// DefaultWriteTimeout is NewHandler's WriteTimeout.
+const DefaultWriteTimeout = 30 * time.Second
 
 // NewHandler serves core, which the caller keeps open while the handler runs and closes after.
 func NewHandler(core *Core) *Handler {
-	return &Handler{core: core}
+	return &Handler{core: core, WriteTimeout: DefaultWriteTimeout}
 }
 
 const (
@@ -94,19 +103,74 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		out["Content-Length"] = []string{strconv.Itoa(len(response.data))}
 	}
 	written = true
+	paced := &pacedWriter{w: w, controller: http.NewResponseController(w), timeout: h.WriteTimeout}
+	paced.setDeadline()
 	w.WriteHeader(response.Status)
 	if response.Streamed {
 		buffer := copyBuffers.Get().(*[]byte)
-		_, err = io.CopyBuffer(w, response.Body, *buffer)
+		_, err = io.CopyBuffer(paced, response.Body, *buffer)
 		copyBuffers.Put(buffer)
 		if errors.Is(err, ErrBodyRead) {
 			h.logf("forgecore: %s %s: %v", r.Method, r.URL.RequestURI(), err)
 			panic(http.ErrAbortHandler) // a short body must not look complete
 		}
+		if err != nil {
+			panic(http.ErrAbortHandler) // the client stopped reading, or went away
+		}
 	} else if len(response.data) > 0 {
-		_, _ = w.Write(response.data)
+		if _, err := paced.Write(response.data); err != nil && !errors.Is(err, http.ErrBodyNotAllowed) {
+			panic(http.ErrAbortHandler)
+		}
+	}
+	if paced.finish() != nil {
+		panic(http.ErrAbortHandler)
 	}
 	drain(w, r, int64(len(body)))
+}
+
+// pacedWriter writes the answer in pieces of at most copyChunk, each within the timeout of the
+// write before it: net/http has only a deadline for the whole answer (Server.WriteTimeout),
+// which would cut off a long archive read at full speed as surely as a stalled client.
+type pacedWriter struct {
+	w          http.ResponseWriter
+	controller *http.ResponseController
+	timeout    time.Duration
+}
+
+func (p *pacedWriter) setDeadline() {
+	if p.timeout > 0 {
+		// A ResponseWriter without deadlines (a test recorder, a wrapper) just goes without.
+		_ = p.controller.SetWriteDeadline(time.Now().Add(p.timeout))
+	}
+}
+
+func (p *pacedWriter) Write(data []byte) (int, error) {
+	written := 0
+	for len(data) > 0 {
+		piece := min(len(data), copyChunk)
+		p.setDeadline()
+		n, err := p.w.Write(data[:piece])
+		written += n
+		if err != nil {
+			return written, err
+		}
+		data = data[piece:]
+	}
+	return written, nil
+}
+
+// finish sends what net/http still buffers within the deadline, then lifts it, so that a
+// keep-alive connection's next answer does not inherit it.
+func (p *pacedWriter) finish() error {
+	if p.timeout <= 0 {
+		return nil
+	}
+	p.setDeadline()
+	if err := p.controller.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	_ = p.controller.SetWriteDeadline(time.Time{})
+	return nil
 }
 
 // readBody reads the body up to one byte over the core's limit.

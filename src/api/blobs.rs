@@ -16,17 +16,42 @@
 //!   checked from the object header before the content is inflated.
 //!   B2 counts under `large_blob:<project id>:<caller>` with GitLab's message
 //!   (`API::Helpers::BlobHelpers::LARGE_BLOB_THROTTLED_ERROR`, verbatim). GitLab leaves raw
-//!   unlimited (Workhorse streams it); we inflate whole objects in memory, so B3 is limited
-//!   too, under its own counter `large_blob_raw:<project id>:<caller>` so that B2's advice to use raw
-//!   holds when B2 is exhausted.
+//!   unlimited (Workhorse streams it); every read here inflates the blob (whole, when it is a
+//!   delta), so B3 is limited too, under its own counter `large_blob_raw:<project id>:<caller>`
+//!   so that B2's advice to use raw holds when B2 is exhausted.
+//! - Memory: a blob of at least [`BLOB_STREAM_FROM`] (64 KiB) is read on a thread of its own,
+//!   through the archive crate's reader of the object database ([`forgecore_archive::Blob`]),
+//!   into the bounded channel of [`stream`]: stored whole, it is inflated piece by piece as the
+//!   client reads, B3 sending the bytes and B2 encoding them to Base64 piece by piece between
+//!   its JSON head and tail (so neither answer holds the blob, whatever its size and however
+//!   slowly it is read). One stored as a delta is inflated whole, as gix can only do; those
+//!   held blobs count against [`HELD_BUDGET`] for as long as their answers are read, and one
+//!   that would pass it while others are held is a 503. B3's content type needs the whole blob
+//!   checked for UTF-8, so a text blob is read twice: once to decide (on the producing thread,
+//!   before the first byte: an unreadable blob is still a 404), once to send. A failure after
+//!   the first byte (a corrupt pack found midway) ends the stream with an error, never a clean
+//!   end, as for archives.
 
 use super::{conditional, Call};
 use crate::auth::permissions::ProjectAbility;
 use crate::error::{ApiError, ApiResult};
 use crate::git::{self, blob::BlobHeader};
-use crate::response::{Body, Response};
+use crate::response::{stream, Body, Response};
 use crate::store::projects::Project;
 use base64::Engine;
+use forgecore_archive::{Blob, BLOB_STREAM_FROM};
+use gix::ObjectId;
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::sync_channel;
+
+/// Bytes of blob content held whole (blobs stored as deltas) by the answers being read at once,
+/// across the process. One held blob is always let through, however large, so that every blob
+/// can be read.
+pub const HELD_BUDGET: usize = 64 << 20;
+static HELD: AtomicUsize = AtomicUsize::new(0);
+const BUSY: &str = "too many large blobs are being read at once, try again later";
 
 /// GitLab's `MAX_BLOB_SIZE = 10.megabytes`: larger blobs are rate limited.
 pub const LARGE_BLOB_BYTES: u64 = 10 * 1024 * 1024;
@@ -89,12 +114,31 @@ pub fn get(call: &Call, project: &str, sha: &str) -> ApiResult<Response> {
         )));
     }
     throttle_large(call, &header, format!("large_blob:{}", project.id), LARGE_BLOB_THROTTLED)?;
+    let etag = conditional::etag(&header.id.to_string());
+    if header.size >= BLOB_STREAM_FROM {
+        let (head, tail) = (json_head(header.size), json_tail(header.id));
+        let length = head.len() as u64 + encoded_len(header.size) + tail.len() as u64;
+        let (_, reader) = open_stream(call.git_dir(&project)?, header.id, false, move |blob, out| {
+            out.write_all(head.as_bytes())?;
+            write_base64(blob, out)?;
+            out.write_all(tail.as_bytes())
+        })?;
+        return Ok(Response {
+            status: 200,
+            headers: vec![
+                ("Content-Type".into(), "application/json".into()),
+                ("Content-Length".into(), length.to_string()),
+                ("ETag".into(), etag),
+            ],
+            body: Body::Stream(Box::new(reader)),
+        });
+    }
     let data = content(&repo, &header)?;
     // Built by hand: GitLab's key order, and no second copy of a large `content` string.
     // Base64 and hex need no JSON escaping.
     let encoded_len = base64::encoded_len(data.len(), true).unwrap_or(0);
     let mut body = Vec::with_capacity(encoded_len + 128);
-    body.extend_from_slice(format!("{{\"size\":{},\"encoding\":\"base64\",\"content\":\"", data.len()).as_bytes());
+    body.extend_from_slice(json_head(data.len() as u64).as_bytes());
     let start = body.len();
     body.resize(start + encoded_len, 0);
     let written = base64::engine::general_purpose::STANDARD
@@ -102,13 +146,10 @@ pub fn get(call: &Call, project: &str, sha: &str) -> ApiResult<Response> {
         .map_err(ApiError::internal)?;
     body.truncate(start + written);
     drop(data);
-    body.extend_from_slice(format!("\",\"sha\":\"{}\"}}", header.id).as_bytes());
+    body.extend_from_slice(json_tail(header.id).as_bytes());
     Ok(Response {
         status: 200,
-        headers: vec![
-            ("Content-Type".into(), "application/json".into()),
-            ("ETag".into(), conditional::etag(&header.id.to_string())),
-        ],
+        headers: vec![("Content-Type".into(), "application/json".into()), ("ETag".into(), etag)],
         body: Body::Bytes(body),
     })
 }
@@ -124,11 +165,19 @@ pub fn raw(call: &Call, project: &str, sha: &str) -> ApiResult<Response> {
         return Ok(not_modified);
     }
     throttle_large(call, &header, format!("large_blob_raw:{}", project.id), LARGE_RAW_BLOB_THROTTLED)?;
-    let data = content(&repo, &header)?;
-    let content_type = if git::blob::is_text(&data) { "text/plain; charset=utf-8" } else { "application/octet-stream" };
+    let (text, body): (bool, Box<dyn io::Read + Send>) = if header.size >= BLOB_STREAM_FROM {
+        let (text, reader) = open_stream(call.git_dir(&project)?, header.id, true, |blob, out| {
+            blob.copy_to(&mut |piece| out.write_all(piece))
+        })?;
+        (text, Box::new(reader))
+    } else {
+        let data = content(&repo, &header)?;
+        (git::blob::is_text(&data), Box::new(io::Cursor::new(data)))
+    };
+    let content_type = if text { "text/plain; charset=utf-8" } else { "application/octet-stream" };
     let headers = [
         ("Content-Type", content_type.to_string()),
-        ("Content-Length", data.len().to_string()),
+        ("Content-Length", header.size.to_string()),
         ("Content-Disposition", "inline".to_string()),
         ("Cache-Control", "max-age=0, private, must-revalidate, no-store, no-cache".to_string()),
         ("Expires", "Fri, 01 Jan 1990 00:00:00 GMT".to_string()),
@@ -138,6 +187,155 @@ pub fn raw(call: &Call, project: &str, sha: &str) -> ApiResult<Response> {
     Ok(Response {
         status: 200,
         headers: headers.into_iter().map(|(n, v)| (n.to_string(), v)).collect(),
-        body: Body::Stream(Box::new(std::io::Cursor::new(data))),
+        body: Body::Stream(body),
     })
+}
+
+/// B2's JSON before the content: GitLab's key order. Base64 and hex need no JSON escaping.
+fn json_head(size: u64) -> String {
+    format!("{{\"size\":{size},\"encoding\":\"base64\",\"content\":\"")
+}
+
+fn json_tail(id: ObjectId) -> String {
+    format!("\",\"sha\":\"{id}\"}}")
+}
+
+/// Length of the padded Base64 of `size` bytes.
+fn encoded_len(size: u64) -> u64 {
+    size.div_ceil(3) * 4
+}
+
+/// Writes the blob's strict standard Base64 (padding, no line breaks) piece by piece: whole
+/// groups of three bytes as they come, the last one or two padded at the end.
+fn write_base64(blob: &mut Blob, out: &mut dyn Write) -> io::Result<()> {
+    let engine = &base64::engine::general_purpose::STANDARD;
+    let mut pending: Vec<u8> = Vec::with_capacity(BLOB_STREAM_FROM as usize + 2);
+    let mut encoded = vec![0u8; base64::encoded_len(BLOB_STREAM_FROM as usize + 2, true).unwrap_or(0)];
+    blob.copy_to(&mut |piece| {
+        pending.extend_from_slice(piece);
+        let whole = pending.len() / 3 * 3;
+        let n = engine.encode_slice(&pending[..whole], &mut encoded).map_err(io::Error::other)?;
+        out.write_all(&encoded[..n])?;
+        pending.drain(..whole);
+        Ok(())
+    })?;
+    let n = engine.encode_slice(&pending, &mut encoded).map_err(io::Error::other)?;
+    out.write_all(&encoded[..n])
+}
+
+/// Whether the blob is text as [`git::blob::is_text`] answers for its whole content, read
+/// piece by piece: it stops at the first NUL among the first 8000 bytes or the first byte that
+/// is not UTF-8.
+fn is_text(blob: &mut Blob) -> io::Result<bool> {
+    let mut probe = forgecore_content::BinaryProbe::default();
+    let mut carry: Vec<u8> = Vec::with_capacity(BLOB_STREAM_FROM as usize + 4);
+    let mut text = true;
+    let read = blob.copy_to(&mut |piece| {
+        probe.feed(piece);
+        carry.extend_from_slice(piece);
+        let valid = match std::str::from_utf8(&carry) {
+            Ok(_) => carry.len(),
+            // A character cut at the end of the piece continues in the next one.
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => usize::MAX,
+        };
+        if valid == usize::MAX || probe.is_binary() {
+            text = false;
+            return Err(io::Error::other("not text"));
+        }
+        carry.drain(..valid);
+        Ok(())
+    });
+    match read {
+        Ok(()) => Ok(text && carry.is_empty()),
+        Err(_) if !text => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// Holds `bytes` of the budget until dropped; none when others hold blobs and this one would
+/// pass [`HELD_BUDGET`].
+struct Held(usize);
+
+impl Held {
+    fn take(bytes: usize) -> Option<Held> {
+        if bytes < BLOB_STREAM_FROM as usize {
+            return Some(Held(0));
+        }
+        HELD.fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+            (now == 0 || now.saturating_add(bytes) <= HELD_BUDGET).then(|| now.saturating_add(bytes))
+        })
+        .ok()
+        .map(|_| Held(bytes))
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        HELD.fetch_sub(self.0, Ordering::AcqRel);
+    }
+}
+
+/// What the producing thread tells the request before the first byte.
+enum Opened {
+    Ready { text: bool },
+    Unreadable,
+    Busy,
+}
+
+/// Opens blob `id` on a thread of its own that then runs `write` into a bounded stream:
+/// answers whether it is text (when `detect_text`) and the stream, or the blob's 404 when it
+/// cannot be opened or read, or a 503 when it would be held past [`HELD_BUDGET`].
+fn open_stream<F>(git_dir: PathBuf, id: ObjectId, detect_text: bool, write: F) -> ApiResult<(bool, stream::Reader)>
+where
+    F: FnOnce(&mut Blob, &mut dyn Write) -> io::Result<()> + Send + 'static,
+{
+    let (opened_tx, opened_rx) = sync_channel(1);
+    let reader = stream::spawn("fc-blob", move |out| {
+        let Ok(mut blob) = Blob::open(&git_dir, &id) else {
+            let _ = opened_tx.send(Opened::Unreadable);
+            return Ok(());
+        };
+        let Some(_held) = Held::take(blob.held()) else {
+            let _ = opened_tx.send(Opened::Busy);
+            return Ok(());
+        };
+        let text = match detect_text.then(|| is_text(&mut blob)).transpose() {
+            Ok(text) => text.unwrap_or(false),
+            Err(_) => {
+                let _ = opened_tx.send(Opened::Unreadable);
+                return Ok(());
+            }
+        };
+        if opened_tx.send(Opened::Ready { text }).is_err() {
+            return Ok(());
+        }
+        write(&mut blob, out)
+    })
+    .map_err(ApiError::internal)?;
+    match opened_rx.recv() {
+        Ok(Opened::Ready { text }) => Ok((text, reader)),
+        Ok(Opened::Unreadable) => Err(ApiError::NotFound("Blob")),
+        Ok(Opened::Busy) => Err(ApiError::Unavailable(BUSY)),
+        Err(_) => Err(ApiError::internal(io::Error::other("the blob's reader stopped before opening it"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn held_blobs_share_one_budget_and_one_is_always_let_through() {
+        let small = Held::take(1000).expect("small blobs are not counted");
+        assert_eq!(HELD.load(Ordering::Acquire), 0);
+        let huge = Held::take(2 * HELD_BUDGET).expect("alone, a blob over the budget is let through");
+        assert!(Held::take(BLOB_STREAM_FROM as usize).is_none(), "no room beside it");
+        drop(huge);
+        let half = Held::take(HELD_BUDGET / 2).expect("room again");
+        let other = Held::take(HELD_BUDGET / 2).expect("the budget is shared");
+        assert!(Held::take(BLOB_STREAM_FROM as usize).is_none(), "the budget is spent");
+        drop((half, other, small));
+        assert_eq!(HELD.load(Ordering::Acquire), 0, "every byte is given back");
+    }
 }

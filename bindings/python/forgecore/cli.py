@@ -8,14 +8,21 @@ the core, printing its JSON answer (exit 1 and the body on stderr when it is not
 request handler here is the only socket code: it hands the raw target to the app and drains
 a body the app left unread so that the client gets the answer instead of a reset.
 
-Clients that hold a connection without finishing their request must not hold the host:
-`--read-timeout SECONDS` (default 30) is one deadline for the whole request, head and body,
-counted from the connection's start (every read waits only for the time left, so a client
-trickling a byte at a time is cut off too), and `--max-connections N` (default 256) caps the
-connections served at once; one over the cap is answered 503 by the accepting thread and
-closed, without a thread of its own. Request headers whose names contain `_` are dropped, as
-nginx and gunicorn do: WSGI spells `Private_Token` and `Private-Token` alike, and a proxy that
-filters one must not be bypassed by the other.
+Clients that hold a connection without finishing their request, or without reading the
+answer, must not hold the host: `--read-timeout SECONDS` (default 30) is one deadline for the
+whole request, head and body, counted from the connection's start (every read waits only for
+the time left, so a client trickling a byte at a time is cut off too); `--write-timeout
+SECONDS` (default 30) is the longest the client may take to accept each 64 KiB of the answer
+(a minimum transfer rate: a stalled reader is dropped and the answer it held freed, while an
+archive streams as long as it is read); `--max-connections N` (default 256) caps the
+connections served at once and `--max-client-connections N` (default 64) those from one client
+address; one over either cap is answered 503 by the accepting thread and closed, without a
+thread of its own. Request headers whose names contain `_` are dropped, as nginx and gunicorn
+do: WSGI spells `Private_Token` and `Private-Token` alike, and a proxy that filters one must not
+be bypassed by the other. A request with an obsolete folded header line (RFC 9112 5.2) is a
+400, never read as a header. A chunked request body is read (up to one byte over the core's
+limit) and handed on with its length. The request target is passed as it was sent: http.server
+collapses a leading `//`, which the core and the Go host answer 404.
 """
 
 import argparse
@@ -35,21 +42,36 @@ from .wsgi import make_app
 # A body the application did not read is discarded up to this size before the connection closes.
 DRAIN_MAX = 64 << 20
 DRAIN_TIMEOUT = 5.0
-# Defaults of `serve --read-timeout` and `--max-connections`.
+# Defaults of `serve --read-timeout`, `--write-timeout`, `--max-connections` and
+# `--max-client-connections`.
 READ_TIMEOUT = 30.0
+WRITE_TIMEOUT = 30.0
 MAX_CONNECTIONS = 256
+MAX_CLIENT_CONNECTIONS = 64
+# The answer is sent in pieces of at most this size, each within the write timeout.
+_WRITE_PIECE = 64 * 1024
+# A chunk-size line longer than this is no chunk-size line.
+_CHUNK_LINE_MAX = 4096
 
-_TOO_MANY_BODY = b'{"message":"503 Service Unavailable - too many connections"}'
-TOO_MANY_CONNECTIONS = (
-    b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-    b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(_TOO_MANY_BODY), _TOO_MANY_BODY)
-)
+
+def _answer(status, message):
+    """A whole HTTP/1.0 answer with GitLab's JSON body, for what the host answers itself."""
+    body = json.dumps({"message": message}).encode()
+    return (b"HTTP/1.0 %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+            b"Connection: close\r\n\r\n%s" % (status.encode(), len(body), body))
+
+
+TOO_MANY_CONNECTIONS = _answer("503 Service Unavailable", "503 Service Unavailable - too many connections")
+TOO_MANY_FROM_CLIENT = _answer("503 Service Unavailable",
+                               "503 Service Unavailable - too many connections from this address")
+BAD_REQUEST = _answer("400 Bad Request", "400 Bad Request")
 
 
 class _DeadlineReader(io.RawIOBase):
     """The socket's reading side with one deadline (a time.monotonic() value) for all reads:
     each recv waits only for the time left, then TimeoutError. The socket is blocking again
-    between reads, so the answer is written without a deadline (archives stream for long)."""
+    between reads: the answer is written under the write timeout of each piece instead
+    (`_PacedWriter`), so archives stream for as long as they are read."""
 
     def __init__(self, sock, deadline):
         self.sock = sock
@@ -67,6 +89,31 @@ class _DeadlineReader(io.RawIOBase):
             return self.sock.recv_into(buffer)
         finally:
             self.sock.settimeout(None)
+
+
+class _PacedWriter(io.RawIOBase):
+    """The socket's writing side: the answer goes out in pieces of at most 64 KiB, each of
+    which the client must accept within `timeout` seconds, or ConnectionAbortedError, which
+    wsgiref takes as a client gone (it closes the streamed answer and writes nothing more)."""
+
+    def __init__(self, sock, timeout):
+        self.sock = sock
+        self.timeout = timeout
+
+    def writable(self):
+        return True
+
+    def write(self, data):
+        view = memoryview(data)
+        for start in range(0, len(view), _WRITE_PIECE):
+            self.sock.settimeout(self.timeout)
+            try:
+                self.sock.sendall(view[start:start + _WRITE_PIECE])
+            except TimeoutError as error:
+                raise ConnectionAbortedError("the client did not take the answer within the write timeout") from error
+            finally:
+                self.sock.settimeout(None)
+        return len(view)
 
 
 class _CountingReader:
@@ -110,6 +157,7 @@ class RequestHandler(WSGIRequestHandler):
         self.rfile.close()
         self.reader = _DeadlineReader(self.connection, time.monotonic() + self.server.read_timeout)
         self.rfile = io.BufferedReader(self.reader)
+        self.wfile = _PacedWriter(self.connection, self.server.write_timeout)
 
     def get_environ(self):
         # WSGI names `Private_Token` and `Private-Token` both HTTP_PRIVATE_TOKEN: names with `_`
@@ -117,7 +165,9 @@ class RequestHandler(WSGIRequestHandler):
         for name in {name for name in self.headers if "_" in name}:
             del self.headers[name]
         environ = super().get_environ()
-        environ["REQUEST_URI"] = self.path
+        # The target as sent: parse_request collapses a leading `//` of self.path.
+        words = self.requestline.split()
+        environ["REQUEST_URI"] = words[1] if len(words) >= 2 else self.path
         if self.headers.get("Content-Type") is None:
             environ.pop("CONTENT_TYPE", None)  # wsgiref invents text/plain
         return environ
@@ -136,15 +186,74 @@ class RequestHandler(WSGIRequestHandler):
                 return
         except (TimeoutError, ConnectionError):
             return  # cut off at the deadline, or gone: nobody waits for an answer
-        try:
-            length = max(int(self.headers.get("Content-Length") or 0), 0)
-        except ValueError:
-            length = 0
-        body = _CountingReader(self.rfile, length)
-        handler = ServerHandler(body, self.wfile, self.get_stderr(), self.get_environ(), multithread=True)
+        # An obsolete folded line (a header line starting with a space or tab) is joined to the
+        # header before it by the parser, which could make a token of it: RFC 9112 lets a
+        # server refuse it, as gunicorn and the Go host do.
+        if any("\r" in value or "\n" in value for value in self.headers.values()):
+            self._refuse_request(BAD_REQUEST)
+            return
+        environ = self.get_environ()
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            try:
+                decoded = self._read_chunked(self.server.get_app().max_body_read)
+            except (TimeoutError, ConnectionError):
+                return
+            except ValueError:
+                self._refuse_request(BAD_REQUEST)
+                return
+            environ.pop("HTTP_TRANSFER_ENCODING", None)
+            environ["CONTENT_LENGTH"] = str(len(decoded))
+            body = _CountingReader(io.BufferedReader(io.BytesIO(decoded)), len(decoded))
+        else:
+            try:
+                length = max(int(self.headers.get("Content-Length") or 0), 0)
+            except ValueError:
+                length = 0
+            body = _CountingReader(self.rfile, length)
+        handler = ServerHandler(body, self.wfile, self.get_stderr(), environ, multithread=True)
         handler.request_handler = self
         handler.run(self.server.get_app())
         self._drain(body)
+
+    def _refuse_request(self, answer):
+        self.close_connection = True
+        try:
+            self.wfile.write(answer)
+        except OSError:
+            pass
+
+    def _read_chunked(self, limit):
+        """The chunked body (RFC 9112 7.1), decoded, reading at most `limit` bytes of content
+        (one over the core's limit: the core answers 413; the rest is left unread and the
+        connection closed); trailer fields are read and dropped. ValueError when malformed."""
+        chunks, total = [], 0
+        while True:
+            line = self.rfile.readline(_CHUNK_LINE_MAX + 1)
+            if not line.endswith(b"\n") or len(line) > _CHUNK_LINE_MAX:
+                raise ValueError("a chunk-size line that does not end")
+            size_text = line.split(b";", 1)[0].strip()
+            if not size_text or any(c not in b"0123456789abcdefABCDEF" for c in size_text):
+                raise ValueError("a chunk size that is not hexadecimal")
+            size = int(size_text, 16)
+            if size == 0:
+                break
+            want = min(size, limit - total)
+            data = self.rfile.read(want) if want > 0 else b""
+            if len(data) < want:
+                raise ConnectionAbortedError("the body ended within a chunk")
+            chunks.append(data)
+            total += len(data)
+            if total >= limit:
+                self.close_connection = True
+                return b"".join(chunks)
+            if self.rfile.read(2) != b"\r\n":
+                raise ValueError("a chunk that does not end with CRLF")
+        while True:  # trailer fields, then the empty line
+            line = self.rfile.readline(_CHUNK_LINE_MAX + 1)
+            if not line.endswith(b"\n") or len(line) > _CHUNK_LINE_MAX:
+                raise ValueError("a trailer line that does not end")
+            if line in (b"\r\n", b"\n"):
+                return b"".join(chunks)
 
     def _drain(self, body):
         unread = body.length - body.count
@@ -170,19 +279,45 @@ class ThreadingWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
     allow_reuse_address = True
     request_queue_size = 128
 
-    def __init__(self, address, handler, read_timeout=READ_TIMEOUT, max_connections=MAX_CONNECTIONS):
+    def __init__(self, address, handler, read_timeout=READ_TIMEOUT, max_connections=MAX_CONNECTIONS,
+                 write_timeout=WRITE_TIMEOUT, max_client_connections=MAX_CLIENT_CONNECTIONS):
         super().__init__(address, handler)
         self.read_timeout = read_timeout
+        self.write_timeout = write_timeout
         self.connection_slots = threading.BoundedSemaphore(max_connections)
+        self.max_client_connections = max_client_connections
+        self.client_lock = threading.Lock()
+        self.clients = {}  # connections held, by client address (without the port)
+
+    def _take_client(self, client):
+        with self.client_lock:
+            if self.clients.get(client, 0) >= self.max_client_connections:
+                return False
+            self.clients[client] = self.clients.get(client, 0) + 1
+            return True
+
+    def _release_client(self, client):
+        with self.client_lock:
+            left = self.clients.get(client, 1) - 1
+            if left > 0:
+                self.clients[client] = left
+            else:
+                self.clients.pop(client, None)
 
     def process_request(self, request, client_address):
+        client = client_address[0]
+        if not self._take_client(client):
+            self._refuse(request, TOO_MANY_FROM_CLIENT)
+            return
         if not self.connection_slots.acquire(blocking=False):
-            self._refuse(request)
+            self._release_client(client)
+            self._refuse(request, TOO_MANY_CONNECTIONS)
             return
         try:
             super().process_request(request, client_address)
         except BaseException:
-            self.connection_slots.release()  # no thread started to release it
+            self.connection_slots.release()  # no thread started to release them
+            self._release_client(client)
             raise
 
     def process_request_thread(self, request, client_address):
@@ -190,8 +325,9 @@ class ThreadingWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
             super().process_request_thread(request, client_address)
         finally:
             self.connection_slots.release()
+            self._release_client(client_address[0])
 
-    def _refuse(self, request):
+    def _refuse(self, request, answer):
         """503 without waiting for anything. What the client already sent is read first:
         closing over unread data would reset the connection, and could lose the answer."""
         try:
@@ -200,7 +336,7 @@ class ThreadingWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
                 request.recv(65536)
             except BlockingIOError:
                 pass
-            request.send(TOO_MANY_CONNECTIONS)
+            request.send(answer)
         except OSError:
             pass
         self.shutdown_request(request)
@@ -262,7 +398,8 @@ def serve(args):
     if ":" in host:
         server_class = type("ThreadingWSGIServer6", (ThreadingWSGIServer,), {"address_family": socket.AF_INET6})
     try:
-        server = server_class((host, port), RequestHandler, args.read_timeout, args.max_connections)
+        server = server_class((host, port), RequestHandler, args.read_timeout, args.max_connections,
+                              args.write_timeout, args.max_client_connections)
     except OSError as error:
         print(f"forgecore: cannot listen on {host}:{port}: {error}", file=sys.stderr)
         return 1
@@ -358,8 +495,14 @@ def _parser():
     run.add_argument("--read-timeout", type=positive_seconds, default=READ_TIMEOUT, metavar="SECONDS",
                      help="the whole request, head and body, must arrive within this many seconds of "
                           "connecting, or the connection is closed (default %(default)g)")
+    run.add_argument("--write-timeout", type=positive_seconds, default=WRITE_TIMEOUT, metavar="SECONDS",
+                     help="each 64 KiB of an answer must be taken by the client within this many seconds, "
+                          "or the connection is closed (default %(default)g)")
     run.add_argument("--max-connections", type=positive_count, default=MAX_CONNECTIONS, metavar="N",
                      help="connections served at once; one more is answered 503 and closed (default %(default)s)")
+    run.add_argument("--max-client-connections", type=positive_count, default=MAX_CLIENT_CONNECTIONS, metavar="N",
+                     help="connections served at once from one client address (behind a proxy, raise it to "
+                          "--max-connections); one more is answered 503 and closed (default %(default)s)")
     run.set_defaults(func=serve)
 
     adm = commands.add_parser("admin", help="administer the instance in --data-dir (or the --config file's store)")

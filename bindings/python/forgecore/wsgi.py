@@ -1,7 +1,8 @@
 """The WSGI application: it carries one HTTP request from a WSGI server into `fc_request`
 and the answer back, unchanged. It rebuilds the raw request target (keeping `%2F`), the header
 names and the body (read up to one byte over the configuration's limits.max_body_bytes, so that
-the core answers 413 itself), adds the reason phrase to the core's status and passes the core's
+the core answers 413 itself; a chunked body the server did not decode is refused 411, never
+taken for an empty one), adds the reason phrase to the core's status and passes the core's
 headers and body through (streamed bodies chunk by chunk, freed in `close()`). Routing,
 parameters, authentication and status codes all belong to the core.
 """
@@ -54,16 +55,32 @@ def request_headers(environ):
     return headers
 
 
+class LengthRequired(Exception):
+    """A chunked body the server hands on undecoded: it cannot be read, and must not be
+    taken for an empty one."""
+
+
 def read_body(environ, max_read):
-    """The body, reading at most `max_read` bytes (more than the core takes)."""
+    """The body, reading at most `max_read` bytes (more than the core takes). A body without a
+    Content-Length (chunked) is read to its end when the server decoded it and says so
+    (`wsgi.input_terminated`, as gunicorn and waitress do; the stdlib host decodes it and
+    passes its length), else LengthRequired."""
+    stream = environ.get("wsgi.input")
+    chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+    if chunked and not environ.get("CONTENT_LENGTH"):
+        if not environ.get("wsgi.input_terminated"):
+            raise LengthRequired()
+        return _read_at_most(stream, max_read) if stream is not None else b""
     try:
         length = int(environ.get("CONTENT_LENGTH") or 0)
     except ValueError:
         length = 0
-    stream = environ.get("wsgi.input")
     if length <= 0 or stream is None:
         return b""
-    remaining = min(length, max_read)
+    return _read_at_most(stream, min(length, max_read))
+
+
+def _read_at_most(stream, remaining):
     chunks = []
     while remaining > 0:
         chunk = stream.read(min(remaining, _READ_CHUNK))
@@ -89,11 +106,18 @@ class ForgecoreApp:
         self.max_body_read = core.max_body_bytes + 1
 
     def __call__(self, environ, start_response):
+        try:
+            body = read_body(environ, self.max_body_read)
+        except LengthRequired:
+            answer = json.dumps({"message": "411 Length Required"}).encode()
+            start_response(status_line(411), [("Content-Type", "application/json"),
+                                              ("Content-Length", str(len(answer)))])
+            return [answer]
         response = self.core.request(
             environ.get("REQUEST_METHOD", "GET"),
             raw_target(environ),
             request_headers(environ),
-            read_body(environ, self.max_body_read),
+            body,
         )
         headers = [(name, value) for name, value in response.headers.items() if not is_hop_by_hop(name)]
         try:

@@ -1,6 +1,7 @@
 //! Repository archives (B4) on gix primitives: what goes into an archive and in which order
 //! (`walk`), and the containers it is written in (`tar`, `zip`, compressed by `compress`).
-//! Its failures are one [`Error`].
+//! Its failures are one [`Error`]. Its reader of the object database also serves the core's
+//! blob routes ([`Blob`]), so that a large blob is streamed there as it is into an archive.
 //!
 //! It reads one repository and writes bytes, nothing else: the crate does not depend on the
 //! core (forgecore), so it cannot reach the store, the API or authorization. The core checks
@@ -60,6 +61,7 @@
 #![forbid(unsafe_code)]
 
 mod attributes;
+mod blob;
 mod compress;
 mod convert;
 mod describe;
@@ -76,6 +78,7 @@ mod tar;
 mod walk;
 mod zip;
 
+pub use blob::{Blob, STREAM_FROM as BLOB_STREAM_FROM};
 pub use error::Error;
 pub use paths::{clean_path, entry_exists};
 

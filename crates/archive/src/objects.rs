@@ -259,7 +259,17 @@ impl Objects {
     /// alone and answers where it is, to be read with [`BlobStream`] before anything else is
     /// read (a remap may reorder the packs a [`LargeBlob`] refers to).
     pub fn load_blob(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> Result<Option<LargeBlob>, Error> {
-        let kind = match self.find(id, out, STREAM_BYTES)? {
+        self.load_blob_from(id, out, STREAM_BYTES)
+    }
+
+    /// [`Objects::load_blob`] with blobs of at least `stream_from` bytes left to [`BlobStream`].
+    pub fn load_blob_from(
+        &mut self,
+        id: &gix::oid,
+        out: &mut Vec<u8>,
+        stream_from: u64,
+    ) -> Result<Option<LargeBlob>, Error> {
+        let kind = match self.find(id, out, stream_from)? {
             Found::Large(large) => return Ok(Some(large)),
             Found::Read(kind) => kind,
             Found::Missing => return Err(Error::MissingObject { id: id.to_owned() }),
@@ -455,9 +465,16 @@ impl crate::Stream for BlobStream<'_> {
     }
 
     fn copy_to(&mut self, sink: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
-        let LargeBlob { id, size, .. } = self.blob;
-        match &self.blob.place {
-            Place::Packed { pack, data_offset } => self.objects.copy_packed(id, *pack, *data_offset, size, sink),
+        self.objects.copy_large(&self.blob, sink)
+    }
+}
+
+impl Objects {
+    /// Inflates the large blob `blob` into `sink`, piece by piece: exactly its size, or an error.
+    pub fn copy_large(&mut self, blob: &LargeBlob, sink: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+        let LargeBlob { id, size, .. } = *blob;
+        match &blob.place {
+            Place::Packed { pack, data_offset } => self.copy_packed(id, *pack, *data_offset, size, sink),
             Place::Loose(path) => copy_loose(id, path, size, sink),
         }
     }

@@ -1,7 +1,8 @@
 // Command forgecore-http serves forgecore's /api/v4 over net/http, as the Python host does:
 //
 //	forgecore-http -data-dir DIR [-listen HOST:PORT] [-repos DIR] [-external-url URL] [-config FILE] [-print-admin-token]
-//	               [-read-timeout DURATION] [-max-connections N]
+//	               [-read-timeout DURATION] [-write-timeout DURATION] [-max-connections N]
+//	               [-max-client-connections N] [-max-requests N]
 //
 // -config names a JSON object merged over the configuration the host builds ({"data_dir",
 // "external_url"}): its top-level keys replace those (so it may name data_dir itself, and
@@ -15,10 +16,16 @@
 // "listening on URL", which tells a supervisor the host is ready), serves, prints those lines,
 // and on SIGINT or SIGTERM stops accepting, lets requests in flight finish and closes the core.
 //
-// Clients that hold a connection without finishing their request must not hold the host: the
-// whole request, head and body, must arrive within -read-timeout (default 30s), and at most
-// -max-connections (default 256) are served at once; one more is answered 503 and closed at
-// once (see cappedListener).
+// Clients that hold a connection without finishing their request, or without reading the
+// answer, must not hold the host: the whole request, head and body, must arrive within
+// -read-timeout (default 30s); each 64 KiB of the answer must be taken within -write-timeout
+// (default 30s, a minimum transfer rate: see forgecore.Handler.WriteTimeout); at most
+// -max-connections (default 4096) are open at once, and -max-client-connections (default 64)
+// from one client address, one more being answered 503 and closed at once (see
+// cappedListener); and at most -max-requests (default 256) requests are handled at once, one
+// more being answered 503 (see limitRequests). Goroutines are cheap, threads are not: an
+// idle keep-alive connection or a request still arriving holds a goroutine and a descriptor,
+// while the threads (each request calls into the core through cgo) follow -max-requests.
 package main
 
 import (
@@ -42,9 +49,13 @@ import (
 const (
 	// shutdownTimeout bounds how long requests in flight may take once a signal arrived.
 	shutdownTimeout = 15 * time.Second
-	// Defaults of -read-timeout and -max-connections.
-	defaultReadTimeout    = 30 * time.Second
-	defaultMaxConnections = 256
+	// Defaults of -read-timeout, -write-timeout, -max-connections, -max-client-connections
+	// and -max-requests.
+	defaultReadTimeout          = 30 * time.Second
+	defaultWriteTimeout         = forgecore.DefaultWriteTimeout
+	defaultMaxConnections       = 4096
+	defaultMaxClientConnections = 64
+	defaultMaxRequests          = 256
 )
 
 func main() {
@@ -59,7 +70,10 @@ type options struct {
 	printAdminToken bool
 	config          map[string]json.RawMessage // the -config file's object, nil without one
 	readTimeout     time.Duration
+	writeTimeout    time.Duration
 	maxConnections  int
+	maxPerClient    int
+	maxRequests     int
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -74,8 +88,14 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	flags.BoolVar(&o.printAdminToken, "print-admin-token", false, "issue and print a token for the administrator")
 	flags.DurationVar(&o.readTimeout, "read-timeout", defaultReadTimeout,
 		"the whole request, head and body, must arrive within this `duration`, or the connection is closed")
+	flags.DurationVar(&o.writeTimeout, "write-timeout", defaultWriteTimeout,
+		"each 64 KiB of an answer must be taken by the client within this `duration`, or the connection is closed")
 	flags.IntVar(&o.maxConnections, "max-connections", defaultMaxConnections,
-		"connections served at once; one more is answered 503 and closed")
+		"connections open at once; one more is answered 503 and closed")
+	flags.IntVar(&o.maxPerClient, "max-client-connections", defaultMaxClientConnections,
+		"connections open at once from one client address (behind a proxy, raise it to -max-connections); one more is answered 503 and closed")
+	flags.IntVar(&o.maxRequests, "max-requests", defaultMaxRequests,
+		"requests handled at once; one more is answered 503")
 	if err := flags.Parse(args); err != nil {
 		return o, err
 	}
@@ -85,8 +105,16 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if o.readTimeout <= 0 {
 		return o, fmt.Errorf("-read-timeout must be above 0, got %v", o.readTimeout)
 	}
-	if o.maxConnections < 1 {
-		return o, fmt.Errorf("-max-connections must be above 0, got %d", o.maxConnections)
+	if o.writeTimeout <= 0 {
+		return o, fmt.Errorf("-write-timeout must be above 0, got %v", o.writeTimeout)
+	}
+	for _, limit := range []struct {
+		name  string
+		value int
+	}{{"-max-connections", o.maxConnections}, {"-max-client-connections", o.maxPerClient}, {"-max-requests", o.maxRequests}} {
+		if limit.value < 1 {
+			return o, fmt.Errorf("%s must be above 0, got %d", limit.name, limit.value)
+		}
 	}
 	if *configFile != "" {
 		text, err := os.ReadFile(*configFile)
@@ -174,11 +202,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 
+	handler := forgecore.NewHandler(core)
+	handler.WriteTimeout = o.writeTimeout
 	server := &http.Server{
-		Handler: forgecore.NewHandler(core),
+		Handler:     rejectFolds(limitRequests(handler, o.maxRequests)),
+		ConnContext: withRecorder,
 		// ReadTimeout bounds head and body together, from the request's start; net/http holds
 		// the head to ReadHeaderTimeout instead when one is set, so it is the same. No
-		// WriteTimeout: archives stream for a long time, and it would cut them off.
+		// WriteTimeout: archives stream for a long time, and it would cut them off; the
+		// handler's own deadline is per piece instead.
 		ReadHeaderTimeout: o.readTimeout,
 		ReadTimeout:       o.readTimeout,
 		IdleTimeout:       2 * time.Minute,
@@ -187,7 +219,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	signals, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	served := make(chan error, 1)
-	go func() { served <- server.Serve(capConnections(listener.(*net.TCPListener), o.maxConnections)) }()
+	go func() {
+		served <- server.Serve(capConnections(listener.(*net.TCPListener), o.maxConnections, o.maxPerClient))
+	}()
 	for _, line := range started.Lines {
 		fmt.Fprintln(stdout, line)
 	}
@@ -226,4 +260,24 @@ func admin(core *forgecore.Core, command map[string]any, out any) error {
 		return fmt.Errorf("%s: %d %s", command["command"], response.Status, body)
 	}
 	return json.Unmarshal(body, out)
+}
+
+const tooManyRequests = `{"message":"503 Service Unavailable - too many requests"}`
+
+// limitRequests lets at most max requests into next at once and answers one more 503 at once:
+// these are the goroutines that do work (and hold a thread while they call into the core),
+// where connections merely open are bounded by cappedListener.
+func limitRequests(next http.Handler, max int) http.Handler {
+	slots := make(chan struct{}, max)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+			next.ServeHTTP(w, r)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, tooManyRequests)
+		}
+	})
 }

@@ -248,6 +248,9 @@ func TestBadArguments(t *testing.T) {
 		{"-data-dir", t.TempDir(), "-read-timeout", "0s"},
 		{"-data-dir", t.TempDir(), "-read-timeout", "30"}, // a duration needs its unit
 		{"-data-dir", t.TempDir(), "-max-connections", "0"},
+		{"-data-dir", t.TempDir(), "-write-timeout", "0s"},
+		{"-data-dir", t.TempDir(), "-max-client-connections", "0"},
+		{"-data-dir", t.TempDir(), "-max-requests", "-1"},
 		{"-no-such-flag"},
 	} {
 		var stdout, stderr bytes.Buffer
