@@ -655,3 +655,39 @@ fn last_commit_ids_read_changed_path_bloom_filters_and_still_match_git() {
         }
     }
 }
+
+#[test]
+fn large_files_are_streamed_with_their_sha256_first() {
+    let w = world();
+    let text: Vec<u8> = "é€𝄞 line\n".repeat(30_000).into_bytes();
+    let binary: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    for (path, content) in [("big/text.txt", &text), ("big/data.bin", &binary)] {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(content);
+        let body = json!({"branch": "main", "commit_message": "big", "content": encoded, "encoding": "base64"});
+        assert_eq!(w.write("POST", &w.maintainer, path, body).0, 201);
+        assert_eq!(&git(&w.repo, &["cat-file", "blob", &format!("main:{path}")]), content);
+        let sha256: String = Sha256::digest(content).iter().map(|b| format!("{b:02x}")).collect();
+        let mut response = w.instance.request_response("GET", &files_url(path, "", "ref=main"), &[], b"");
+        assert!(response.streamed(), "{path}: the JSON is streamed");
+        let headers = response.headers();
+        let body = response.body();
+        assert_eq!(header(&headers, "Content-Length"), Some(body.len().to_string().as_str()));
+        assert_eq!(header(&headers, "X-Gitlab-Content-Sha256"), Some(sha256.as_str()));
+        let entity: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(entity["content_sha256"], json!(sha256));
+        let decoded = base64::engine::general_purpose::STANDARD.decode(entity["content"].as_str().unwrap()).unwrap();
+        assert_eq!(&decoded, content);
+        assert_eq!(body_keys(&body).last(), Some(&"content"));
+        let (status, head_headers, head_body) = w.instance.request("HEAD", &files_url(path, "", "ref=main"), &[], b"");
+        assert_eq!((status, head_body.len()), (200, 0));
+        assert_eq!(header(&head_headers, "X-Gitlab-Content-Sha256"), Some(sha256.as_str()));
+        let mut raw = w.instance.request_response("GET", &files_url(path, "/raw", "ref=main"), &[], b"");
+        assert!(raw.streamed());
+        let raw_headers = raw.headers();
+        assert_eq!(&raw.body(), content);
+        assert_eq!(header(&raw_headers, "X-Gitlab-Content-Sha256"), Some(sha256.as_str()));
+        let expected_type =
+            if path.ends_with(".txt") { "text/plain; charset=utf-8" } else { "application/octet-stream" };
+        assert_eq!(header(&raw_headers, "Content-Type"), Some(expected_type));
+    }
+}

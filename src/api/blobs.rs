@@ -41,6 +41,7 @@ use crate::store::projects::Project;
 use base64::Engine;
 use forgecore_archive::{Blob, BLOB_STREAM_FROM};
 use gix::ObjectId;
+use sha2::{Digest, Sha256};
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -57,7 +58,7 @@ const BUSY: &str = "too many large blobs are being read at once, try again later
 pub const LARGE_BLOB_BYTES: u64 = 10 * 1024 * 1024;
 
 /// GitLab's text, interpolating the integer `10.megabytes` and keeping the heredoc's newlines.
-const LARGE_BLOB_THROTTLED: &str = "The requested blob is over the threshold size of 10485760.\n\
+pub(crate) const LARGE_BLOB_THROTTLED: &str = "The requested blob is over the threshold size of 10485760.\n\
 Access this blob using '/projects/:id/repository/blobs/:sha/raw' to avoid this error.\n";
 const LARGE_RAW_BLOB_THROTTLED: &str =
     "The requested blob is over the threshold size of 10485760 and has been requested too many times. Try again later.";
@@ -72,7 +73,7 @@ fn find(call: &Call, project: &Project, sha: &str) -> ApiResult<(gix::Repository
 
 /// Counts a large blob under `key` (the project's counter) and the caller: one caller's
 /// downloads never lock others out of a project's large blobs.
-fn throttle_large(call: &Call, header: &BlobHeader, key: String, message: &str) -> ApiResult<()> {
+pub(crate) fn throttle_large(call: &Call, header: &BlobHeader, key: String, message: &str) -> ApiResult<()> {
     if header.size > LARGE_BLOB_BYTES {
         let key = format!("{key}:{}", call.caller.rate_key());
         call.ctx.throttle(call.ctx.config.rate_limits.large_blob, &key, message)?;
@@ -118,7 +119,7 @@ pub fn get(call: &Call, project: &str, sha: &str) -> ApiResult<Response> {
     if header.size >= BLOB_STREAM_FROM {
         let (head, tail) = (json_head(header.size), json_tail(header.id));
         let length = head.len() as u64 + encoded_len(header.size) + tail.len() as u64;
-        let (_, reader) = open_stream(call.git_dir(&project)?, header.id, false, move |blob, out| {
+        let (_, reader) = open_stream(call.git_dir(&project)?, header.id, Wanted::default(), move |_, blob, out| {
             out.write_all(head.as_bytes())?;
             write_base64(blob, out)?;
             out.write_all(tail.as_bytes())
@@ -166,10 +167,9 @@ pub fn raw(call: &Call, project: &str, sha: &str) -> ApiResult<Response> {
     }
     throttle_large(call, &header, format!("large_blob_raw:{}", project.id), LARGE_RAW_BLOB_THROTTLED)?;
     let (text, body): (bool, Box<dyn io::Read + Send>) = if header.size >= BLOB_STREAM_FROM {
-        let (text, reader) = open_stream(call.git_dir(&project)?, header.id, true, |blob, out| {
-            blob.copy_to(&mut |piece| out.write_all(piece))
-        })?;
-        (text, Box::new(reader))
+        let wanted = Wanted { text: true, sha256: false };
+        let (probed, reader) = open_stream(call.git_dir(&project)?, header.id, wanted, |_, blob, out| copy(blob, out))?;
+        (probed.text, Box::new(reader))
     } else {
         let data = content(&repo, &header)?;
         (git::blob::is_text(&data), Box::new(io::Cursor::new(data)))
@@ -191,6 +191,11 @@ pub fn raw(call: &Call, project: &str, sha: &str) -> ApiResult<Response> {
     })
 }
 
+/// Writes the blob's bytes as they are inflated.
+pub(crate) fn copy(blob: &mut Blob, out: &mut dyn Write) -> io::Result<()> {
+    blob.copy_to(&mut |piece| out.write_all(piece))
+}
+
 /// B2's JSON before the content: GitLab's key order. Base64 and hex need no JSON escaping.
 fn json_head(size: u64) -> String {
     format!("{{\"size\":{size},\"encoding\":\"base64\",\"content\":\"")
@@ -201,13 +206,13 @@ fn json_tail(id: ObjectId) -> String {
 }
 
 /// Length of the padded Base64 of `size` bytes.
-fn encoded_len(size: u64) -> u64 {
+pub(crate) fn encoded_len(size: u64) -> u64 {
     size.div_ceil(3) * 4
 }
 
 /// Writes the blob's strict standard Base64 (padding, no line breaks) piece by piece: whole
 /// groups of three bytes as they come, the last one or two padded at the end.
-fn write_base64(blob: &mut Blob, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_base64(blob: &mut Blob, out: &mut dyn Write) -> io::Result<()> {
     let engine = &base64::engine::general_purpose::STANDARD;
     let mut pending: Vec<u8> = Vec::with_capacity(BLOB_STREAM_FROM as usize + 2);
     let mut encoded = vec![0u8; base64::encoded_len(BLOB_STREAM_FROM as usize + 2, true).unwrap_or(0)];
@@ -276,9 +281,47 @@ impl Drop for Held {
     }
 }
 
+/// What an answer needs to know of a blob before its first byte.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Wanted {
+    /// Whether it is text ([`git::blob::is_text`] on the whole content).
+    pub text: bool,
+    /// Its SHA-256 (the files API's `content_sha256`).
+    pub sha256: bool,
+}
+
+/// What a first reading of a blob found, as [`Wanted`] asked.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Probed {
+    pub text: bool,
+    /// Lowercase hex.
+    pub sha256: Option<String>,
+}
+
+/// Reads the blob once (twice for both answers) for what `wanted` asks.
+fn probe(blob: &mut Blob, wanted: Wanted) -> io::Result<Probed> {
+    let sha256 = if wanted.sha256 {
+        let mut hasher = Sha256::new();
+        blob.copy_to(&mut |piece| {
+            hasher.update(piece);
+            Ok(())
+        })?;
+        Some(hex(&hasher.finalize()))
+    } else {
+        None
+    };
+    let text = wanted.text && is_text(blob)?;
+    Ok(Probed { text, sha256 })
+}
+
+/// Lowercase hex of `bytes`.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// What the producing thread tells the request before the first byte.
 enum Opened {
-    Ready { text: bool },
+    Ready(Probed),
     Unreadable,
     Busy,
 }
@@ -286,9 +329,14 @@ enum Opened {
 /// Opens blob `id` on a thread of its own that then runs `write` into a bounded stream:
 /// answers whether it is text (when `detect_text`) and the stream, or the blob's 404 when it
 /// cannot be opened or read, or a 503 when it would be held past [`HELD_BUDGET`].
-fn open_stream<F>(git_dir: PathBuf, id: ObjectId, detect_text: bool, write: F) -> ApiResult<(bool, stream::Reader)>
+pub(crate) fn open_stream<F>(
+    git_dir: PathBuf,
+    id: ObjectId,
+    wanted: Wanted,
+    write: F,
+) -> ApiResult<(Probed, stream::Reader)>
 where
-    F: FnOnce(&mut Blob, &mut dyn Write) -> io::Result<()> + Send + 'static,
+    F: FnOnce(&Probed, &mut Blob, &mut dyn Write) -> io::Result<()> + Send + 'static,
 {
     let (opened_tx, opened_rx) = sync_channel(1);
     let reader = stream::spawn("fc-blob", move |out| {
@@ -300,21 +348,18 @@ where
             let _ = opened_tx.send(Opened::Busy);
             return Ok(());
         };
-        let text = match detect_text.then(|| is_text(&mut blob)).transpose() {
-            Ok(text) => text.unwrap_or(false),
-            Err(_) => {
-                let _ = opened_tx.send(Opened::Unreadable);
-                return Ok(());
-            }
+        let Ok(probed) = probe(&mut blob, wanted) else {
+            let _ = opened_tx.send(Opened::Unreadable);
+            return Ok(());
         };
-        if opened_tx.send(Opened::Ready { text }).is_err() {
+        if opened_tx.send(Opened::Ready(probed.clone())).is_err() {
             return Ok(());
         }
-        write(&mut blob, out)
+        write(&probed, &mut blob, out)
     })
     .map_err(ApiError::internal)?;
     match opened_rx.recv() {
-        Ok(Opened::Ready { text }) => Ok((text, reader)),
+        Ok(Opened::Ready(probed)) => Ok((probed, reader)),
         Ok(Opened::Unreadable) => Err(ApiError::NotFound("Blob")),
         Ok(Opened::Busy) => Err(ApiError::Unavailable(BUSY)),
         Err(_) => Err(ApiError::internal(io::Error::other("the blob's reader stopped before opening it"))),

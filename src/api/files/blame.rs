@@ -55,7 +55,7 @@ pub fn blame(call: &Call, project: &str, path: &str, params: &Params) -> ApiResu
     let lines = range(params)?;
     let found = find(call, project, &path, Some(reference))?;
     let content = found.content()?;
-    let entity = found.entity(&content)?;
+    let entity = found.meta.entity(&super::sha256(&content));
     let line_count = content.split_inclusive(|b| *b == b'\n').count() as u32;
     let lines = match lines {
         Some((start, _)) if start > line_count => return Ok(answer(Vec::new(), &entity)),
@@ -65,7 +65,7 @@ pub fn blame(call: &Call, project: &str, path: &str, params: &Params) -> ApiResu
     let groups = if line_count == 0 {
         Vec::new()
     } else {
-        git::blame::file(&found.repo, found.commit, &path, lines).or_broken()?
+        git::blame::file(&found.repo, found.meta.commit, &path, lines).or_broken()?
     };
     let mut commits_seen = HashMap::new();
     let mut items = Vec::with_capacity(groups.len());

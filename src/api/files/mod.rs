@@ -11,10 +11,10 @@ pub mod get;
 pub mod raw;
 pub mod write;
 
-use super::Call;
+use super::{blobs, Call};
 use crate::auth::permissions::ProjectAbility;
 use crate::error::{ApiError, ApiResult, GitResultExt};
-use crate::git::{self, last_commit, write::entry_at};
+use crate::git::{self, blob::BlobHeader, last_commit, write::entry_at};
 use crate::params::Params;
 use crate::store::projects::Project;
 use gix::objs::tree::EntryKind;
@@ -22,6 +22,9 @@ use gix::ObjectId;
 use percent_encoding::percent_decode_str;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
+use std::path::PathBuf;
+
+pub use forgecore_archive::BLOB_STREAM_FROM;
 
 /// Grape's message for a path its `file_path` validator refuses.
 const INVALID_PATH: &str = "file_path should be a valid file path";
@@ -55,10 +58,9 @@ pub fn required_ref(params: &Params) -> ApiResult<String> {
     Ok(reference)
 }
 
-/// A file found at a ref: what every read answers about it.
-pub struct Found {
-    pub repo: gix::Repository,
-    pub project: Project,
+/// What every read answers about a file, but its content's SHA-256.
+#[derive(Debug, Clone)]
+pub struct Meta {
     /// `ref` as the request sent it (GitLab echoes it, `HEAD` included).
     pub reference: String,
     pub path: String,
@@ -66,12 +68,22 @@ pub struct Found {
     pub blob: ObjectId,
     pub size: u64,
     pub executable: bool,
+    pub last_commit: Option<ObjectId>,
+}
+
+/// A file found at a ref, with its repository.
+pub struct Found {
+    pub repo: gix::Repository,
+    pub project: Project,
+    pub git_dir: PathBuf,
+    pub meta: Meta,
 }
 
 /// The file at `path` in the commit `reference` names (`None`: the default branch), for a
 /// caller who may read the project's code.
 pub fn find(call: &Call, project: &str, path: &str, reference: Option<String>) -> ApiResult<Found> {
     let project = call.project(project, ProjectAbility::ReadCode)?;
+    let git_dir = call.git_dir(&project)?;
     let repo = call.repository(&project, "Commit")?;
     let commit = git::resolve_or_head(&repo, reference.as_deref()).or_not_found(ApiError::NotFound("Commit"))?;
     let root = git::tree::commit_tree(&repo, commit).or_broken()?;
@@ -81,33 +93,42 @@ pub fn find(call: &Call, project: &str, path: &str, reference: Option<String>) -
         _ => return Err(ApiError::NotFound("File")),
     };
     let size = repo.find_header(blob).map_err(ApiError::internal)?.size();
-    let reference =
-        reference.unwrap_or_else(|| git::default_branch(repo.git_dir()).unwrap_or_else(|| commit.to_string()));
-    Ok(Found {
-        repo,
-        project,
+    let reference = reference.unwrap_or_else(|| git::default_branch(&git_dir).unwrap_or_else(|| commit.to_string()));
+    let last_commit = last_commit::find(&repo, commit, path).or_broken()?;
+    let meta = Meta {
         reference,
         path: path.to_string(),
         commit,
         blob,
         size,
         executable: kind == EntryKind::BlobExecutable,
-    })
+        last_commit,
+    };
+    Ok(Found { repo, project, git_dir, meta })
 }
 
 impl Found {
-    /// The file's bytes.
+    /// The file's bytes, whole: for files under [`BLOB_STREAM_FROM`] (larger ones are streamed).
     pub fn content(&self) -> ApiResult<Vec<u8>> {
-        git::blob::read(&self.repo, self.blob).map_err(|_| ApiError::NotFound("File"))
+        git::blob::read(&self.repo, self.meta.blob).map_err(|_| ApiError::NotFound("File"))
     }
 
-    /// GitLab's `blob_data`: every field but `content`, in GitLab's order. `content` is hashed
-    /// for `content_sha256`.
-    pub fn entity(&self, content: &[u8]) -> ApiResult<Entity> {
-        let last = last_commit::find(&self.repo, self.commit, &self.path).or_broken()?;
+    /// The blob as the large-blob limit sees it.
+    pub fn header(&self) -> BlobHeader {
+        BlobHeader { id: self.meta.blob, size: self.meta.size }
+    }
+}
+
+/// Lowercase hex SHA-256 of `content`.
+pub fn sha256(content: &[u8]) -> String {
+    blobs::hex(&Sha256::digest(content))
+}
+
+impl Meta {
+    /// GitLab's `blob_data`: every field but `content`, in GitLab's order.
+    pub fn entity(&self, sha256: &str) -> Entity {
         let name = self.path.rsplit('/').next().unwrap_or(&self.path);
-        let sha256: String = Sha256::digest(content).iter().map(|b| format!("{b:02x}")).collect();
-        let map = vec![
+        vec![
             ("file_name", json!(name)),
             ("file_path", json!(self.path)),
             ("size", json!(self.size)),
@@ -116,10 +137,9 @@ impl Found {
             ("ref", json!(self.reference)),
             ("blob_id", json!(self.blob.to_string())),
             ("commit_id", json!(self.commit.to_string())),
-            ("last_commit_id", json!(last.map(|id| id.to_string()))),
+            ("last_commit_id", json!(self.last_commit.map(|id| id.to_string()))),
             ("execute_filemode", json!(self.executable)),
-        ];
-        Ok(map)
+        ]
     }
 }
 
