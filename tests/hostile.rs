@@ -57,6 +57,15 @@ fn requests(instance: &common::TestInstance, project: &str) -> Vec<String> {
         "/repository/compare?from=main&to=main",
         "/repository/changelog?version=1.0.0&from=main",
         "/repository/health?generate=true",
+        "/repository/commits",
+        "/repository/commits?path=..&with_stats=true",
+        "/repository/commits?all=true&order=topo&trailers=true",
+        "/repository/commits/main",
+        "/repository/commits/main/diff",
+        "/repository/commits/main/refs",
+        "/repository/commits/main/sequence",
+        "/repository/files/..?ref=main",
+        "/repository/files/.git%2Fconfig/raw?ref=main",
     ]
     .iter()
     .map(|suffix| format!("{base}{suffix}"))
@@ -71,6 +80,12 @@ fn requests(instance: &common::TestInstance, project: &str) -> Vec<String> {
         if let Some(id) = entry["id"].as_str() {
             targets.push(format!("{base}/repository/blobs/{id}"));
             targets.push(format!("{base}/repository/blobs/{id}/raw"));
+        }
+        if let (Some(path), Some("blob")) = (entry["path"].as_str(), entry["type"].as_str()) {
+            let path = percent_encoding::utf8_percent_encode(path, percent_encoding::NON_ALPHANUMERIC);
+            for suffix in ["", "/raw", "/blame"] {
+                targets.push(format!("{base}/repository/files/{path}{suffix}?ref=main"));
+            }
         }
     }
     targets
@@ -130,4 +145,30 @@ fn hostile_names_are_listed_as_data_without_a_crash() {
     // file. What matters is that nothing crashed and every name came back as given.
     let paths: Vec<&str> = body.as_array().unwrap().iter().map(|e| e["path"].as_str().unwrap()).collect();
     assert!(paths.contains(&"ok.txt"));
+}
+
+#[test]
+fn writes_to_hostile_repositories_are_answered_below_500() {
+    let instance = common::open_instance(json!({}));
+    let admin = instance.user_with_token("root", true);
+    let dir = instance.root_dir().join("hostile");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile.py");
+    assert!(std::process::Command::new("python3").arg(script).arg(&dir).status().unwrap().success());
+    let headers = [("PRIVATE-TOKEN", admin.as_str()), ("Content-Type", "application/json")];
+    for name in REPOS {
+        let repo = dir.join(format!("{name}.git"));
+        instance.admin_ok(json!({"command": "project_add", "path": name, "repo": repo, "visibility": "public"}));
+        let file = json!({"branch": "main", "commit_message": "x", "content": "x"});
+        let target = format!("/api/v4/projects/{name}/repository/files/added.txt");
+        let (status, body) = instance.request_json("POST", &target, &headers, file.to_string().as_bytes());
+        assert!(status < 500, "{name} files: {status} {body}");
+        let actions = json!({"branch": "side", "start_branch": "main", "commit_message": "x", "actions": [
+            {"action": "create", "file_path": "sub/new.txt", "content": "x"},
+            {"action": "delete", "file_path": "ok.txt"},
+        ]});
+        let target = format!("/api/v4/projects/{name}/repository/commits");
+        let (status, body) = instance.request_json("POST", &target, &headers, actions.to_string().as_bytes());
+        assert!(status < 500, "{name} commits: {status} {body}");
+    }
+    assert!(!dir.join("PWNED").exists(), "a repository made forgecore run a program");
 }

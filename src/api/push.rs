@@ -133,6 +133,14 @@ pub fn refused(error: WriteError, branch: &str, wording: Wording, rule: BranchRu
             }
         }
         WriteError::Race => format!("9:Could not update refs/heads/{branch}. Please refresh and try again."),
+        WriteError::UnreadableStart(_) => {
+            return ApiError::Unprocessable("The branch's commit cannot be read from the repository".into())
+        }
+        WriteError::UnwritableTree(_) => {
+            "The branch's tree holds a name git does not allow in a tree (such as `..` or `.git`): \
+             nothing can be committed on it"
+                .into()
+        }
         e @ (WriteError::TooLarge | WriteError::Git(_)) => return ApiError::internal(e),
     };
     ApiError::validation(text)

@@ -65,7 +65,17 @@ pub fn blame(call: &Call, project: &str, path: &str, params: &Params) -> ApiResu
     let groups = if line_count == 0 {
         Vec::new()
     } else {
-        git::blame::file(&found.repo, found.meta.commit, &path, lines).or_broken()?
+        match git::blame::file(&found.repo, found.meta.commit, &path, lines) {
+            Ok(groups) => groups,
+            // gix's blame refuses histories whose trees hold names git would never write (`..`,
+            // `.git`, unsorted entries: a hostile repository's); the file exists, its history
+            // cannot be told.
+            Err(_) => {
+                return Err(ApiError::Unprocessable(
+                    "The file's history cannot be blamed: its trees hold entries git does not write".into(),
+                ))
+            }
+        }
     };
     let mut commits_seen = HashMap::new();
     let mut items = Vec::with_capacity(groups.len());

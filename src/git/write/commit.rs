@@ -135,6 +135,10 @@ pub enum WriteError {
     Refused(BranchMove),
     #[error("the existing file is larger than the limit")]
     TooLarge,
+    #[error("the start commit or its tree cannot be read")]
+    UnreadableStart(#[source] BoxError),
+    #[error("the start tree holds a name git does not write into a tree")]
+    UnwritableTree(#[source] BoxError),
     #[error("other writers kept winning for the whole retry budget")]
     Race,
     #[error("cannot read or write the repository")]
@@ -390,8 +394,58 @@ fn apply(
     Ok(())
 }
 
+/// Whether the tree `id` can be written again as it is: entries in git's order (a directory
+/// sorting as its name and `/`), no name twice, and no name git refuses (`..`, `.git`, a `/`).
+/// A hostile repository's tree may be neither; the editor would then fail or, on an unsorted
+/// tree, stop the process.
+fn rewritable(repo: &gix::Repository, id: ObjectId) -> Result<bool, WriteError> {
+    use gix::validate::path::component::{Mode, Options};
+    let options = Options { protect_windows: false, protect_hfs: true, protect_ntfs: true };
+    let object = repo.find_object(id).map_err(broken)?;
+    let tree = object.try_into_tree().map_err(broken)?;
+    let mut previous: Option<Vec<u8>> = None;
+    for entry in tree.iter() {
+        let entry = entry.map_err(broken)?;
+        let mut key = entry.filename().to_vec();
+        let mode = entry.mode();
+        if gix::validate::path::component(entry.filename(), mode.is_link().then_some(Mode::Symlink), options).is_err() {
+            return Ok(false);
+        }
+        if mode.is_tree() {
+            key.push(b'/');
+        }
+        if previous.as_ref().is_some_and(|p| *p >= key) {
+            return Ok(false);
+        }
+        previous = Some(key);
+    }
+    Ok(true)
+}
+
+/// The trees an edit of `staged` rewrites: the root and those along every changed path.
+fn rewritten_trees(repo: &gix::Repository, staged: &Staged<'_>) -> Result<Vec<ObjectId>, WriteError> {
+    let mut trees = vec![staged.base];
+    for path in staged.changed.keys() {
+        let components: Vec<&str> = path.split('/').collect();
+        for depth in 1..components.len() {
+            if let Some((id, EntryKind::Tree)) = entry_at(repo, staged.base, &components[..depth]).map_err(broken)? {
+                trees.push(id);
+            }
+        }
+    }
+    trees.sort();
+    trees.dedup();
+    Ok(trees)
+}
+
 /// The tree of `staged`: the start tree edited at the changed paths only.
 fn write_tree(repo: &gix::Repository, staged: &Staged<'_>) -> Result<ObjectId, WriteError> {
+    for tree in rewritten_trees(repo, staged)? {
+        if !rewritable(repo, tree)? {
+            let reason = std::io::Error::other(format!("tree {tree} is not in git's form"));
+            return Err(WriteError::UnwritableTree(boxed(reason)));
+        }
+    }
     let mut editor = repo.edit_tree(staged.base).map_err(broken)?;
     for (path, state) in &staged.changed {
         match state {
@@ -403,7 +457,14 @@ fn write_tree(repo: &gix::Repository, staged: &Staged<'_>) -> Result<ObjectId, W
             }
         }
     }
-    Ok(editor.write().map_err(broken)?.detach())
+    match editor.write() {
+        Ok(id) => Ok(id.detach()),
+        // A hostile repository's tree (an entry named `..` or `.git`) cannot be written again.
+        Err(e) if e.downcast_any_ref::<gix::validate::path::component::Error>().is_some() => {
+            Err(WriteError::UnwritableTree(boxed(e)))
+        }
+        Err(e) => Err(broken(e)),
+    }
 }
 
 fn signature(who: &Identity) -> gix::actor::Signature {
@@ -459,7 +520,13 @@ fn try_commit(
     }
     let parent = start_commit(repo, request, tip)?;
     let base = match parent {
-        Some(id) => repo.find_commit(id).map_err(broken)?.tree_id().map_err(broken)?.detach(),
+        Some(id) => {
+            let unreadable = |e: gix::Error| WriteError::UnreadableStart(boxed(e));
+            let commit = repo.find_commit(id).map_err(unreadable)?;
+            let tree = commit.tree_id().map_err(unreadable)?.detach();
+            repo.find_tree(tree).map_err(unreadable)?;
+            tree
+        }
         None => ObjectId::empty_tree(repo.object_hash()),
     };
     let mut staged = Staged { repo, base, changed: BTreeMap::new() };
