@@ -77,9 +77,9 @@ postgres-server:
 	@command -v pg_virtualenv >/dev/null
 
 # The store's tests once more, against PostgreSQL: member roles, auth, rate limits, health,
-# administration, the typed exports, the files API (racing writers on two contexts), and the
-# PostgreSQL-only store tests.
-POSTGRES_TESTS := --test member_roles --test auth --test http --test health --test ffi --test store --test files
+# administration, the typed exports, the files and commit writes (racing writers on two
+# contexts), and the PostgreSQL-only store tests.
+POSTGRES_TESTS := --test member_roles --test auth --test http --test health --test ffi --test store --test files --test commits_create
 test-rust-postgres: postgres-server
 	$(PG_RUN) 'FORGECORE_TEST_POSTGRES="$(PG_URL)" $(CARGO) test $(POSTGRES_TESTS) -- --include-ignored'
 

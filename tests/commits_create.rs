@@ -288,3 +288,42 @@ fn the_typed_export_answers_what_the_route_answers() {
     );
     assert_eq!(status, 200);
 }
+
+#[test]
+fn racing_commit_posts_from_two_contexts_lose_nothing() {
+    let w = world_on("bare.git");
+    let other = w.instance.reopen();
+    let before: usize = w.git(&["rev-list", "--count", "main"]).parse().unwrap();
+    let outcomes: Vec<(u16, Value)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..20)
+            .map(|i| {
+                let instance = if i % 2 == 0 { &w.instance } else { &other };
+                let token = w.maintainer.as_str();
+                scope.spawn(move || {
+                    let body = json!({"branch": "main", "commit_message": format!("racer {i}"), "actions": [
+                        {"action": "create", "file_path": format!("race/{i}.txt"), "content": format!("{i}\n")},
+                        {"action": "update", "file_path": "README.md", "content": format!("racer {i}\n")},
+                    ]});
+                    let headers = [("PRIVATE-TOKEN", token), ("Content-Type", "application/json")];
+                    instance.request_json("POST", TARGET, &headers, body.to_string().as_bytes())
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut landed = Vec::new();
+    for (i, (status, answer)) in outcomes.iter().enumerate() {
+        match status {
+            201 => landed.push(i),
+            400 => assert!(answer["message"].as_str().unwrap().ends_with("Please refresh and try again."), "{answer}"),
+            other => panic!("{other}: {answer}"),
+        }
+    }
+    let after: usize = w.git(&["rev-list", "--count", "main"]).parse().unwrap();
+    assert_eq!(after, before + landed.len(), "one commit per success");
+    let files = w.git(&["ls-tree", "--name-only", "main", "race/"]);
+    for i in &landed {
+        assert!(files.lines().any(|f| f == format!("race/{i}.txt")), "racer {i}'s file is on main");
+    }
+    git(&w.repo, &["fsck", "--strict", "--no-dangling"]);
+}

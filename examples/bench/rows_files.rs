@@ -3,7 +3,8 @@
 //! `last_commit_id` is the cost) against `git log -1 -- PATH` plus `git cat-file -p`; blame of
 //! the file with the most history against `git blame --porcelain`; and an update of one deep
 //! file against git's plumbing making the same commit (a temporary index read from the branch,
-//! `update-index --cacheinfo`, `write-tree`, `commit-tree`, `update-ref` with the old value).
+//! `update-index --cacheinfo`, `write-tree`, `commit-tree`, `update-ref` with the old value), and
+//! a commit POST of ten files spread over the tree against the same plumbing for ten files.
 //! Goal for each: at most half of git's time.
 
 use crate::fixture::Fixture;
@@ -82,29 +83,34 @@ pub fn rows(bench: &mut Bench, fx: &Fixture, repo: &Path) -> Result<(), String> 
             .note(format!("{path}, {commits} commits"));
     }
 
-    let name = "file update, one deep file (a commit)";
-    if bench.selected(name) {
-        // Both sides commit to branches of their own in a shared clone, so the benchmark
-        // repository itself is never written.
-        let scratch = repo.with_file_name(format!(
-            "{}-writes.git",
-            repo.file_name().and_then(|n| n.to_str()).unwrap_or("bench").trim_end_matches(".git")
-        ));
-        let _ = std::fs::remove_dir_all(&scratch);
-        let scratch_text = scratch.to_str().ok_or("not UTF-8")?;
-        let status = std::process::Command::new("git")
-            .args(["clone", "-q", "--bare", "--shared", dir, scratch_text])
-            .status()
-            .map_err(|e| format!("git clone: {e}"))?;
-        if !status.success() {
-            return Err("git clone --shared failed".into());
-        }
-        git_out(&scratch, &["branch", "-f", "fc-writes", "HEAD"])?;
-        git_out(&scratch, &["branch", "-f", "git-writes", "HEAD"])?;
-        fx.project("bench-writes", &scratch)?;
+    let update_row = "file update, one deep file (a commit)";
+    let post_row = "commit POST, 10 files (one commit)";
+    if !bench.selected(update_row) && !bench.selected(post_row) {
+        return Ok(());
+    }
+    // Both sides commit to branches of their own in a shared clone, so the benchmark
+    // repository itself is never written.
+    let scratch = repo.with_file_name(format!(
+        "{}-writes.git",
+        repo.file_name().and_then(|n| n.to_str()).unwrap_or("bench").trim_end_matches(".git")
+    ));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let scratch_text = scratch.to_str().ok_or("not UTF-8")?;
+    let status = std::process::Command::new("git")
+        .args(["clone", "-q", "--bare", "--shared", dir, scratch_text])
+        .status()
+        .map_err(|e| format!("git clone: {e}"))?;
+    if !status.success() {
+        return Err("git clone --shared failed".into());
+    }
+    git_out(&scratch, &["branch", "-f", "fc-writes", "HEAD"])?;
+    git_out(&scratch, &["branch", "-f", "git-writes", "HEAD"])?;
+    fx.project("bench-writes", &scratch)?;
+    let counter = Cell::new(0u64);
+
+    if bench.selected(update_row) {
         let path = old_deep_file(repo)?;
         let target = format!("/api/v4/projects/bench-writes/repository/files/{}", encode(&path));
-        let counter = Cell::new(0u64);
         let update = || {
             counter.set(counter.get() + 1);
             let body =
@@ -122,8 +128,41 @@ pub fn rows(bench: &mut Bench, fx: &Fixture, repo: &Path) -> Result<(), String> 
              rm -f \"$GIT_INDEX_FILE\"; commit=$(echo bench | git commit-tree \"$tree\" -p \"$old\"); \
              git update-ref refs/heads/git-writes \"$commit\" \"$old\""
         );
-        bench.compare(name, update, &["sh", "-c", &script]).target(half).note(path);
-        let _ = std::fs::remove_dir_all(&scratch);
+        bench.compare(update_row, update, &["sh", "-c", &script]).target(half).note(path);
     }
+
+    if bench.selected(post_row) {
+        // Ten files spread over the tree: every tenth of the listing, updated in one commit.
+        let listing = git_out(repo, &["ls-tree", "-r", "--name-only", "HEAD"])?;
+        let all: Vec<&str> = listing.lines().collect();
+        let paths: Vec<String> = (0..10).map(|i| all[i * all.len() / 10].to_string()).collect();
+        let post = || {
+            counter.set(counter.get() + 1);
+            let actions: Vec<_> = paths
+                .iter()
+                .map(|p| json!({"action": "update", "file_path": p, "content": format!("{}\n", counter.get())}))
+                .collect();
+            let body = json!({"branch": "fc-writes", "commit_message": "bench", "actions": actions});
+            fx.request("POST", "/api/v4/projects/bench-writes/repository/commits", Some(&body))
+        };
+        let (status, answer) = post();
+        if status != 201 {
+            return Err(format!("POST commits: {status} {}", String::from_utf8_lossy(&answer)));
+        }
+        let updates: String = paths
+            .iter()
+            .map(|p| {
+                format!("git update-index --cacheinfo \"100644,$(date +%s%N | git hash-object -w --stdin),{p}\"; ")
+            })
+            .collect();
+        let script = format!(
+            "set -e; cd '{scratch_text}'; old=$(git rev-parse refs/heads/git-writes); \
+             export GIT_INDEX_FILE=$(mktemp -u); git read-tree \"$old\"; {updates}tree=$(git write-tree); \
+             rm -f \"$GIT_INDEX_FILE\"; commit=$(echo bench | git commit-tree \"$tree\" -p \"$old\"); \
+             git update-ref refs/heads/git-writes \"$commit\" \"$old\""
+        );
+        bench.compare(post_row, post, &["sh", "-c", &script]).target(half);
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
     Ok(())
 }
