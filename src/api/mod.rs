@@ -18,6 +18,7 @@ pub mod merge_base;
 pub mod pagination;
 pub mod projects;
 pub mod tree;
+pub mod users;
 pub mod version;
 
 pub use call::{base_url, Call, Origin};

@@ -9,7 +9,7 @@
 use super::request::Request;
 use crate::api::member_roles::{self, Scope};
 use crate::api::{
-    archive, blobs, changelog, compare, contributors, groups, health, merge_base, projects, tree, version, Call,
+    archive, blobs, changelog, compare, contributors, groups, health, merge_base, projects, tree, users, version, Call,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::response::Response;
@@ -43,6 +43,10 @@ pub static ROUTES: &[Route] = &[
     route("DELETE", "/groups/:id/member_roles/:member_role_id", |c, _, a| {
         member_roles::delete(c, Scope::Group(a[0]), a[1])
     }),
+    route("GET", "/user", |c, _, _| users::current::current(c)),
+    route("GET", "/users/:id", |c, _, a| users::get::get(c, a[0])),
+    route("GET", "/groups/:id/projects", |c, r, a| projects::list::list_of_group(c, a[0], &r.params)),
+    route("GET", "/projects", |c, r, _| projects::list::list(c, &r.params)),
     route("GET", "/projects/:id", |c, _, a| projects::get(c, a[0])),
     route("GET", "/projects/:id/repository/tree", |c, r, a| tree::list(c, a[0], &r.params)),
     route("GET", "/projects/:id/repository/blobs/:sha", |c, _, a| blobs::get(c, a[0], a[1])),
