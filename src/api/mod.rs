@@ -5,6 +5,7 @@
 pub mod admin;
 pub mod archive;
 pub mod blobs;
+pub mod branches;
 mod call;
 pub mod changelog;
 pub mod commits;

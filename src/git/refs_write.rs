@@ -122,7 +122,10 @@ pub fn create(
 /// Deletes `ref_name` if it still names `expected`.
 pub fn delete(repo: &gix::Repository, ref_name: &str, expected: ObjectId, who: &Identity) -> Result<(), Error> {
     let edit = RefEdit {
-        change: Change::Delete { expected: PreviousValue::MustExistAndMatch(Target::Object(expected)), log: RefLog::AndReference },
+        change: Change::Delete {
+            expected: PreviousValue::MustExistAndMatch(Target::Object(expected)),
+            log: RefLog::AndReference,
+        },
         name: full_name(ref_name)?,
         deref: false,
     };

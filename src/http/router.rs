@@ -9,7 +9,8 @@
 use super::request::Request;
 use crate::api::member_roles::{self, Scope};
 use crate::api::{
-    archive, blobs, changelog, compare, contributors, groups, health, merge_base, projects, tree, users, version, Call,
+    archive, blobs, branches, changelog, compare, contributors, groups, health, merge_base, projects, tree, users,
+    version, Call,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::response::Response;
@@ -58,6 +59,13 @@ pub static ROUTES: &[Route] = &[
     route("GET", "/projects/:id/repository/merge_base", |c, r, a| merge_base::get(c, a[0], &r.params)),
     route("GET", "/projects/:id/repository/changelog", |c, r, a| changelog::generate(c, a[0], &r.params)),
     route("POST", "/projects/:id/repository/changelog", |c, r, a| changelog::commit(c, a[0], &r.params)),
+    route("GET", "/projects/:id/repository/branches", |c, r, a| branches::list::list(c, a[0], &r.params)),
+    route("POST", "/projects/:id/repository/branches", |c, r, a| branches::create::create(c, a[0], &r.params)),
+    route("GET", "/projects/:id/repository/branches/:branch", |c, _, a| branches::get::get(c, a[0], a[1])),
+    route("DELETE", "/projects/:id/repository/branches/:branch", |c, _, a| branches::delete::delete(c, a[0], a[1])),
+    route("DELETE", "/projects/:id/repository/merged_branches", |c, _, a| {
+        branches::delete_merged::delete_merged(c, a[0])
+    }),
     route("GET", "/projects/:id/repository/health", |c, r, a| health::get(c, a[0], &r.params)),
 ];
 

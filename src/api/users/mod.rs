@@ -77,3 +77,14 @@ pub fn entity(call: &Call, user: &User, detail: Detail) -> ApiResult<Value> {
     }
     Ok(Value::Object(entity))
 }
+
+/// Who `user` is in what they write to a repository now (reflogs, tags): their name (else
+/// username) and commit email, at the current time in UTC.
+pub fn identity(call: &Call, user: &User) -> crate::git::write::Identity {
+    crate::git::write::Identity {
+        name: if user.name.trim().is_empty() { user.username.clone() } else { user.name.clone() },
+        email: commit_email(user, &call.base_url),
+        seconds: store::now_seconds(),
+        offset: 0,
+    }
+}
