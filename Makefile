@@ -77,8 +77,10 @@ postgres-server:
 	@command -v pg_virtualenv >/dev/null
 
 # The store's tests once more, against PostgreSQL: member roles, auth, rate limits, health,
-# administration and the typed exports, and the PostgreSQL-only store tests.
-POSTGRES_TESTS := --test member_roles --test auth --test http --test health --test ffi --test store
+# administration and the typed exports, projects, branches, tags and protected branches, and the
+# PostgreSQL-only store tests.
+POSTGRES_TESTS := --test member_roles --test auth --test http --test health --test ffi --test store \
+	--test projects --test branches --test tags
 test-rust-postgres: postgres-server
 	$(PG_RUN) 'FORGECORE_TEST_POSTGRES="$(PG_URL)" $(CARGO) test $(POSTGRES_TESTS) -- --include-ignored'
 

@@ -273,3 +273,147 @@ fn deleting_merged_branches_keeps_the_default_protected_and_unmerged_ones() {
         call(&w, "DELETE", "/api/v4/projects/fx%2Fwork/repository/merged_branches", Some(&w.rita), Value::Null);
     assert_eq!(status, 403);
 }
+
+const PROTECTED: &str = "/api/v4/projects/fx%2Fwork/protected_branches";
+
+#[test]
+fn protected_branches_are_managed_by_maintainers_and_hold_on_every_branch_write() {
+    let w = world();
+    // A new project's default branch is protected as GitLab protects it by default.
+    let (status, list) = call(&w, "GET", PROTECTED, Some(&w.max), Value::Null);
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    assert_eq!(list[0]["name"], "main");
+    assert_eq!(list[0]["push_access_levels"][0]["access_level"], 40);
+    assert_eq!(list[0]["merge_access_levels"][0]["access_level"], 40);
+    assert_eq!(list[0]["allow_force_push"], false);
+    // Developers and below do not manage protections; outsiders of a private project do not see it.
+    for token in [&w.dev, &w.rita] {
+        let (status, _) = call(&w, "GET", PROTECTED, Some(token), Value::Null);
+        assert_eq!(status, 403);
+        let (status, _) = call(&w, "POST", PROTECTED, Some(token), json!({"name": "x"}));
+        assert_eq!(status, 403);
+    }
+    let (status, _) = call(&w, "GET", PROTECTED, None, Value::Null);
+    assert_eq!(status, 401);
+
+    // A wildcard rule: Maintainers push, Developers merge.
+    let (status, rule) = call(
+        &w,
+        "POST",
+        PROTECTED,
+        Some(&w.max),
+        json!({"name": "release/*", "push_access_level": 40, "merge_access_level": 30}),
+    );
+    assert_eq!(status, 201, "{rule}");
+    assert_eq!(rule["name"], "release/*");
+    let (status, body) = call(&w, "POST", PROTECTED, Some(&w.max), json!({"name": "release/*"}));
+    assert_eq!((status, body), (409, json!({"message": "Protected branch 'release/*' already exists"})));
+    let (status, body) = call(&w, "POST", PROTECTED, Some(&w.max), json!({"name": "y", "push_access_level": 35}));
+    assert_eq!((status, body), (400, json!({"error": "push_access_level does not have a valid value"})));
+    let (status, one) = call(&w, "GET", &format!("{PROTECTED}/release%2F*"), Some(&w.max), Value::Null);
+    assert_eq!((status, one["name"].as_str()), (200, Some("release/*")));
+
+    // Developers may not create or delete a protected branch; Maintainers and administrators may.
+    let create =
+        |token: &str, name: &str| call(&w, "POST", BRANCHES, Some(token), json!({"branch": name, "ref": "main"}));
+    let (status, body) = create(&w.dev, "release/1.0");
+    assert_eq!(
+        (status, body),
+        (400, json!({"message": "You are not allowed to create protected branches on this project."}))
+    );
+    assert!(git_text(&w.work, &["for-each-ref", "refs/heads/release"]).is_empty());
+    assert_eq!(create(&w.max, "release/1.0").0, 201);
+    assert_eq!(create(&w.root, "release/2.0").0, 201);
+    assert_eq!(create(&w.dev, "topic").0, 201, "unprotected names stay open to Developers");
+    let (_, branch) = call(&w, "GET", &format!("{BRANCHES}/release%2F1.0"), Some(&w.dev), Value::Null);
+    assert_eq!(
+        (branch["protected"].clone(), branch["can_push"].clone(), branch["developers_can_merge"].clone()),
+        (json!(true), json!(false), json!(true))
+    );
+    let (status, body) = call(&w, "DELETE", &format!("{BRANCHES}/release%2F1.0"), Some(&w.dev), Value::Null);
+    assert_eq!(
+        (status, body),
+        (
+            400,
+            json!({"message": "You are not allowed to delete protected branches from this project. Only a project maintainer or owner can delete a protected branch."})
+        )
+    );
+    let (status, _) = call(&w, "DELETE", &format!("{BRANCHES}/release%2F1.0"), Some(&w.max), Value::Null);
+    assert_eq!(status, 204);
+    // Protected branches survive merged_branches, even merged ones.
+    let (status, _) =
+        call(&w, "DELETE", "/api/v4/projects/fx%2Fwork/repository/merged_branches", Some(&w.max), Value::Null);
+    assert_eq!(status, 202);
+    assert_eq!(git_text(&w.work, &["rev-parse", "--verify", "-q", "refs/heads/release/2.0"]).len(), 40);
+
+    // Nobody may push to a branch whose push level is "no one", administrators included.
+    assert_eq!(call(&w, "POST", PROTECTED, Some(&w.max), json!({"name": "frozen", "push_access_level": 0})).0, 201);
+    let (status, _) = create(&w.root, "frozen");
+    assert_eq!(status, 400);
+
+    // Unprotecting opens the names to Developers again.
+    let (status, _) = call(&w, "DELETE", &format!("{PROTECTED}/release%2F*"), Some(&w.max), Value::Null);
+    assert_eq!(status, 204);
+    let (status, body) = call(&w, "DELETE", &format!("{PROTECTED}/release%2F*"), Some(&w.max), Value::Null);
+    assert_eq!((status, body), (404, json!({"message": "404 Protected Branch Not Found"})));
+    assert_eq!(create(&w.dev, "release/3.0").0, 201);
+    // Even unprotected, the default branch is never deleted.
+    let (status, _) = call(&w, "DELETE", &format!("{PROTECTED}/main"), Some(&w.max), Value::Null);
+    assert_eq!(status, 204);
+    let (status, _) = call(&w, "DELETE", &format!("{BRANCHES}/main"), Some(&w.max), Value::Null);
+    assert_eq!(status, 400);
+}
+
+/// The rule itself, for the changes no route here makes (force updates come with pushes).
+#[test]
+fn the_protection_rule_for_force_updates_and_projects_made_before_protections_were_stored() {
+    use forgecore::auth::protection::{check, RefChange, Refusal};
+    let w = world();
+    let ctx = w.instance.ctx();
+    let caller = |token: &str| {
+        let mut credentials = forgecore::auth::Credentials::default();
+        credentials.personal.push(token.to_string());
+        forgecore::auth::identify(ctx, &credentials).unwrap()
+    };
+    let project = || ctx.store.project(&forgecore::store::projects::Name::FullPath("fx/work".into())).unwrap().unwrap();
+    let ask = |token: &str, branch: &str, change: RefChange| {
+        ctx.store.read(|db| check(db, &caller(token), &project(), Some("main"), branch, change)).unwrap()
+    };
+    assert_eq!(ask(&w.max, "main", RefChange::Update), Ok(()));
+    assert_eq!(ask(&w.dev, "main", RefChange::Update), Err(Refusal::Push));
+    assert_eq!(ask(&w.max, "main", RefChange::ForceUpdate), Err(Refusal::ForcePush));
+    assert_eq!(ask(&w.root, "main", RefChange::ForceUpdate), Err(Refusal::ForcePush));
+    assert_eq!(ask(&w.dev, "topic", RefChange::ForceUpdate), Ok(()));
+    assert_eq!(ask(&w.rita, "topic", RefChange::Update), Err(Refusal::Push));
+    let (status, _) = call(
+        &w,
+        "POST",
+        PROTECTED,
+        Some(&w.max),
+        json!({"name": "hot*", "push_access_level": 30, "allow_force_push": true}),
+    );
+    assert_eq!(status, 201);
+    assert_eq!(ask(&w.dev, "hotfix", RefChange::ForceUpdate), Ok(()));
+    assert_eq!(ask(&w.rita, "hotfix", RefChange::ForceUpdate), Err(Refusal::Push));
+
+    // A project made before protections were stored: its default branch is protected by the
+    // implicit rule, shown with a null id, and becomes a stored row on the first change.
+    ctx.store
+        .write(|db| -> Result<(), forgecore::store::StoreError> {
+            db.execute("DELETE FROM protected_branches", &[])?;
+            db.execute("UPDATE projects SET protections_stored = FALSE", &[])?;
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(ask(&w.dev, "main", RefChange::Update), Err(Refusal::Push));
+    assert_eq!(ask(&w.dev, "hotfix", RefChange::ForceUpdate), Ok(()));
+    let (_, list) = call(&w, "GET", PROTECTED, Some(&w.max), Value::Null);
+    assert_eq!((list[0]["id"].clone(), list[0]["name"].clone()), (Value::Null, json!("main")));
+    assert_eq!(call(&w, "POST", PROTECTED, Some(&w.max), json!({"name": "stable"})).0, 201);
+    let (_, list) = call(&w, "GET", PROTECTED, Some(&w.max), Value::Null);
+    let names: Vec<&str> = list.as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["main", "stable"]);
+    assert!(list[0]["id"].is_i64());
+    assert_eq!(ask(&w.dev, "main", RefChange::Update), Err(Refusal::Push));
+}

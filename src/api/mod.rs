@@ -18,6 +18,7 @@ pub mod member_roles;
 pub mod merge_base;
 pub mod pagination;
 pub mod projects;
+pub mod protected_branches;
 pub mod tags;
 pub mod tree;
 pub mod users;

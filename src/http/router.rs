@@ -9,8 +9,8 @@
 use super::request::Request;
 use crate::api::member_roles::{self, Scope};
 use crate::api::{
-    archive, blobs, branches, changelog, compare, contributors, groups, health, merge_base, projects, tags, tree,
-    users, version, Call,
+    archive, blobs, branches, changelog, compare, contributors, groups, health, merge_base, projects,
+    protected_branches, tags, tree, users, version, Call,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::response::Response;
@@ -70,6 +70,12 @@ pub static ROUTES: &[Route] = &[
     route("POST", "/projects/:id/repository/tags", |c, r, a| tags::create::create(c, a[0], &r.params)),
     route("GET", "/projects/:id/repository/tags/:tag_name", |c, _, a| tags::get::get(c, a[0], a[1])),
     route("DELETE", "/projects/:id/repository/tags/:tag_name", |c, _, a| tags::delete::delete(c, a[0], a[1])),
+    route("GET", "/projects/:id/protected_branches", |c, r, a| protected_branches::list::list(c, a[0], &r.params)),
+    route("POST", "/projects/:id/protected_branches", |c, r, a| protected_branches::create::create(c, a[0], &r.params)),
+    route("GET", "/projects/:id/protected_branches/:name", |c, _, a| protected_branches::get::get(c, a[0], a[1])),
+    route("DELETE", "/projects/:id/protected_branches/:name", |c, _, a| {
+        protected_branches::delete::delete(c, a[0], a[1])
+    }),
     route("GET", "/projects/:id/repository/health", |c, r, a| health::get(c, a[0], &r.params)),
 ];
 
