@@ -257,3 +257,85 @@ fn the_current_user_and_other_users() {
     let (status, body) = get(&w.instance, "/api/v4/users/999999", None);
     assert_eq!((status, body), (404, json!({"message": "404 User Not Found"})));
 }
+
+/// The typed exports answer exactly what their HTTP routes answer.
+#[test]
+fn typed_exports_answer_as_the_routes_do() {
+    use forgecore::ffi;
+    let w = world();
+    let dev = w.token("dev").unwrap().to_string();
+    let auth = TestInstance::auth(&dev);
+    let same = |export: common::TypedExport, params: Value, target: &str| {
+        let typed = w.instance.typed(export, auth.clone(), params.clone());
+        let http = get(&w.instance, target, Some(&dev));
+        assert_eq!(typed, http, "{target} vs {params}");
+        typed
+    };
+    same(ffi::fc_projects_list, json!({"order_by": "id", "sort": "asc"}), "/api/v4/projects?order_by=id&sort=asc");
+    same(ffi::fc_group_projects_list, json!({"group": "corp"}), "/api/v4/groups/corp/projects");
+    same(ffi::fc_project_get, json!({"project": "corp/secret"}), "/api/v4/projects/corp%2Fsecret");
+    same(ffi::fc_user_current, json!({}), "/api/v4/user");
+    let (_, me) = same(ffi::fc_user_current, json!({}), "/api/v4/user");
+    same(ffi::fc_user_get, json!({"user_id": me["id"].to_string()}), &format!("/api/v4/users/{}", me["id"]));
+    same(ffi::fc_branches_list, json!({"project": "fx/work"}), "/api/v4/projects/fx%2Fwork/repository/branches");
+    same(
+        ffi::fc_branch_get,
+        json!({"project": "fx/work", "branch": "feature"}),
+        "/api/v4/projects/fx%2Fwork/repository/branches/feature",
+    );
+    same(
+        ffi::fc_tags_list,
+        json!({"project": "fx/work", "order_by": "name"}),
+        "/api/v4/projects/fx%2Fwork/repository/tags?order_by=name",
+    );
+    same(
+        ffi::fc_tag_get,
+        json!({"project": "fx/work", "tag_name": "v1.0.0"}),
+        "/api/v4/projects/fx%2Fwork/repository/tags/v1.0.0",
+    );
+    let (status, body) = w.instance.typed(ffi::fc_branch_get, auth.clone(), json!({"project": "fx/work"}));
+    assert_eq!((status, body), (400, json!({"error": "branch is missing"})));
+
+    // Writes through the typed doors, seen by git.
+    let (status, body) = w.instance.typed(
+        ffi::fc_branch_create,
+        auth.clone(),
+        json!({"project": "corp/secret", "branch": "t", "ref": "main"}),
+    );
+    assert_eq!(status, 201, "{body}");
+    let work = w.fixtures.join("work");
+    assert_eq!(common::git_text(&work, &["rev-parse", "t"]), common::git_text(&work, &["rev-parse", "main"]));
+    let (status, _) = w.instance.typed(
+        ffi::fc_tag_create,
+        auth.clone(),
+        json!({"project": "corp/secret", "tag_name": "tt", "ref": "t"}),
+    );
+    assert_eq!(status, 201);
+    let (status, _) =
+        w.instance.typed(ffi::fc_tag_delete, auth.clone(), json!({"project": "corp/secret", "tag_name": "tt"}));
+    assert_eq!(status, 204);
+    let (status, _) =
+        w.instance.typed(ffi::fc_branch_delete, auth.clone(), json!({"project": "corp/secret", "branch": "t"}));
+    assert_eq!(status, 204);
+    assert!(common::git_text(&work, &["for-each-ref", "refs/heads/t", "refs/tags/tt"]).is_empty());
+    let max = TestInstance::auth(w.token("max").unwrap());
+    let (status, _) = w.instance.typed(
+        ffi::fc_protected_branch_create,
+        max.clone(),
+        json!({"project": "corp/secret", "name": "rel-*"}),
+    );
+    assert_eq!(status, 201);
+    let (status, one) =
+        w.instance.typed(ffi::fc_protected_branch_get, max.clone(), json!({"project": "corp/secret", "name": "rel-*"}));
+    assert_eq!((status, one["name"].as_str()), (200, Some("rel-*")));
+    let (_, list) = w.instance.typed(ffi::fc_protected_branches_list, max.clone(), json!({"project": "corp/secret"}));
+    assert_eq!(list.as_array().unwrap().len(), 2);
+    let (status, _) = w.instance.typed(
+        ffi::fc_protected_branch_delete,
+        max.clone(),
+        json!({"project": "corp/secret", "name": "rel-*"}),
+    );
+    assert_eq!(status, 204);
+    let (status, body) = w.instance.typed(ffi::fc_branches_delete_merged, max, json!({"project": "corp/secret"}));
+    assert_eq!((status, body), (202, json!({"message": "202 Accepted"})));
+}

@@ -16,10 +16,12 @@
 
 mod archive;
 mod exports;
+mod families;
 mod response;
 
 pub use archive::*;
 pub use exports::*;
+pub use families::*;
 pub use response::*;
 
 use crate::response::Response;
