@@ -43,6 +43,24 @@ const (
 	opChangelogGenerate
 	opChangelogCommit
 	opRepositoryHealth
+	opProjectsList
+	opGroupProjectsList
+	opProjectGet
+	opCurrentUser
+	opUserGet
+	opBranchesList
+	opBranchGet
+	opBranchCreate
+	opBranchDelete
+	opBranchesDeleteMerged
+	opTagsList
+	opTagGet
+	opTagCreate
+	opTagDelete
+	opProtectedBranchesList
+	opProtectedBranchGet
+	opProtectedBranchCreate
+	opProtectedBranchDelete
 )
 
 // libraryABIVersion is fc_abi_version() of the linked library.
@@ -112,6 +130,42 @@ func nativeTyped(op typedOp, ctx *nativeCtx, auth, params []byte) *nativeRespons
 		return C.fc_changelog_commit(ctx, a, p)
 	case opRepositoryHealth:
 		return C.fc_repository_health(ctx, a, p)
+	case opProjectsList:
+		return C.fc_projects_list(ctx, a, p)
+	case opGroupProjectsList:
+		return C.fc_group_projects_list(ctx, a, p)
+	case opProjectGet:
+		return C.fc_project_get(ctx, a, p)
+	case opCurrentUser:
+		return C.fc_user_current(ctx, a, p)
+	case opUserGet:
+		return C.fc_user_get(ctx, a, p)
+	case opBranchesList:
+		return C.fc_branches_list(ctx, a, p)
+	case opBranchGet:
+		return C.fc_branch_get(ctx, a, p)
+	case opBranchCreate:
+		return C.fc_branch_create(ctx, a, p)
+	case opBranchDelete:
+		return C.fc_branch_delete(ctx, a, p)
+	case opBranchesDeleteMerged:
+		return C.fc_branches_delete_merged(ctx, a, p)
+	case opTagsList:
+		return C.fc_tags_list(ctx, a, p)
+	case opTagGet:
+		return C.fc_tag_get(ctx, a, p)
+	case opTagCreate:
+		return C.fc_tag_create(ctx, a, p)
+	case opTagDelete:
+		return C.fc_tag_delete(ctx, a, p)
+	case opProtectedBranchesList:
+		return C.fc_protected_branches_list(ctx, a, p)
+	case opProtectedBranchGet:
+		return C.fc_protected_branch_get(ctx, a, p)
+	case opProtectedBranchCreate:
+		return C.fc_protected_branch_create(ctx, a, p)
+	case opProtectedBranchDelete:
+		return C.fc_protected_branch_delete(ctx, a, p)
 	}
 	panic("forgecore: unknown typed operation")
 }
