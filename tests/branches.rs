@@ -417,3 +417,61 @@ fn the_protection_rule_for_force_updates_and_projects_made_before_protections_we
     assert!(list[0]["id"].is_i64());
     assert_eq!(ask(&w.dev, "main", RefChange::Update), Err(Refusal::Push));
 }
+
+/// Every new repository route on a private project, for each kind of caller: 404 for those who
+/// may not see the project, 403 for those who see it but may not do this, never a leak.
+#[test]
+fn the_visibility_matrix_over_branch_tag_and_protection_routes() {
+    let instance = common::open_instance(json!({}));
+    let work = instance.fixture_repos().join("work");
+    let m = instance.visibility_matrix("root", &work);
+    let dev = instance.user_with_token("dev", false);
+    instance.admin_ok(json!({"command": "member_add", "group": "corp", "username": "dev", "access_level": 30}));
+    let base = "/api/v4/projects/corp%2Fsecret";
+    let reads = [
+        format!("{base}/repository/branches"),
+        format!("{base}/repository/branches/main"),
+        format!("{base}/repository/tags"),
+        format!("{base}/repository/tags/v1.0.0"),
+    ];
+    let callers: [(&str, Option<&str>, u16, u16); 7] = [
+        // (who, token, read status, write status)
+        ("anonymous", None, 404, 404),
+        ("outsider", Some(&m.outsider), 404, 404),
+        ("guest", Some(&m.guest), 403, 403),
+        ("guest with read_code", Some(&m.reader), 200, 403),
+        ("reporter", Some(&m.reporter), 200, 403),
+        ("developer", Some(&dev), 200, 201),
+        ("admin", Some(&m.admin), 200, 201),
+    ];
+    for (who, token, read, write) in callers {
+        let headers: Vec<(&str, &str)> = token.map(|t| ("PRIVATE-TOKEN", t)).into_iter().collect();
+        for target in &reads {
+            let (status, body) = instance.request_json("GET", target, &headers, b"");
+            assert_eq!(status, read, "{who} GET {target}: {body}");
+            if status == 404 {
+                assert_eq!(body, json!({"message": "404 Project Not Found"}));
+            }
+        }
+        let name = format!("by-{}", who.replace(' ', "-"));
+        let body = json!({"branch": name, "ref": "main"}).to_string();
+        let (status, answer) =
+            instance.request_json("POST", &format!("{base}/repository/branches"), &headers, body.as_bytes());
+        assert_eq!(status, write, "{who} creates a branch: {answer}");
+        let tag = json!({"tag_name": name, "ref": "main"}).to_string();
+        let (status, answer) =
+            instance.request_json("POST", &format!("{base}/repository/tags"), &headers, tag.as_bytes());
+        assert_eq!(status, write, "{who} creates a tag: {answer}");
+        let expected_protected = match (read, write) {
+            (404, _) => 404,
+            _ if who == "admin" => 200,
+            _ => 403,
+        };
+        let (status, _) = instance.request_json("GET", &format!("{base}/protected_branches"), &headers, b"");
+        assert_eq!(status, expected_protected, "{who} lists protected branches");
+        let (status, _) = instance.request_json("DELETE", &format!("{base}/repository/merged_branches"), &headers, b"");
+        assert_eq!(status, if write == 201 { 202 } else { write }, "{who} deletes merged branches");
+    }
+    let (status, _) = instance.request_json("GET", "/api/v4/projects/corp%2Fsecret", &[], b"");
+    assert_eq!(status, 404);
+}

@@ -133,3 +133,13 @@ pub fn is_ancestor(repo: &gix::Repository, ancestor: ObjectId, tip: ObjectId) ->
     let bases = super::merge_base::best(repo, ancestor, &[tip]).map_err(broken)?;
     Ok(bases == Some(ancestor))
 }
+
+/// Every commit reachable from `tip` (`git rev-list tip`), for asking of many branches at once
+/// whether each is merged: one walk instead of one per branch.
+pub fn reachable(repo: &gix::Repository, tip: ObjectId) -> Result<std::collections::HashSet<ObjectId>, Error> {
+    let mut seen = std::collections::HashSet::new();
+    for info in repo.rev_walk([tip]).all().map_err(broken)? {
+        seen.insert(info.map_err(broken)?.id);
+    }
+    Ok(seen)
+}
