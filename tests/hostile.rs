@@ -57,6 +57,12 @@ fn requests(instance: &common::TestInstance, project: &str) -> Vec<String> {
         "/repository/compare?from=main&to=main",
         "/repository/changelog?version=1.0.0&from=main",
         "/repository/health?generate=true",
+        "/repository/branches",
+        "/repository/branches?sort=updated_desc",
+        "/repository/branches/main",
+        "/repository/tags",
+        "/repository/tags?order_by=updated",
+        "/protected_branches",
     ]
     .iter()
     .map(|suffix| format!("{base}{suffix}"))

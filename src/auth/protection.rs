@@ -219,3 +219,64 @@ pub fn can_push(
 ) -> ApiResult<bool> {
     Ok(check(db, caller, project, default_branch, branch, RefChange::Update)?.is_ok())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(name: &str, push: i64, merge: i64, force: bool) -> Protection {
+        Protection { name: name.into(), push_access_level: push, merge_access_level: merge, allow_force_push: force }
+    }
+
+    #[test]
+    fn wildcards_match_any_run_of_characters_slashes_included() {
+        for (pattern, branch, expected) in [
+            ("main", "main", true),
+            ("main", "main2", false),
+            ("release/*", "release/1.0", true),
+            ("release/*", "release/", true),
+            ("release/*", "release", false),
+            ("*-stable", "1-0-stable", true),
+            ("*-stable", "stable", false),
+            ("feat*/*/x", "feature/a/b/x", true),
+            ("a*b*c", "abc", true),
+            ("a*b*c", "acb", false),
+            ("*", "anything/at/all", true),
+            ("a*a", "a", false),
+        ] {
+            assert_eq!(matches(pattern, branch), expected, "{pattern} {branch}");
+        }
+    }
+
+    #[test]
+    fn matching_rules_combine_as_gitlab_combines_them() {
+        let rules = [rule("release/*", MAINTAINER, MAINTAINER, true), rule("release/1", DEVELOPER, NO_ACCESS, false)];
+        let combined = effective(&rules, "release/1").unwrap();
+        assert_eq!(combined.name, "release/1", "the exact rule names the protection");
+        assert_eq!((combined.push_access_level, combined.merge_access_level), (DEVELOPER, MAINTAINER));
+        assert!(!combined.allow_force_push, "force pushes only when every rule allows them");
+        assert_eq!(effective(&rules, "release/2").unwrap().name, "release/*");
+        assert_eq!(effective(&rules, "main"), None);
+        let nobody = [rule("frozen", NO_ACCESS, NO_ACCESS, false)];
+        assert_eq!(effective(&nobody, "frozen").unwrap().push_access_level, NO_ACCESS);
+    }
+
+    #[test]
+    fn the_rule_for_each_change() {
+        let developer = ProjectAccess { signed_in: true, level: DEVELOPER, ..Default::default() };
+        let maintainer = ProjectAccess { signed_in: true, level: MAINTAINER, ..Default::default() };
+        let admin = ProjectAccess { admin: true, signed_in: true, ..Default::default() };
+        let default = Protection::default_branch("main");
+        assert_eq!(decide(&developer, Some(&default), true, RefChange::Update), Err(Refusal::Push));
+        assert_eq!(decide(&maintainer, Some(&default), true, RefChange::Update), Ok(()));
+        assert_eq!(decide(&admin, Some(&default), true, RefChange::ForceUpdate), Err(Refusal::ForcePush));
+        assert_eq!(decide(&admin, Some(&default), true, RefChange::Delete), Err(Refusal::DeleteDefault));
+        assert_eq!(decide(&admin, None, true, RefChange::Delete), Err(Refusal::DeleteDefault));
+        assert_eq!(decide(&developer, Some(&default), false, RefChange::Delete), Err(Refusal::DeleteProtected));
+        assert_eq!(decide(&maintainer, Some(&default), false, RefChange::Delete), Ok(()));
+        assert_eq!(decide(&developer, None, false, RefChange::ForceUpdate), Ok(()));
+        let admins_only = rule("x", ADMIN, ADMIN, false);
+        assert_eq!(decide(&maintainer, Some(&admins_only), false, RefChange::Create), Err(Refusal::Push));
+        assert_eq!(decide(&admin, Some(&admins_only), false, RefChange::Create), Ok(()));
+    }
+}

@@ -84,13 +84,20 @@ fn signature(sig: gix::actor::SignatureRef<'_>) -> Signature {
 
 /// The tag `name` pointing at `target`: its annotation and peeled commit.
 pub fn tag_of(repo: &gix::Repository, name: String, target: ObjectId) -> Result<Tag, Error> {
-    let Some(object) = repo.try_find_object(target).map_err(broken)? else {
+    // A target that is missing or cannot be read (a corrupt pack) is a tag of nothing: the
+    // caller answers its missing commit as it answers any.
+    let Ok(Some(object)) = repo.try_find_object(target) else {
         return Ok(Tag { name, target, commit: None, annotation: None });
     };
     let annotation = if object.kind == gix::object::Kind::Tag {
-        let decoded = gix::objs::TagRef::from_bytes(&object.data, repo.object_hash()).map_err(broken)?;
-        let tagger = decoded.tagger().ok().flatten().map(signature);
-        Some(Annotation { message: decoded.message.to_string(), tagger })
+        match gix::objs::TagRef::from_bytes(&object.data, repo.object_hash()) {
+            Ok(decoded) => {
+                let tagger = decoded.tagger().ok().flatten().map(signature);
+                Some(Annotation { message: decoded.message.to_string(), tagger })
+            }
+            // A malformed tag object: shown as a tag without annotation.
+            Err(_) => None,
+        }
     } else {
         None
     };

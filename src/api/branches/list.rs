@@ -69,8 +69,9 @@ pub fn list(call: &Call, project: &str, params: &Params) -> ApiResult<Response> 
     if sort != Sort::Name {
         let mut dated = Vec::with_capacity(branches.len());
         for branch in branches {
-            let info = crate::git::commit::read(&scope.repo, branch.tip).or_broken()?;
-            dated.push((info.committer.seconds, branch));
+            // An unreadable tip (a corrupt pack) sorts as the oldest; its entity says the rest.
+            let seconds = crate::git::commit::read(&scope.repo, branch.tip).map_or(i64::MIN, |c| c.committer.seconds);
+            dated.push((seconds, branch));
         }
         // A stable sort of the name-sorted list: equal times keep the names' order, as git's
         // `--sort=refname --sort=-committerdate` does.

@@ -21,7 +21,9 @@ use serde_json::{json, Value};
 
 /// What every branch entity of one answer shares: the repository, its default branch and
 /// tip, the project's protection rules and the caller's access.
-pub struct Scope {
+pub struct Scope<'a> {
+    ctx: &'a crate::context::Context,
+    git_dir: std::path::PathBuf,
     pub repo: gix::Repository,
     pub project: Project,
     pub default_branch: Option<String>,
@@ -31,10 +33,11 @@ pub struct Scope {
     pub project_url: String,
 }
 
-impl Scope {
-    pub fn new(call: &Call, project: Project) -> ApiResult<Scope> {
+impl<'a> Scope<'a> {
+    pub fn new(call: &Call<'a>, project: Project) -> ApiResult<Scope<'a>> {
         let repo = call.repository(&project, "Branch")?;
-        let default_branch = git::default_branch(call.git_dir(&project)?);
+        let git_dir = call.git_dir(&project)?;
+        let default_branch = git::default_branch(&git_dir);
         let default_tip = match &default_branch {
             Some(name) => git::refs::branch(&repo, name).or_broken()?,
             None => None,
@@ -46,7 +49,19 @@ impl Scope {
             ))
         })?;
         let project_url = call.web_url(&project.full_path);
-        Ok(Scope { repo, project, default_branch, default_tip, rules, access, project_url })
+        Ok(Scope { ctx: call.ctx, git_dir, repo, project, default_branch, default_tip, rules, access, project_url })
+    }
+
+    /// Whether `tip` is merged into the default branch's `default_tip`: a walk the first time,
+    /// kept after (a pure function of the two commit ids, so never stale).
+    fn merged(&self, tip: gix::ObjectId, default_tip: gix::ObjectId) -> ApiResult<bool> {
+        let key = format!("branch_merged\0{}\0{tip}\0{default_tip}", self.git_dir.display());
+        let answer = self.ctx.caches.answers.get_or_compute(
+            key,
+            |_| 128,
+            || git::refs::is_ancestor(&self.repo, tip, default_tip),
+        );
+        Ok(*answer.or_broken()?)
     }
 
     pub fn is_default(&self, name: &str) -> bool {
@@ -55,10 +70,12 @@ impl Scope {
 
     /// GitLab's Branch entity of `branch`.
     pub fn entity(&self, branch: &Branch) -> ApiResult<Value> {
-        let info = git::commit::read(&self.repo, branch.tip).or_broken()?;
+        // A tip that cannot be read (a corrupt pack) is the 404 of a missing commit, as every
+        // repository read answers it, never a 500.
+        let info = git::commit::read(&self.repo, branch.tip).or_not_found(ApiError::NotFound("Commit"))?;
         let is_default = self.is_default(&branch.name);
         let merged = match self.default_tip {
-            Some(tip) if !is_default => git::refs::is_ancestor(&self.repo, branch.tip, tip).or_broken()?,
+            Some(tip) if !is_default => self.merged(branch.tip, tip)?,
             _ => false,
         };
         let protection = protection::effective(&self.rules, &branch.name);

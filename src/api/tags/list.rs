@@ -130,9 +130,30 @@ pub fn list(call: &Call, project: &str, params: &Params) -> ApiResult<Response> 
     Ok(response)
 }
 
-/// The committer time of the commit `target` peels to; tags of trees or blobs sort first.
+/// The committer time of the commit `target` peels to; tags of trees or blobs, and objects that
+/// cannot be read, sort first.
 fn commit_time(repo: &gix::Repository, target: gix::ObjectId) -> ApiResult<i64> {
-    let Some(object) = repo.try_find_object(target).map_err(ApiError::internal)? else { return Ok(i64::MIN) };
+    let Ok(Some(object)) = repo.try_find_object(target) else { return Ok(i64::MIN) };
     let Ok(commit) = object.peel_to_commit() else { return Ok(i64::MIN) };
     Ok(commit.committer().map(|c| c.seconds()).unwrap_or(i64::MIN))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::version_cmp;
+    use std::cmp::Ordering::*;
+
+    #[test]
+    fn versions_compare_by_the_value_of_their_numbers() {
+        for (a, b, expected) in [
+            ("v1.2.0", "v1.10.0", Less),
+            ("v1.10.0", "v1.9.0", Greater),
+            ("v2.0.0", "v2.0.0-rc1", Less),
+            ("v01", "v1", Equal),
+            ("light", "v1.0.0", Less),
+            ("1.0", "1.0", Equal),
+        ] {
+            assert_eq!(version_cmp(a, b), expected, "{a} {b}");
+        }
+    }
 }

@@ -18,7 +18,11 @@ use serde_json::{json, Value};
 /// The Tag entity of `tag` in the project whose web URL is `project_url`.
 pub fn entity(repo: &gix::Repository, project_url: &str, tag: &Tag) -> ApiResult<Value> {
     let commit = match tag.commit {
-        Some(id) => commits::entity_of(project_url, &git::commit::read(repo, id).or_broken()?),
+        // Unreadable (a corrupt pack): the 404 of a missing commit, as every repository read.
+        Some(id) => commits::entity_of(
+            project_url,
+            &git::commit::read(repo, id).or_not_found(crate::error::ApiError::NotFound("Commit"))?,
+        ),
         None => Value::Null,
     };
     let (message, created_at) = match &tag.annotation {
