@@ -18,3 +18,4 @@ CREATE TABLE IF NOT EXISTS protected_branches (
     UNIQUE (project_id, name)
 );
 CREATE INDEX IF NOT EXISTS projects_forked_from ON projects (forked_from_id);
+CREATE INDEX IF NOT EXISTS projects_created_at ON projects (created_at, id);

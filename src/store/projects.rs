@@ -185,8 +185,18 @@ pub struct Listed {
     pub namespace: Option<super::groups::Group>,
 }
 
-/// The caller's memberships reaching each project ($1: the user, NULL for nobody), then the
-/// projects and the conditions `query` adds, with the next placeholder's number.
+/// The caller's level on the project itself ($1: the user, NULL for nobody).
+const PROJECT_LEVEL: &str = "(SELECT max(m.access_level) FROM members m WHERE m.user_id = $1 AND m.project_id = p.id)";
+/// The caller's highest level on the project's group or its ancestors (`mg`, below).
+const GROUP_LEVEL: &str = "(SELECT max(mg.level) FROM mg WHERE mg.id = p.group_id)";
+/// Whether the caller is a member of the project, directly or through a group.
+const MEMBER: &str = "(p.id IN (SELECT m.project_id FROM members m WHERE m.user_id = $1 AND m.project_id IS NOT NULL)
+                      OR p.group_id IN (SELECT mg.id FROM mg))";
+
+/// The projects `query` selects, with `select` as the columns. `mg` holds the groups the caller
+/// is a member of and every group below them, with the level that reaches each; a project's
+/// levels are asked of it and of `members` row by row, so a page ordered by an indexed column
+/// reads the projects of that page, however many there are.
 fn list_sql(query: &ListQuery, select: &str) -> (String, Vec<Box<dyn super::db::Param>>) {
     let mut params: Vec<Box<dyn super::db::Param>> = vec![Box::new(query.user_id)];
     let mut conditions: Vec<String> = Vec::new();
@@ -194,16 +204,20 @@ fn list_sql(query: &ListQuery, select: &str) -> (String, Vec<Box<dyn super::db::
         params.push(value);
         format!("${}", params.len())
     };
+    if let Some(id) = query.only_id {
+        let at = bind(Box::new(id), &mut params);
+        conditions.push(format!("p.id = {at}"));
+    }
     if !query.admin {
         let internal = if query.user_id.is_some() { " OR p.visibility = 'internal'" } else { "" };
-        conditions.push(format!("(p.visibility = 'public'{internal} OR best.level IS NOT NULL)"));
+        conditions.push(format!("(p.visibility = 'public'{internal} OR {MEMBER})"));
     }
     if query.membership {
-        conditions.push("best.level IS NOT NULL".into());
+        conditions.push(MEMBER.into());
     }
     if let Some(level) = query.min_access_level {
         let at = bind(Box::new(level), &mut params);
-        conditions.push(format!("best.level >= {at}"));
+        conditions.push(format!("({PROJECT_LEVEL} >= {at} OR {GROUP_LEVEL} >= {at})"));
     }
     if let Some(search) = &query.search {
         let escaped: String = search
@@ -229,10 +243,6 @@ fn list_sql(query: &ListQuery, select: &str) -> (String, Vec<Box<dyn super::db::
         let at = bind(Box::new(id), &mut params);
         conditions.push(format!("p.id > {at}"));
     }
-    if let Some(id) = query.only_id {
-        let at = bind(Box::new(id), &mut params);
-        conditions.push(format!("p.id = {at}"));
-    }
     if let Some(id) = query.id_before {
         let at = bind(Box::new(id), &mut params);
         conditions.push(format!("p.id < {at}"));
@@ -243,17 +253,8 @@ fn list_sql(query: &ListQuery, select: &str) -> (String, Vec<Box<dyn super::db::
              SELECT group_id, access_level, 0 FROM members WHERE user_id = $1 AND group_id IS NOT NULL
              UNION ALL
              SELECT g.id, mg.level, mg.depth + 1 FROM groups g JOIN mg ON g.parent_id = mg.id WHERE mg.depth < 100
-         ), access(project_id, level, direct) AS (
-             SELECT project_id, access_level, 1 FROM members WHERE user_id = $1 AND project_id IS NOT NULL
-             UNION ALL
-             SELECT p.id, mg.level, 0 FROM projects p JOIN mg ON p.group_id = mg.id
-         ), best(project_id, level, project_level, group_level) AS (
-             SELECT project_id, max(level), max(CASE WHEN direct = 1 THEN level END),
-                    max(CASE WHEN direct = 0 THEN level END)
-             FROM access GROUP BY project_id
          )
-         SELECT {select} FROM projects p LEFT JOIN best ON best.project_id = p.id
-         LEFT JOIN groups g ON g.id = p.group_id {filter}"
+         SELECT {select} FROM projects p LEFT JOIN groups g ON g.id = p.group_id {filter}"
     );
     (sql, params)
 }
@@ -263,7 +264,7 @@ pub fn list(db: &mut Db, query: &ListQuery) -> StoreResult<Vec<Listed>> {
     let columns: Vec<String> = COLUMNS.split(',').map(|c| format!("p.{}", c.trim())).collect();
     let group_columns = "g.id, g.parent_id, g.path, g.full_path, g.name, g.visibility";
     let select = format!(
-        "{}, best.level, best.project_level, best.group_level,
+        "{}, {PROJECT_LEVEL}, {GROUP_LEVEL},
          (SELECT count(*) FROM projects f WHERE f.forked_from_id = p.id), {group_columns}",
         columns.join(", ")
     );
@@ -279,16 +280,17 @@ pub fn list(db: &mut Db, query: &ListQuery) -> StoreResult<Vec<Listed>> {
     ));
     let refs: Vec<&dyn super::db::Param> = params.iter().map(|p| p.as_ref()).collect();
     db.rows(&sql, &refs, |row| {
-        let namespace = match row.opt_i64(16)? {
-            Some(_) => Some(super::groups::from_row_at(row, 16)?),
+        let namespace = match row.opt_i64(15)? {
+            Some(_) => Some(super::groups::from_row_at(row, 15)?),
             None => None,
         };
+        let (project_level, group_level) = (row.opt_i64(12)?, row.opt_i64(13)?);
         Ok(Listed {
             project: from_row(row)?,
-            level: row.opt_i64(12)?,
-            project_level: row.opt_i64(13)?,
-            group_level: row.opt_i64(14)?,
-            forks_count: row.i64(15)?,
+            level: project_level.max(group_level),
+            project_level,
+            group_level,
+            forks_count: row.i64(14)?,
             namespace,
         })
     })

@@ -107,7 +107,8 @@ pub const SQLITE_MIGRATIONS: &[&str] = &[
         allow_force_push   INTEGER NOT NULL DEFAULT 0 CHECK (allow_force_push IN (0, 1)),
         UNIQUE (project_id, name)
     ) STRICT;
-    CREATE INDEX projects_forked_from ON projects(forked_from_id);",
+    CREATE INDEX projects_forked_from ON projects(forked_from_id);
+    CREATE INDEX projects_created_at ON projects(created_at, id);",
 ];
 
 /// PostgreSQL's migrations: version 1 is SQLite's version 3; version 2 adds triggers only.
