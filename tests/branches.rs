@@ -475,3 +475,21 @@ fn the_visibility_matrix_over_branch_tag_and_protection_routes() {
     let (status, _) = instance.request_json("GET", "/api/v4/projects/corp%2Fsecret", &[], b"");
     assert_eq!(status, 404);
 }
+
+/// As GitLab does, a branch created in an empty repository starts from a first commit of an
+/// empty README.md on the default branch.
+#[test]
+fn a_branch_in_an_empty_repository_starts_from_a_readme() {
+    let w = world();
+    let empty = w.work.parent().unwrap().join("empty.git");
+    let target = "/api/v4/projects/fx%2Fempty/repository/branches";
+    let (status, body) = call(&w, "POST", target, Some(&w.dev), json!({"branch": "topic", "ref": "main"}));
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(git_text(&empty, &["rev-parse", "topic"]), git_text(&empty, &["rev-parse", "main"]));
+    assert_eq!(git_text(&empty, &["log", "--format=%s %an", "main"]), "Add README.md dev");
+    assert_eq!(git_text(&empty, &["ls-tree", "-r", "--name-only", "main"]), "README.md");
+    assert_eq!(git_text(&empty, &["cat-file", "-s", "main:README.md"]), "0");
+    git_text(&empty, &["fsck", "--strict", "--no-dangling"]);
+    let (_, project) = call(&w, "GET", "/api/v4/projects/fx%2Fempty", None, Value::Null);
+    assert_eq!(project["empty_repo"], false);
+}

@@ -154,15 +154,45 @@ pub fn tag_object(
         signature: None,
     };
     let id = repo.write_object(&tag).map_err(broken)?.detach();
-    let objects = repo.objects.store_ref().path().to_path_buf();
-    let hex = id.to_string();
-    let (dir, file) = (objects.join(&hex[..2]), objects.join(&hex[..2]).join(&hex[2..]));
-    if file.exists() {
-        fsync_path(&file).map_err(broken)?;
-        fsync_path(&dir).map_err(broken)?;
-        fsync_path(&objects).map_err(broken)?;
-    }
+    flush_objects(repo, &[id])?;
     Ok(id)
+}
+
+/// Flushes the loose objects `ids` (those written as loose files) and their directories.
+fn flush_objects(repo: &gix::Repository, ids: &[ObjectId]) -> Result<(), Error> {
+    let objects = repo.objects.store_ref().path().to_path_buf();
+    for id in ids {
+        let hex = id.to_string();
+        let (dir, file) = (objects.join(&hex[..2]), objects.join(&hex[..2]).join(&hex[2..]));
+        if file.exists() {
+            fsync_path(&file).map_err(broken)?;
+            fsync_path(&dir).map_err(broken)?;
+        }
+    }
+    fsync_path(&objects).map_err(broken)
+}
+
+/// The first commit of an empty repository, as GitLab makes one before creating a branch in
+/// it: an empty `README.md`, "Add README.md", by `who`, on `branch` (created only if it
+/// still does not exist). Its id.
+pub fn initial_commit(repo: &gix::Repository, branch: &str, who: &Identity) -> Result<ObjectId, Error> {
+    let blob = repo.write_blob(b"").map_err(broken)?.detach();
+    let tree = gix::objs::Tree {
+        entries: vec![gix::objs::tree::Entry {
+            mode: gix::objs::tree::EntryKind::Blob.into(),
+            filename: "README.md".into(),
+            oid: blob,
+        }],
+    };
+    let tree = repo.write_object(&tree).map_err(broken)?.detach();
+    let signature = signature_of(who);
+    let mut time_buf = gix::date::parse::TimeBuf::default();
+    let signature = signature.to_ref(&mut time_buf);
+    let commit =
+        repo.new_commit_as(signature, signature, "Add README.md", tree, [] as [ObjectId; 0]).map_err(broken)?.id;
+    flush_objects(repo, &[blob, tree, commit])?;
+    create(repo, &format!("refs/heads/{branch}"), commit, who, "commit (initial): Add README.md")?;
+    Ok(commit)
 }
 
 /// Whether `name` is a valid branch name, as `git check-ref-format --branch` judges it.

@@ -2,7 +2,8 @@
 //! names, created only where no branch of that name exists (a compare-and-swap), 201 and the
 //! Branch entity. GitLab's 400 texts for an invalid name, an unknown ref, an existing branch,
 //! a name that collides with a branch directory, and a protected branch the caller may not
-//! create.
+//! create. In an empty repository an empty `README.md` is committed to the default branch
+//! first, as GitLab does.
 
 use super::{check, find, required_text, writable, Scope};
 use crate::api::{users, Call};
@@ -19,7 +20,18 @@ pub fn create(call: &Call, project: &str, params: &Params) -> ApiResult<Response
     if !refs_write::valid_branch_name(&name) {
         return Err(ApiError::validation("Branch name is invalid"));
     }
-    let scope = Scope::new(call, project)?;
+    let mut scope = Scope::new(call, project)?;
+    let who = users::identity(call, &user);
+    if scope.default_tip.is_none() && git::refs::branches(&scope.repo).or_broken()?.is_empty() {
+        // An empty repository gets its first commit on the default branch first, as GitLab
+        // makes it, so that `ref` (usually that branch) names something.
+        let default = scope.default_branch.clone().unwrap_or_else(|| "main".into());
+        match refs_write::initial_commit(&scope.repo, &default, &who) {
+            Ok(_) | Err(refs_write::Error::AlreadyExists) => {}
+            Err(e) => return Err(ApiError::internal(e)),
+        }
+        scope = Scope::new(call, scope.project)?;
+    }
     let target = match git::resolve_commit(&scope.repo, &revision) {
         Ok(id) => id,
         Err(ResolveError::Unknown) => {
@@ -45,7 +57,6 @@ pub fn create(call: &Call, project: &str, params: &Params) -> ApiResult<Response
     if check(call, &scope, &name, RefChange::Create)?.is_err() {
         return Err(ApiError::validation("You are not allowed to create protected branches on this project."));
     }
-    let who = users::identity(call, &user);
     let message = format!("branch: Created from {revision}");
     match refs_write::create(&scope.repo, &format!("refs/heads/{name}"), target, &who, &message) {
         Ok(()) => {}
