@@ -72,20 +72,26 @@ pub fn rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
         })
         .map_err(|e| format!("inserting projects: {e:?}"))?;
     let first = "/api/v4/projects?membership=true&simple=true&per_page=20";
+    let keyset_1 = "/api/v4/projects?membership=true&simple=true&per_page=20&pagination=keyset&order_by=id&sort=desc";
     let keyset_100 = format!(
         "/api/v4/projects?membership=true&simple=true&per_page=20&pagination=keyset&order_by=id&sort=desc&id_before={}",
         last + 1 - 99 * 20
     );
     let one = format!("/api/v4/projects/{last}");
-    for target in [first, keyset_100.as_str(), one.as_str()] {
+    for target in [first, keyset_1, keyset_100.as_str(), one.as_str()] {
         fx.expect(200, "GET", target, None)?;
     }
-    bench.alone(&format!("projects?membership=true, page 1 of {PROJECTS}"), Target::None, || {
-        fx.request("GET", first, None)
+    bench
+        .alone(&format!("projects?membership=true, page 1 of {PROJECTS}"), Target::None, || {
+            fx.request("GET", first, None)
+        })
+        .note("offset: X-Total counts every project");
+    bench.alone(&format!("projects?membership=true, page 1 (keyset) of {PROJECTS}"), Target::None, || {
+        fx.request("GET", keyset_1, None)
     });
     bench.alone(&format!("projects?membership=true, page 100 (keyset) of {PROJECTS}"), Target::None, || {
         fx.request("GET", &keyset_100, None)
     });
-    bench.alone("projects/:id among 10,000", Target::None, || fx.request("GET", &one, None));
+    bench.alone(&format!("projects/:id, one of {PROJECTS}"), Target::None, || fx.request("GET", &one, None));
     Ok(())
 }

@@ -150,3 +150,34 @@ pub fn reachable(repo: &gix::Repository, tip: ObjectId) -> Result<std::collectio
     }
     Ok(seen)
 }
+
+/// The committer time of the commit each of `targets` peels to, in order, read on every core
+/// (a tag list ordered by update reads one commit per tag); `i64::MIN` for a target that peels
+/// to no commit or cannot be read, so that it sorts as the oldest.
+pub fn peeled_commit_times(repo: &gix::Repository, targets: &[ObjectId]) -> Vec<i64> {
+    use gix::objs::{CommitRefIter, TagRefIter};
+    use gix::prelude::Find;
+    let time = |repo: &gix::Repository, id: ObjectId, buf: &mut Vec<u8>| -> Result<i64, std::convert::Infallible> {
+        let mut id = id;
+        // Tags of tags are rare; a chain longer than this is treated as unreadable.
+        for _ in 0..16 {
+            let Ok(Some(data)) = repo.objects.try_find(&id, buf) else { return Ok(i64::MIN) };
+            match data.kind {
+                gix::object::Kind::Tag => match TagRefIter::from_bytes(data.data, repo.object_hash()).target_id() {
+                    Ok(target) => id = target,
+                    Err(_) => return Ok(i64::MIN),
+                },
+                gix::object::Kind::Commit => {
+                    let committer = CommitRefIter::from_bytes(data.data, repo.object_hash()).committer();
+                    return Ok(committer.ok().and_then(|c| c.time().ok()).map_or(i64::MIN, |t| t.seconds));
+                }
+                _ => return Ok(i64::MIN),
+            }
+        }
+        Ok(i64::MIN)
+    };
+    match super::parallel::read_commits(repo, targets, time) {
+        Ok(times) => times,
+        Err(never) => match never {},
+    }
+}

@@ -85,12 +85,12 @@ pub fn list(call: &Call, project: &str, params: &Params) -> ApiResult<Response> 
         Order::Name => {}
         Order::Version => tags.sort_by(|a, b| version_cmp(&a.0, &b.0)),
         Order::Updated => {
-            let mut dated = Vec::with_capacity(tags.len());
-            for (name, target) in tags {
-                dated.push((commit_time(&repo, target)?, name, target));
-            }
-            dated.sort_by_key(|(seconds, _, _)| *seconds);
-            tags = dated.into_iter().map(|(_, name, target)| (name, target)).collect();
+            let targets: Vec<gix::ObjectId> = tags.iter().map(|(_, target)| *target).collect();
+            let times = git::refs::peeled_commit_times(&repo, &targets);
+            let mut dated: Vec<(i64, (String, gix::ObjectId))> = times.into_iter().zip(tags).collect();
+            // A stable sort of the name-sorted list: equal times keep the names' order.
+            dated.sort_by_key(|(seconds, _)| *seconds);
+            tags = dated.into_iter().map(|(_, tag)| tag).collect();
         }
     }
     if descending {
@@ -128,14 +128,6 @@ pub fn list(call: &Call, project: &str, params: &Params) -> ApiResult<Response> 
     let mut response = Response::json(200, &Value::Array(entities));
     response.headers.extend(pagination::offset_headers(call, page, total, &[]));
     Ok(response)
-}
-
-/// The committer time of the commit `target` peels to; tags of trees or blobs, and objects that
-/// cannot be read, sort first.
-fn commit_time(repo: &gix::Repository, target: gix::ObjectId) -> ApiResult<i64> {
-    let Ok(Some(object)) = repo.try_find_object(target) else { return Ok(i64::MIN) };
-    let Ok(commit) = object.peel_to_commit() else { return Ok(i64::MIN) };
-    Ok(commit.committer().map(|c| c.seconds()).unwrap_or(i64::MIN))
 }
 
 #[cfg(test)]
