@@ -205,9 +205,10 @@ pub fn entity_for(ctx: &Context, caller: &Caller, base_url: &str, project: &Proj
 /// (administration answers it for a project it registers).
 pub fn entity(ctx: &Context, base_url: &str, project: &Project) -> Value {
     let view = View { simple: false, with_access: false, read_code: true };
-    let admin = Caller::Anonymous;
-    match listed(ctx, &admin, project) {
+    // Administration has no caller: no memberships to show, and everything may be seen.
+    match listed(ctx, &Caller::Anonymous, project) {
         Ok(Some(listed)) => {
+            // The parent by id only: what the command line prints, whoever may see it.
             let parent = project.forked_from_id.map(|id| json!({"id": id}));
             details(ctx, base_url, &listed, view, parent)
         }
