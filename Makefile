@@ -78,8 +78,9 @@ postgres-server:
 
 # The store's tests once more, against PostgreSQL: member roles, auth, rate limits, health,
 # administration, the typed exports, the files and commit writes (racing writers on two
-# contexts), and the PostgreSQL-only store tests.
-POSTGRES_TESTS := --test member_roles --test auth --test http --test health --test ffi --test store --test files --test commits_create
+# contexts), projects, branches, tags and protected branches, and the PostgreSQL-only store tests.
+POSTGRES_TESTS := --test member_roles --test auth --test http --test health --test ffi --test store \
+	--test files --test commits_create --test projects --test branches --test tags
 test-rust-postgres: postgres-server
 	$(PG_RUN) 'FORGECORE_TEST_POSTGRES="$(PG_URL)" $(CARGO) test $(POSTGRES_TESTS) -- --include-ignored'
 

@@ -186,6 +186,86 @@ fc_response *fc_repository_commit_create(const fc_ctx *ctx,
                                          const char *auth_json,
                                          const char *params_json);
 
+// `GET /projects`: `membership`, `min_access_level`, `owned`, `search`, `visibility`,
+// `archived`, `order_by`, `sort`, `simple`, `id_after`, `id_before`, `pagination`, `page`, `per_page`.
+fc_response *fc_projects_list(const fc_ctx *ctx,
+                              const char *auth_json,
+                              const char *params_json);
+
+// `GET /groups/:id/projects`: `group` (id or full path), `include_subgroups` and the filters of `fc_projects_list`.
+fc_response *fc_group_projects_list(const fc_ctx *ctx,
+                                    const char *auth_json,
+                                    const char *params_json);
+
+// `GET /projects/:id`: `project` (id or full path). ProjectWithAccess, or ProjectDetails for anonymous callers.
+fc_response *fc_project_get(const fc_ctx *ctx,
+                            const char *auth_json,
+                            const char *params_json);
+
+// `GET /user`: the signed-in caller (401 for anyone else).
+fc_response *fc_user_current(const fc_ctx *ctx, const char *auth_json, const char *params_json);
+
+// `GET /users/:id`: `user_id`.
+fc_response *fc_user_get(const fc_ctx *ctx, const char *auth_json, const char *params_json);
+
+// `GET /projects/:id/repository/branches`: `project`, optional `search`, `regex`, `sort`, `pagination`,
+// `page_token`, `page`, `per_page`.
+fc_response *fc_branches_list(const fc_ctx *ctx,
+                              const char *auth_json,
+                              const char *params_json);
+
+// `GET /projects/:id/repository/branches/:branch`: `project`, `branch`.
+fc_response *fc_branch_get(const fc_ctx *ctx, const char *auth_json, const char *params_json);
+
+// `POST /projects/:id/repository/branches`: `project`, `branch`, `ref`. 201 and the branch.
+fc_response *fc_branch_create(const fc_ctx *ctx, const char *auth_json, const char *params_json);
+
+// `DELETE /projects/:id/repository/branches/:branch`: `project`, `branch`. 204.
+fc_response *fc_branch_delete(const fc_ctx *ctx, const char *auth_json, const char *params_json);
+
+// `DELETE /projects/:id/repository/merged_branches`: `project`. 202.
+fc_response *fc_branches_delete_merged(const fc_ctx *ctx,
+                                       const char *auth_json,
+                                       const char *params_json);
+
+// `GET /projects/:id/repository/tags`: `project`, optional `order_by`, `sort`, `search`, `pagination`,
+// `page_token`, `page`, `per_page`.
+fc_response *fc_tags_list(const fc_ctx *ctx,
+                          const char *auth_json,
+                          const char *params_json);
+
+// `GET /projects/:id/repository/tags/:tag_name`: `project`, `tag_name`.
+fc_response *fc_tag_get(const fc_ctx *ctx, const char *auth_json, const char *params_json);
+
+// `POST /projects/:id/repository/tags`: `project`, `tag_name`, `ref`, optional `message` (an annotated tag).
+fc_response *fc_tag_create(const fc_ctx *ctx,
+                           const char *auth_json,
+                           const char *params_json);
+
+// `DELETE /projects/:id/repository/tags/:tag_name`: `project`, `tag_name`. 204.
+fc_response *fc_tag_delete(const fc_ctx *ctx, const char *auth_json, const char *params_json);
+
+// `GET /projects/:id/protected_branches`: `project`, optional `search`, `page`, `per_page`.
+fc_response *fc_protected_branches_list(const fc_ctx *ctx,
+                                        const char *auth_json,
+                                        const char *params_json);
+
+// `GET /projects/:id/protected_branches/:name`: `project`, `name`.
+fc_response *fc_protected_branch_get(const fc_ctx *ctx,
+                                     const char *auth_json,
+                                     const char *params_json);
+
+// `POST /projects/:id/protected_branches`: `project`, `name`, optional `push_access_level`,
+// `merge_access_level`, `allow_force_push`. 201.
+fc_response *fc_protected_branch_create(const fc_ctx *ctx,
+                                        const char *auth_json,
+                                        const char *params_json);
+
+// `DELETE /projects/:id/protected_branches/:name`: `project`, `name`. 204.
+fc_response *fc_protected_branch_delete(const fc_ctx *ctx,
+                                        const char *auth_json,
+                                        const char *params_json);
+
 // `GET /projects/:id/repository/files/:file_path`: `project`, `file_path`, `ref`. The file entity (Base64 content),
 // its fields also as `X-Gitlab-*` headers.
 fc_response *fc_repository_file(const fc_ctx *ctx,

@@ -85,6 +85,8 @@ pub enum ApiError {
     PayloadTooLarge,
     /// 415 body of a media type we do not read.
     UnsupportedMediaType,
+    /// 409 `{"message": text}`: what the request would create exists (GitLab's `conflict!`).
+    Conflict(String),
     /// 422 `{"message": text}`.
     Unprocessable(String),
     /// 429 `{"message":{"error": text}}` with `Retry-After` seconds.
@@ -129,6 +131,7 @@ impl ApiError {
             ApiError::MethodNotAllowed => 405,
             ApiError::PayloadTooLarge => 413,
             ApiError::UnsupportedMediaType => 415,
+            ApiError::Conflict(_) => 409,
             ApiError::Unprocessable(_) => 422,
             ApiError::TooManyRequests { .. } => 429,
             ApiError::Unavailable(_) => 503,
@@ -152,7 +155,7 @@ impl ApiError {
             ApiError::MethodNotAllowed => json!({"message": "405 Method Not Allowed"}),
             ApiError::PayloadTooLarge => json!({"message": "413 Request Entity Too Large"}),
             ApiError::UnsupportedMediaType => json!({"message": "415 Unsupported Media Type"}),
-            ApiError::Unprocessable(text) => json!({"message": text}),
+            ApiError::Conflict(text) | ApiError::Unprocessable(text) => json!({"message": text}),
             ApiError::TooManyRequests { message, .. } => json!({"message": {"error": message}}),
             ApiError::Unavailable(reason) => json!({"message": format!("503 Service Unavailable - {reason}")}),
             ApiError::Internal(_) => json!({"message": "500 Internal Server Error"}),

@@ -66,6 +66,12 @@ fn requests(instance: &common::TestInstance, project: &str) -> Vec<String> {
         "/repository/commits/main/sequence",
         "/repository/files/..?ref=main",
         "/repository/files/.git%2Fconfig/raw?ref=main",
+        "/repository/branches",
+        "/repository/branches?sort=updated_desc",
+        "/repository/branches/main",
+        "/repository/tags",
+        "/repository/tags?order_by=updated",
+        "/protected_branches",
     ]
     .iter()
     .map(|suffix| format!("{base}{suffix}"))

@@ -354,6 +354,98 @@ func (c *Core) RepositoryCommitCreate(auth Auth, params any) (*Response, error) 
 	return c.typed(opRepositoryCommitCreate, auth, params)
 }
 
+// ProjectsList lists the projects the caller may see (membership, min_access_level, owned, search,
+// visibility, archived, order_by, sort, simple, id_after, id_before, pagination, page, per_page).
+func (c *Core) ProjectsList(auth Auth, params any) (*Response, error) {
+	return c.typed(opProjectsList, auth, params)
+}
+
+// GroupProjectsList lists a group's projects (group, include_subgroups, and ProjectsList's filters).
+func (c *Core) GroupProjectsList(auth Auth, params any) (*Response, error) {
+	return c.typed(opGroupProjectsList, auth, params)
+}
+
+// ProjectGet answers a project as the caller sees it (project).
+func (c *Core) ProjectGet(auth Auth, params any) (*Response, error) {
+	return c.typed(opProjectGet, auth, params)
+}
+
+// CurrentUser answers the signed-in caller (401 for anyone else).
+func (c *Core) CurrentUser(auth Auth, params any) (*Response, error) {
+	return c.typed(opCurrentUser, auth, params)
+}
+
+// UserGet answers a user (user_id).
+func (c *Core) UserGet(auth Auth, params any) (*Response, error) {
+	return c.typed(opUserGet, auth, params)
+}
+
+// BranchesList lists branches (project, search, regex, sort, pagination, page_token, page, per_page).
+func (c *Core) BranchesList(auth Auth, params any) (*Response, error) {
+	return c.typed(opBranchesList, auth, params)
+}
+
+// BranchGet answers one branch (project, branch).
+func (c *Core) BranchGet(auth Auth, params any) (*Response, error) {
+	return c.typed(opBranchGet, auth, params)
+}
+
+// BranchCreate creates a branch (project, branch, ref).
+func (c *Core) BranchCreate(auth Auth, params any) (*Response, error) {
+	return c.typed(opBranchCreate, auth, params)
+}
+
+// BranchDelete deletes a branch (project, branch).
+func (c *Core) BranchDelete(auth Auth, params any) (*Response, error) {
+	return c.typed(opBranchDelete, auth, params)
+}
+
+// BranchesDeleteMerged deletes the branches merged into the default one, but protected ones (project).
+func (c *Core) BranchesDeleteMerged(auth Auth, params any) (*Response, error) {
+	return c.typed(opBranchesDeleteMerged, auth, params)
+}
+
+// TagsList lists tags (project, order_by, sort, search, pagination, page_token, page, per_page).
+func (c *Core) TagsList(auth Auth, params any) (*Response, error) {
+	return c.typed(opTagsList, auth, params)
+}
+
+// TagGet answers one tag (project, tag_name).
+func (c *Core) TagGet(auth Auth, params any) (*Response, error) {
+	return c.typed(opTagGet, auth, params)
+}
+
+// TagCreate creates a tag (project, tag_name, ref, message for an annotated tag).
+func (c *Core) TagCreate(auth Auth, params any) (*Response, error) {
+	return c.typed(opTagCreate, auth, params)
+}
+
+// TagDelete deletes a tag (project, tag_name).
+func (c *Core) TagDelete(auth Auth, params any) (*Response, error) {
+	return c.typed(opTagDelete, auth, params)
+}
+
+// ProtectedBranchesList lists a project's protected branches (project, search, page, per_page).
+func (c *Core) ProtectedBranchesList(auth Auth, params any) (*Response, error) {
+	return c.typed(opProtectedBranchesList, auth, params)
+}
+
+// ProtectedBranchGet answers one protection (project, name).
+func (c *Core) ProtectedBranchGet(auth Auth, params any) (*Response, error) {
+	return c.typed(opProtectedBranchGet, auth, params)
+}
+
+// ProtectedBranchCreate protects a branch or pattern (project, name, push_access_level,
+// merge_access_level, allow_force_push).
+func (c *Core) ProtectedBranchCreate(auth Auth, params any) (*Response, error) {
+	return c.typed(opProtectedBranchCreate, auth, params)
+}
+
+// ProtectedBranchDelete unprotects a branch or pattern (project, name).
+func (c *Core) ProtectedBranchDelete(auth Auth, params any) (*Response, error) {
+	return c.typed(opProtectedBranchDelete, auth, params)
+}
+
 // Response is the core's answer: status, headers and a body. Body is always set; a streamed
 // body (archives, raw blobs) is produced by the core while it is read, through
 // fc_response_read, with bounded memory. Close it when done.

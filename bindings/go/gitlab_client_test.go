@@ -21,6 +21,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"forgecore.dev/forgecore"
 	gitlab "gitlab.com/gitlab-org/api/client-go"
 )
 
@@ -814,5 +815,207 @@ func TestClientCreateCommit(t *testing.T) {
 	})
 	if err == nil || resp == nil || resp.StatusCode != 401 {
 		t.Fatalf("anonymous: %v %v", resp, err)
+	}
+}
+
+// --- projects, users, branches, tags and protected branches (issue 28) ----------------------
+
+// refsProject registers a bare clone of the fixture repository as a project of its own, so
+// that the writes of one test change nothing another reads; its path and git directory.
+func refsProject(t *testing.T, name string) (string, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name+".git")
+	git(t, filepath.Join(fx.repos, "work"), "clone", "-q", "--bare", "--no-local", ".", dir)
+	path := "fx/" + name
+	if err := fx.admin(map[string]any{"command": "project_add", "path": path, "repo": dir, "visibility": "public"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return path, dir
+}
+
+func TestClientCurrentUserAndProjects(t *testing.T) {
+	client := newClient(t, fx.token)
+	user, _, err := client.Users.CurrentUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if user.Username != "root" || !user.IsAdmin || user.WebURL != fx.url+"/root" {
+		t.Fatalf("current user: %+v", user)
+	}
+	if _, response, err := newClient(t, "").Users.CurrentUser(); err == nil || response.StatusCode != 401 {
+		t.Fatalf("anonymous: %v %v", response, err)
+	}
+	project, _, err := client.Projects.GetProject(workProject, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if project.HTTPURLToRepo != fx.url+"/fx/work.git" || project.DefaultBranch != "main" || project.EmptyRepo ||
+		project.Archived || project.Namespace == nil || project.Namespace.FullPath != "fx" || project.ForkedFromProject != nil {
+		t.Fatalf("project: %+v", project)
+	}
+	// Every project the administrator sees, page by page as the client follows X-Next-Page.
+	var paths []string
+	options := &gitlab.ListProjectsOptions{ListOptions: gitlab.ListOptions{PerPage: 1}, OrderBy: gitlab.Ptr("id"), Sort: gitlab.Ptr("asc")}
+	for {
+		projects, response, err := client.Projects.ListProjects(options)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range projects {
+			paths = append(paths, p.PathWithNamespace)
+		}
+		if response.NextPage == 0 {
+			break
+		}
+		options.Page = response.NextPage
+	}
+	if len(paths) < 3 || paths[0] != workProject || paths[1] != dotProject || paths[2] != bigProject {
+		t.Fatalf("listed: %v", paths)
+	}
+	mine, _, err := client.Projects.ListProjects(&gitlab.ListProjectsOptions{Membership: gitlab.Ptr(true)})
+	if err != nil || len(mine) != 0 {
+		t.Fatalf("the administrator is a member of nothing: %v %v", mine, err)
+	}
+}
+
+func TestClientBranches(t *testing.T) {
+	path, dir := refsProject(t, "go-branches")
+	for _, name := range []string{"a-1", "a-2", "b/1", "b/2"} {
+		git(t, dir, "branch", name, "main")
+	}
+	client := newClient(t, fx.token)
+	var names []string
+	options := &gitlab.ListBranchesOptions{ListOptions: gitlab.ListOptions{PerPage: 2}}
+	for {
+		branches, response, err := client.Branches.ListBranches(path, options)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range branches {
+			names = append(names, b.Name+" "+b.Commit.ID)
+		}
+		if response.NextPage == 0 {
+			break
+		}
+		options.Page = response.NextPage
+	}
+	want := strings.Split(git(t, dir, "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads"), "\n")
+	if strings.Join(names, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("listed %v, git lists %v", names, want)
+	}
+	main, _, err := client.Branches.GetBranch(path, "main")
+	if err != nil || !main.Default || !main.Protected || main.Merged || !main.CanPush {
+		t.Fatalf("main: %+v %v", main, err)
+	}
+	created, response, err := client.Branches.CreateBranch(path, &gitlab.CreateBranchOptions{Branch: gitlab.Ptr("go/new"), Ref: gitlab.Ptr("feature")})
+	if err != nil || response.StatusCode != 201 || created.Commit.ID != git(t, dir, "rev-parse", "feature") {
+		t.Fatalf("create: %+v %v", created, err)
+	}
+	if got := git(t, dir, "rev-parse", "refs/heads/go/new"); got != created.Commit.ID {
+		t.Fatalf("git sees %s", got)
+	}
+	if _, _, err := client.Branches.GetBranch(path, "nope"); !errors.Is(err, gitlab.ErrNotFound) {
+		t.Fatalf("missing branch: %v", err)
+	}
+	if response, err := client.Branches.DeleteBranch(path, "go/new"); err != nil || response.StatusCode != 204 {
+		t.Fatalf("delete: %v %v", response, err)
+	}
+	if out, _ := gitIn(dir, "for-each-ref", "refs/heads/go"); len(out) != 0 {
+		t.Fatalf("still there: %s", out)
+	}
+	if _, err := client.Branches.DeleteBranch(path, "main"); err == nil || !strings.Contains(err.Error(), "default branch") {
+		t.Fatalf("deleting the default branch: %v", err)
+	}
+}
+
+func TestClientTags(t *testing.T) {
+	path, dir := refsProject(t, "go-tags")
+	client := newClient(t, fx.token)
+	tag, response, err := client.Tags.CreateTag(path, &gitlab.CreateTagOptions{TagName: gitlab.Ptr("v9.9.9"), Ref: gitlab.Ptr("main"), Message: gitlab.Ptr("Nines")})
+	if err != nil || response.StatusCode != 201 || tag.Message != "Nines" || tag.Commit.ID != git(t, dir, "rev-parse", "main") {
+		t.Fatalf("create: %+v %v", tag, err)
+	}
+	if kind := git(t, dir, "cat-file", "-t", "v9.9.9"); kind != "tag" || tag.Target != git(t, dir, "rev-parse", "v9.9.9") {
+		t.Fatalf("git sees a %s, the API %s", kind, tag.Target)
+	}
+	tags, _, err := client.Tags.ListTags(path, &gitlab.ListTagsOptions{OrderBy: gitlab.Ptr("name"), Sort: gitlab.Ptr("asc")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tag := range tags {
+		names = append(names, tag.Name)
+	}
+	if want := git(t, dir, "for-each-ref", "--format=%(refname:short)", "refs/tags"); strings.Join(names, "\n") != want {
+		t.Fatalf("listed %v, git lists %q", names, want)
+	}
+	got, _, err := client.Tags.GetTag(path, "v1.0.0")
+	if err != nil || got.Message != "Release 1.0.0" || got.CreatedAt == nil {
+		t.Fatalf("get: %+v %v", got, err)
+	}
+	if response, err := client.Tags.DeleteTag(path, "v9.9.9"); err != nil || response.StatusCode != 204 {
+		t.Fatalf("delete: %v %v", response, err)
+	}
+	if _, _, err := client.Tags.GetTag(path, "v9.9.9"); !errors.Is(err, gitlab.ErrNotFound) {
+		t.Fatalf("deleted tag: %v", err)
+	}
+}
+
+func TestClientProtectedBranches(t *testing.T) {
+	path, _ := refsProject(t, "go-protected")
+	client := newClient(t, fx.token)
+	protected, _, err := client.ProtectedBranches.ListProtectedBranches(path, nil)
+	if err != nil || len(protected) != 1 || protected[0].Name != "main" || protected[0].PushAccessLevels[0].AccessLevel != gitlab.MaintainerPermissions {
+		t.Fatalf("list: %v %v", protected, err)
+	}
+	rule, response, err := client.ProtectedBranches.ProtectRepositoryBranches(path, &gitlab.ProtectRepositoryBranchesOptions{
+		Name:            gitlab.Ptr("release/*"),
+		PushAccessLevel: gitlab.Ptr(gitlab.NoPermissions),
+		AllowForcePush:  gitlab.Ptr(true),
+	})
+	if err != nil || response.StatusCode != 201 || rule.Name != "release/*" || !rule.AllowForcePush {
+		t.Fatalf("protect: %+v %v", rule, err)
+	}
+	// No one may create a branch the rule protects, the administrator included.
+	_, _, err = client.Branches.CreateBranch(path, &gitlab.CreateBranchOptions{Branch: gitlab.Ptr("release/1"), Ref: gitlab.Ptr("main")})
+	if err == nil || !strings.Contains(err.Error(), "not allowed to create protected branches") {
+		t.Fatalf("protected create: %v", err)
+	}
+	if response, err := client.ProtectedBranches.UnprotectRepositoryBranches(path, "release/*"); err != nil || response.StatusCode != 204 {
+		t.Fatalf("unprotect: %v %v", response, err)
+	}
+	if _, response, err := client.Branches.CreateBranch(path, &gitlab.CreateBranchOptions{Branch: gitlab.Ptr("release/1"), Ref: gitlab.Ptr("main")}); err != nil || response.StatusCode != 201 {
+		t.Fatalf("unprotected create: %v %v", response, err)
+	}
+}
+
+func TestTypedBranchesAndProjects(t *testing.T) {
+	path, dir := refsProject(t, "go-typed")
+	auth := forgecore.Auth{PrivateToken: fx.token}
+	response, err := fx.core.BranchCreate(auth, map[string]any{"project": path, "branch": "typed", "ref": "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := response.Bytes()
+	if response.Status != 201 || git(t, dir, "rev-parse", "typed") != git(t, dir, "rev-parse", "main") {
+		t.Fatalf("%d %s", response.Status, body)
+	}
+	for _, call := range []func() (*forgecore.Response, error){
+		func() (*forgecore.Response, error) {
+			return fx.core.BranchesList(auth, map[string]any{"project": path})
+		},
+		func() (*forgecore.Response, error) { return fx.core.TagsList(auth, map[string]any{"project": path}) },
+		func() (*forgecore.Response, error) { return fx.core.ProjectGet(auth, map[string]any{"project": path}) },
+		func() (*forgecore.Response, error) { return fx.core.ProjectsList(auth, nil) },
+		func() (*forgecore.Response, error) { return fx.core.CurrentUser(auth, nil) },
+		func() (*forgecore.Response, error) {
+			return fx.core.ProtectedBranchesList(auth, map[string]any{"project": path})
+		},
+	} {
+		response, err := call()
+		if err != nil || response.Status != 200 {
+			t.Fatalf("%v %v", response, err)
+		}
+		response.Close()
 	}
 }

@@ -55,6 +55,24 @@ const (
 	opRepositoryCommitRefs
 	opRepositoryCommitSequence
 	opRepositoryCommitCreate
+	opProjectsList
+	opGroupProjectsList
+	opProjectGet
+	opCurrentUser
+	opUserGet
+	opBranchesList
+	opBranchGet
+	opBranchCreate
+	opBranchDelete
+	opBranchesDeleteMerged
+	opTagsList
+	opTagGet
+	opTagCreate
+	opTagDelete
+	opProtectedBranchesList
+	opProtectedBranchGet
+	opProtectedBranchCreate
+	opProtectedBranchDelete
 )
 
 // libraryABIVersion is fc_abi_version() of the linked library.
@@ -148,6 +166,42 @@ func nativeTyped(op typedOp, ctx *nativeCtx, auth, params []byte) *nativeRespons
 		return C.fc_repository_commit_sequence(ctx, a, p)
 	case opRepositoryCommitCreate:
 		return C.fc_repository_commit_create(ctx, a, p)
+	case opProjectsList:
+		return C.fc_projects_list(ctx, a, p)
+	case opGroupProjectsList:
+		return C.fc_group_projects_list(ctx, a, p)
+	case opProjectGet:
+		return C.fc_project_get(ctx, a, p)
+	case opCurrentUser:
+		return C.fc_user_current(ctx, a, p)
+	case opUserGet:
+		return C.fc_user_get(ctx, a, p)
+	case opBranchesList:
+		return C.fc_branches_list(ctx, a, p)
+	case opBranchGet:
+		return C.fc_branch_get(ctx, a, p)
+	case opBranchCreate:
+		return C.fc_branch_create(ctx, a, p)
+	case opBranchDelete:
+		return C.fc_branch_delete(ctx, a, p)
+	case opBranchesDeleteMerged:
+		return C.fc_branches_delete_merged(ctx, a, p)
+	case opTagsList:
+		return C.fc_tags_list(ctx, a, p)
+	case opTagGet:
+		return C.fc_tag_get(ctx, a, p)
+	case opTagCreate:
+		return C.fc_tag_create(ctx, a, p)
+	case opTagDelete:
+		return C.fc_tag_delete(ctx, a, p)
+	case opProtectedBranchesList:
+		return C.fc_protected_branches_list(ctx, a, p)
+	case opProtectedBranchGet:
+		return C.fc_protected_branch_get(ctx, a, p)
+	case opProtectedBranchCreate:
+		return C.fc_protected_branch_create(ctx, a, p)
+	case opProtectedBranchDelete:
+		return C.fc_protected_branch_delete(ctx, a, p)
 	}
 	panic("forgecore: unknown typed operation")
 }

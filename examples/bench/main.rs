@@ -19,6 +19,7 @@ mod rows_commits;
 mod rows_compare;
 mod rows_files;
 mod rows_health;
+mod rows_refs;
 
 use fixture::Fixture;
 use forgecore::ffi::{fc_request, fc_response_body, fc_response_free, fc_response_status};
@@ -120,6 +121,7 @@ fn rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
         })
         .note(format!("{ROLES} roles, {body_bytes} B body, admin token"));
 
+    rows_refs::rows(bench, fx)?;
     repository_rows(bench, fx)
 }
 

@@ -5,6 +5,7 @@
 //! program), so they take no caller. One JSON command in, one JSON object out:
 //! `{"command": "user_add", "username": "alice", "admin": false}` and so on; see [`run`].
 
+use crate::auth::protection::Protection;
 use crate::auth::roles::ACCESS_LEVELS;
 use crate::auth::tokens;
 use crate::context::Context;
@@ -161,13 +162,25 @@ impl Location {
         let repo_dir = git_dir.to_str().ok_or_else(|| ApiError::validation("repo path is not valid UTF-8"))?;
         Ok(Location { repo_dir: repo_dir.to_string(), storage: None })
     }
+
+    /// The branch the repository's HEAD names (even unborn), where this host can see it.
+    fn default_branch(&self, ctx: &Context) -> Option<String> {
+        let git_dir = match &self.storage {
+            Some(name) => ctx.config.storages.get(name)?.join(&self.repo_dir),
+            None => Path::new(&self.repo_dir).to_path_buf(),
+        };
+        git::default_branch(git_dir)
+    }
 }
 
-/// Registers a project at `full_path` serving the repository at `location` in place.
+/// Registers a project at `full_path` serving the repository at `location` in place, its
+/// default branch protected as GitLab protects a new project's (decisions D8; an empty
+/// repository's is the branch HEAD names, which its first push creates).
 fn insert_project(
     db: &mut Db,
     full_path: &str,
     location: &Location,
+    default_branch: Option<&str>,
     visibility: Visibility,
     forked_from: Option<&str>,
 ) -> ApiResult<store::projects::Project> {
@@ -191,7 +204,19 @@ fn insert_project(
         forked_from_id,
         storage: location.storage.as_deref(),
     };
-    Ok(store::projects::insert(db, &new)?)
+    let project = store::projects::insert(db, &new)?;
+    if let Some(branch) = default_branch {
+        let rule = Protection::default_branch(branch);
+        store::protected_branches::insert(
+            db,
+            project.id,
+            branch,
+            rule.push_access_level,
+            rule.merge_access_level,
+            rule.allow_force_push,
+        )?;
+    }
+    Ok(project)
 }
 
 /// The absolute git directory of a repository path, or 400.
@@ -235,8 +260,10 @@ fn project_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     };
     let visibility = visibility(params, Visibility::Private)?;
     let forked_from = params.string("forked_from")?;
-    let project =
-        ctx.store.write(|db| insert_project(db, &full_path, &location, visibility, forked_from.as_deref()))?;
+    let default_branch = location.default_branch(ctx);
+    let project = ctx.store.write(|db| {
+        insert_project(db, &full_path, &location, default_branch.as_deref(), visibility, forked_from.as_deref())
+    })?;
     Ok(Response::json(201, &super::projects::entity(ctx, &super::base_url(ctx, None), &project)))
 }
 
@@ -388,6 +415,7 @@ fn register_repositories(ctx: &Context, dir: &Path) -> ApiResult<Vec<Registered>
             continue;
         }
         let location = Location::absolute(&std::fs::canonicalize(&git_dir).unwrap_or(git_dir))?;
+        let default_branch = location.default_branch(ctx);
         let created = ctx.store.write(|db| -> ApiResult<_> {
             if store::projects::find_by_full_path(db, &full_path)?.is_some() {
                 return Ok(false);
@@ -402,7 +430,7 @@ fn register_repositories(ctx: &Context, dir: &Path) -> ApiResult<Vec<Registered>
                     insert_group(db, &prefix, Visibility::Public)?;
                 }
             }
-            insert_project(db, &full_path, &location, Visibility::Public, None)?;
+            insert_project(db, &full_path, &location, default_branch.as_deref(), Visibility::Public, None)?;
             Ok(true)
         })?;
         registered.push(Registered { path: full_path, created });

@@ -5,6 +5,7 @@
 pub mod admin;
 pub mod archive;
 pub mod blobs;
+pub mod branches;
 mod call;
 pub mod changelog;
 pub mod commits;
@@ -18,8 +19,11 @@ pub mod member_roles;
 pub mod merge_base;
 pub mod pagination;
 pub mod projects;
+pub mod protected_branches;
 pub mod push;
+pub mod tags;
 pub mod tree;
+pub mod users;
 pub mod version;
 
 pub use call::{base_url, Call, Origin};

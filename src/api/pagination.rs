@@ -118,3 +118,18 @@ pub fn headers_without_total(call: &Call, page: Page, size: usize) -> Vec<(Strin
         ("Link".into(), links.join(", ")),
     ]
 }
+
+/// The `pagination` parameter: offset (`legacy`, the default) or `keyset`; anything else 400.
+pub fn is_keyset(params: &Params) -> ApiResult<bool> {
+    match params.string("pagination")?.as_deref() {
+        None | Some("legacy") | Some("offset") => Ok(false),
+        Some("keyset") => Ok(true),
+        Some(_) => Err(ApiError::InvalidValue("pagination".into())),
+    }
+}
+
+/// The only header of a keyset page that has a next one: `Link: <...>; rel="next"`, the
+/// request's parameters repeated with `overrides` (the next position) set.
+pub fn keyset_next(call: &Call, overrides: &[(&str, String)]) -> (String, String) {
+    ("Link".into(), format!("<{}>; rel=\"next\"", link_url(call, overrides)))
+}

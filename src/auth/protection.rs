@@ -2,9 +2,13 @@
 //! delete a branch. Every write path (files, commits, branches, tags, the changelog commit and
 //! pushes) asks [`check`]; none decides by itself.
 //!
-//! Until protected branches are stored, a project's default branch is protected as GitLab
-//! protects it by default: Maintainers (and administrators) push and merge, nobody force-pushes,
-//! nobody deletes it. Other branches are open to anyone who may push code (Developer and above).
+//! A project's protections are the rows of the store's `protected_branches` (names, or patterns
+//! where `*` matches any run of characters), made when the project is created with its default
+//! branch protected as GitLab protects it by default: Maintainers (and administrators) push and
+//! merge, nobody force-pushes. A project made before protections were stored keeps that
+//! implicit rule until its protections are first changed ([`materialize`]). The default branch
+//! is never deleted. Branches no rule matches are open to anyone who may push code (Developer
+//! and above).
 //! The caller must already hold [`ProjectAbility::PushCode`](super::permissions::ProjectAbility)
 //! on the project: this rule only narrows it per branch.
 
@@ -12,7 +16,8 @@ use super::permissions::ProjectAccess;
 use super::roles::{DEVELOPER, MAINTAINER};
 use super::Caller;
 use crate::error::ApiResult;
-use crate::store::projects::Project;
+use crate::store::projects::{self, Project};
+use crate::store::protected_branches::{self, ProtectedBranch};
 use crate::store::Db;
 
 /// GitLab's `Gitlab::Access::NO_ACCESS`: nobody may do it.
@@ -71,14 +76,90 @@ pub enum Refusal {
     DeleteDefault,
 }
 
+impl From<ProtectedBranch> for Protection {
+    fn from(row: ProtectedBranch) -> Protection {
+        Protection {
+            name: row.name,
+            push_access_level: row.push_access_level,
+            merge_access_level: row.merge_access_level,
+            allow_force_push: row.allow_force_push,
+        }
+    }
+}
+
+/// Whether `pattern` (a protected branch's name, `*` matching any run of characters, `/`
+/// included, as GitLab's `RefMatcher` does) matches `branch`.
+pub fn matches(pattern: &str, branch: &str) -> bool {
+    let Some((first, rest)) = pattern.split_once('*') else { return pattern == branch };
+    let Some(mut remaining) = branch.strip_prefix(first) else { return false };
+    let mut pieces: Vec<&str> = rest.split('*').collect();
+    let last = pieces.pop().unwrap_or("");
+    for piece in pieces {
+        match remaining.find(piece) {
+            Some(at) => remaining = &remaining[at + piece.len()..],
+            None => return false,
+        }
+    }
+    remaining.len() >= last.len() && remaining.ends_with(last)
+}
+
+/// Every protection rule of `project` (default branch `default_branch`): its stored rows, or
+/// the implicit rule on the default branch for a project whose rows were never stored.
+pub fn rules(db: &mut Db, project: &Project, default_branch: Option<&str>) -> ApiResult<Vec<Protection>> {
+    if !project.protections_stored {
+        return Ok(default_branch.map(Protection::default_branch).into_iter().collect());
+    }
+    Ok(protected_branches::list(db, project.id)?.into_iter().map(Protection::from).collect())
+}
+
+/// The protection `rules` give `branch`, if any matches. Several matching rules combine as
+/// GitLab combines them: the most permissive level to push and to merge, force pushes only
+/// when every rule allows them; the name is the exact rule's, else the first pattern's.
+pub fn effective(rules: &[Protection], branch: &str) -> Option<Protection> {
+    let matching: Vec<&Protection> = rules.iter().filter(|rule| matches(&rule.name, branch)).collect();
+    let first = matching.iter().find(|rule| rule.name == branch).or(matching.first())?;
+    let loosest = |level: fn(&Protection) -> i64| {
+        matching.iter().map(|rule| level(rule)).filter(|l| *l != NO_ACCESS).min().unwrap_or(NO_ACCESS)
+    };
+    Some(Protection {
+        name: first.name.clone(),
+        push_access_level: loosest(|rule| rule.push_access_level),
+        merge_access_level: loosest(|rule| rule.merge_access_level),
+        allow_force_push: matching.iter().all(|rule| rule.allow_force_push),
+    })
+}
+
 /// The protection of `branch` in `project`, whose default branch is `default_branch`, if any.
 pub fn protection_of(
-    _db: &mut Db,
-    _project: &Project,
+    db: &mut Db,
+    project: &Project,
     default_branch: Option<&str>,
     branch: &str,
 ) -> ApiResult<Option<Protection>> {
-    Ok((default_branch == Some(branch)).then(|| Protection::default_branch(branch)))
+    Ok(effective(&rules(db, project, default_branch)?, branch))
+}
+
+/// Makes the rules of a project that still has the implicit one into stored rows (its default
+/// branch protected), before its protections change. Runs inside the changing transaction.
+pub fn materialize(db: &mut Db, project: &Project, default_branch: Option<&str>) -> ApiResult<()> {
+    if project.protections_stored {
+        return Ok(());
+    }
+    if let Some(branch) = default_branch {
+        if protected_branches::find(db, project.id, branch)?.is_none() {
+            let rule = Protection::default_branch(branch);
+            protected_branches::insert(
+                db,
+                project.id,
+                branch,
+                rule.push_access_level,
+                rule.merge_access_level,
+                rule.allow_force_push,
+            )?;
+        }
+    }
+    projects::mark_protections_stored(db, project.id)?;
+    Ok(())
 }
 
 /// Whether `access` reaches `level` of a protection (administrators always do, but for
@@ -98,22 +179,34 @@ pub fn check(
     branch: &str,
     change: RefChange,
 ) -> ApiResult<Result<(), Refusal>> {
-    if change == RefChange::Delete && default_branch == Some(branch) {
-        return Ok(Err(Refusal::DeleteDefault));
-    }
     let access = ProjectAccess::of(db, caller, project)?;
-    let Some(protection) = protection_of(db, project, default_branch, branch)? else {
-        return Ok(if access.admin || access.level >= DEVELOPER { Ok(()) } else { Err(Refusal::Push) });
+    let protection = protection_of(db, project, default_branch, branch)?;
+    Ok(decide(&access, protection.as_ref(), default_branch == Some(branch), change))
+}
+
+/// The rule itself, on what is already known: the caller's `access`, the branch's
+/// `protection`, and whether it is the default branch.
+pub fn decide(
+    access: &ProjectAccess,
+    protection: Option<&Protection>,
+    is_default: bool,
+    change: RefChange,
+) -> Result<(), Refusal> {
+    if change == RefChange::Delete && is_default {
+        return Err(Refusal::DeleteDefault);
+    }
+    let Some(protection) = protection else {
+        return if access.admin || access.level >= DEVELOPER { Ok(()) } else { Err(Refusal::Push) };
     };
-    Ok(match change {
-        RefChange::Create | RefChange::Update if reaches(&access, protection.push_access_level) => Ok(()),
+    match change {
+        RefChange::Create | RefChange::Update if reaches(access, protection.push_access_level) => Ok(()),
         RefChange::Create | RefChange::Update => Err(Refusal::Push),
         RefChange::ForceUpdate if !protection.allow_force_push => Err(Refusal::ForcePush),
-        RefChange::ForceUpdate if reaches(&access, protection.push_access_level) => Ok(()),
+        RefChange::ForceUpdate if reaches(access, protection.push_access_level) => Ok(()),
         RefChange::ForceUpdate => Err(Refusal::Push),
         RefChange::Delete if access.admin || access.level >= MAINTAINER => Ok(()),
         RefChange::Delete => Err(Refusal::DeleteProtected),
-    })
+    }
 }
 
 /// Whether `caller` may push to `branch` (the Branch entity's `can_push`).
@@ -125,4 +218,65 @@ pub fn can_push(
     branch: &str,
 ) -> ApiResult<bool> {
     Ok(check(db, caller, project, default_branch, branch, RefChange::Update)?.is_ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(name: &str, push: i64, merge: i64, force: bool) -> Protection {
+        Protection { name: name.into(), push_access_level: push, merge_access_level: merge, allow_force_push: force }
+    }
+
+    #[test]
+    fn wildcards_match_any_run_of_characters_slashes_included() {
+        for (pattern, branch, expected) in [
+            ("main", "main", true),
+            ("main", "main2", false),
+            ("release/*", "release/1.0", true),
+            ("release/*", "release/", true),
+            ("release/*", "release", false),
+            ("*-stable", "1-0-stable", true),
+            ("*-stable", "stable", false),
+            ("feat*/*/x", "feature/a/b/x", true),
+            ("a*b*c", "abc", true),
+            ("a*b*c", "acb", false),
+            ("*", "anything/at/all", true),
+            ("a*a", "a", false),
+        ] {
+            assert_eq!(matches(pattern, branch), expected, "{pattern} {branch}");
+        }
+    }
+
+    #[test]
+    fn matching_rules_combine_as_gitlab_combines_them() {
+        let rules = [rule("release/*", MAINTAINER, MAINTAINER, true), rule("release/1", DEVELOPER, NO_ACCESS, false)];
+        let combined = effective(&rules, "release/1").unwrap();
+        assert_eq!(combined.name, "release/1", "the exact rule names the protection");
+        assert_eq!((combined.push_access_level, combined.merge_access_level), (DEVELOPER, MAINTAINER));
+        assert!(!combined.allow_force_push, "force pushes only when every rule allows them");
+        assert_eq!(effective(&rules, "release/2").unwrap().name, "release/*");
+        assert_eq!(effective(&rules, "main"), None);
+        let nobody = [rule("frozen", NO_ACCESS, NO_ACCESS, false)];
+        assert_eq!(effective(&nobody, "frozen").unwrap().push_access_level, NO_ACCESS);
+    }
+
+    #[test]
+    fn the_rule_for_each_change() {
+        let developer = ProjectAccess { signed_in: true, level: DEVELOPER, ..Default::default() };
+        let maintainer = ProjectAccess { signed_in: true, level: MAINTAINER, ..Default::default() };
+        let admin = ProjectAccess { admin: true, signed_in: true, ..Default::default() };
+        let default = Protection::default_branch("main");
+        assert_eq!(decide(&developer, Some(&default), true, RefChange::Update), Err(Refusal::Push));
+        assert_eq!(decide(&maintainer, Some(&default), true, RefChange::Update), Ok(()));
+        assert_eq!(decide(&admin, Some(&default), true, RefChange::ForceUpdate), Err(Refusal::ForcePush));
+        assert_eq!(decide(&admin, Some(&default), true, RefChange::Delete), Err(Refusal::DeleteDefault));
+        assert_eq!(decide(&admin, None, true, RefChange::Delete), Err(Refusal::DeleteDefault));
+        assert_eq!(decide(&developer, Some(&default), false, RefChange::Delete), Err(Refusal::DeleteProtected));
+        assert_eq!(decide(&maintainer, Some(&default), false, RefChange::Delete), Ok(()));
+        assert_eq!(decide(&developer, None, false, RefChange::ForceUpdate), Ok(()));
+        let admins_only = rule("x", ADMIN, ADMIN, false);
+        assert_eq!(decide(&maintainer, Some(&admins_only), false, RefChange::Create), Err(Refusal::Push));
+        assert_eq!(decide(&admin, Some(&admins_only), false, RefChange::Create), Ok(()));
+    }
 }

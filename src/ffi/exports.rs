@@ -124,7 +124,7 @@ pub extern "C" fn fc_request(
 
 /// The typed doors' arguments: credentials from `auth_json` (`{"private_token": "..."}`,
 /// `{"job_token": "..."}` or `{}`) and the parameters object.
-fn typed_arguments(auth_json: &str, params_json: &str) -> Result<(Credentials, Params), Response> {
+pub(super) fn typed_arguments(auth_json: &str, params_json: &str) -> Result<(Credentials, Params), Response> {
     let invalid_auth =
         || bad_argument("auth_json must be {}, {\"private_token\": \"...\"} or {\"job_token\": \"...\"}".into());
     let Ok(Value::Object(auth)) = serde_json::from_str::<Value>(auth_json) else { return Err(invalid_auth()) };

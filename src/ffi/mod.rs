@@ -20,11 +20,13 @@
 
 mod archive;
 mod exports;
+mod families;
 mod files;
 mod response;
 
 pub use archive::*;
 pub use exports::*;
+pub use families::*;
 pub use files::*;
 pub use response::*;
 

@@ -9,8 +9,8 @@
 use super::request::Request;
 use crate::api::member_roles::{self, Scope};
 use crate::api::{
-    archive, blobs, changelog, commits, compare, contributors, files, groups, health, merge_base, projects, tree,
-    version, Call,
+    archive, blobs, branches, changelog, commits, compare, contributors, files, groups, health, merge_base, projects,
+    protected_branches, tags, tree, users, version, Call,
 };
 use crate::error::{ApiError, ApiResult};
 use crate::response::Response;
@@ -44,6 +44,10 @@ pub static ROUTES: &[Route] = &[
     route("DELETE", "/groups/:id/member_roles/:member_role_id", |c, _, a| {
         member_roles::delete(c, Scope::Group(a[0]), a[1])
     }),
+    route("GET", "/user", |c, _, _| users::current::current(c)),
+    route("GET", "/users/:id", |c, _, a| users::get::get(c, a[0])),
+    route("GET", "/groups/:id/projects", |c, r, a| projects::list::list_of_group(c, a[0], &r.params)),
+    route("GET", "/projects", |c, r, _| projects::list::list(c, &r.params)),
     route("GET", "/projects/:id", |c, _, a| projects::get(c, a[0])),
     route("GET", "/projects/:id/repository/tree", |c, r, a| tree::list(c, a[0], &r.params)),
     route("GET", "/projects/:id/repository/blobs/:sha", |c, _, a| blobs::get(c, a[0], a[1])),
@@ -69,6 +73,23 @@ pub static ROUTES: &[Route] = &[
     route("GET", "/projects/:id/repository/merge_base", |c, r, a| merge_base::get(c, a[0], &r.params)),
     route("GET", "/projects/:id/repository/changelog", |c, r, a| changelog::generate(c, a[0], &r.params)),
     route("POST", "/projects/:id/repository/changelog", |c, r, a| changelog::commit(c, a[0], &r.params)),
+    route("GET", "/projects/:id/repository/branches", |c, r, a| branches::list::list(c, a[0], &r.params)),
+    route("POST", "/projects/:id/repository/branches", |c, r, a| branches::create::create(c, a[0], &r.params)),
+    route("GET", "/projects/:id/repository/branches/:branch", |c, _, a| branches::get::get(c, a[0], a[1])),
+    route("DELETE", "/projects/:id/repository/branches/:branch", |c, _, a| branches::delete::delete(c, a[0], a[1])),
+    route("DELETE", "/projects/:id/repository/merged_branches", |c, _, a| {
+        branches::delete_merged::delete_merged(c, a[0])
+    }),
+    route("GET", "/projects/:id/repository/tags", |c, r, a| tags::list::list(c, a[0], &r.params)),
+    route("POST", "/projects/:id/repository/tags", |c, r, a| tags::create::create(c, a[0], &r.params)),
+    route("GET", "/projects/:id/repository/tags/:tag_name", |c, _, a| tags::get::get(c, a[0], a[1])),
+    route("DELETE", "/projects/:id/repository/tags/:tag_name", |c, _, a| tags::delete::delete(c, a[0], a[1])),
+    route("GET", "/projects/:id/protected_branches", |c, r, a| protected_branches::list::list(c, a[0], &r.params)),
+    route("POST", "/projects/:id/protected_branches", |c, r, a| protected_branches::create::create(c, a[0], &r.params)),
+    route("GET", "/projects/:id/protected_branches/:name", |c, _, a| protected_branches::get::get(c, a[0], a[1])),
+    route("DELETE", "/projects/:id/protected_branches/:name", |c, _, a| {
+        protected_branches::delete::delete(c, a[0], a[1])
+    }),
     route("GET", "/projects/:id/repository/health", |c, r, a| health::get(c, a[0], &r.params)),
     route("GET", "/projects/:id/repository/commits", |c, r, a| commits::list::list(c, a[0], &r.params)),
     route("POST", "/projects/:id/repository/commits", |c, r, a| commits::create::create(c, a[0], &r.params)),

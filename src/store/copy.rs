@@ -55,6 +55,20 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
             ("visibility", Text),
             ("forked_from_id", OptInt),
             ("storage", OptText),
+            ("created_at", Int),
+            ("description", OptText),
+            ("protections_stored", Bool),
+        ],
+    ),
+    (
+        "protected_branches",
+        &[
+            ("id", Int),
+            ("project_id", Int),
+            ("name", Text),
+            ("push_access_level", Int),
+            ("merge_access_level", Int),
+            ("allow_force_push", Bool),
         ],
     ),
     ("job_tokens", &[("id", Int), ("project_id", Int), ("digest", Bytes), ("revoked", Bool), ("created_at", Int)]),
@@ -85,8 +99,16 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
 ];
 
 /// Tables whose `id` is an identity column to move past the copied ids.
-const IDENTITIES: &[&str] =
-    &["users", "personal_access_tokens", "groups", "projects", "job_tokens", "member_roles", "members"];
+const IDENTITIES: &[&str] = &[
+    "users",
+    "personal_access_tokens",
+    "groups",
+    "projects",
+    "protected_branches",
+    "job_tokens",
+    "member_roles",
+    "members",
+];
 
 /// One value of a copied row.
 #[derive(Debug)]

@@ -19,13 +19,18 @@ pub struct Group {
 const COLUMNS: &str = "id, parent_id, path, full_path, name, visibility";
 
 pub(super) fn from_row(row: &Row) -> StoreResult<Group> {
+    from_row_at(row, 0)
+}
+
+/// A group from the row's columns starting at `at`, in [`COLUMNS`]' order.
+pub(super) fn from_row_at(row: &Row, at: usize) -> StoreResult<Group> {
     Ok(Group {
-        id: row.i64(0)?,
-        parent_id: row.opt_i64(1)?,
-        path: row.string(2)?,
-        full_path: row.string(3)?,
-        name: row.string(4)?,
-        visibility: Visibility::read(&row.string(5)?)?,
+        id: row.i64(at)?,
+        parent_id: row.opt_i64(at + 1)?,
+        path: row.string(at + 2)?,
+        full_path: row.string(at + 3)?,
+        name: row.string(at + 4)?,
+        visibility: Visibility::read(&row.string(at + 5)?)?,
     })
 }
 

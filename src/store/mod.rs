@@ -1,5 +1,5 @@
-//! The store: users, tokens, groups, projects, memberships, member roles, job tokens, health
-//! reports and rate-limit counters, in one of two backends behind one interface.
+//! The store: users, tokens, groups, projects, protected branches, memberships, member roles,
+//! job tokens, health reports and rate-limit counters, in one of two backends behind one interface.
 //!
 //! - [`sqlite`]: the embedded default, one file in the data directory (zero configuration).
 //! - [`postgres`]: one PostgreSQL database shared by many hosts.
@@ -22,6 +22,7 @@ pub mod health_reports;
 pub mod member_roles;
 pub mod members;
 pub mod projects;
+pub mod protected_branches;
 pub mod rate_limits;
 pub mod tokens;
 pub mod users;

@@ -21,9 +21,16 @@ pub struct Project {
     pub visibility: Visibility,
     pub forked_from_id: Option<i64>,
     pub storage: Option<String>,
+    /// Seconds since the Unix epoch.
+    pub created_at: i64,
+    pub description: Option<String>,
+    /// Whether the project's protected branches are the rows of `protected_branches`; when not
+    /// (a project made before they were stored), its default branch is protected implicitly.
+    pub protections_stored: bool,
 }
 
-const COLUMNS: &str = "id, group_id, path, full_path, name, repo_dir, visibility, forked_from_id, storage";
+const COLUMNS: &str = "id, group_id, path, full_path, name, repo_dir, visibility, forked_from_id, storage, \
+                       created_at, description, protections_stored";
 
 fn from_row(row: &Row) -> StoreResult<Project> {
     Ok(Project {
@@ -36,6 +43,9 @@ fn from_row(row: &Row) -> StoreResult<Project> {
         visibility: Visibility::read(&row.string(6)?)?,
         forked_from_id: row.opt_i64(7)?,
         storage: row.opt_string(8)?,
+        created_at: row.i64(9)?,
+        description: row.opt_string(10)?,
+        protections_stored: row.bool(11)?,
     })
 }
 
@@ -49,10 +59,14 @@ pub struct NewProject<'a> {
     pub storage: Option<&'a str>,
 }
 
+/// Inserts a project. Its protections are stored from the start (`protections_stored`): the
+/// caller protects its default branch in the same transaction.
 pub fn insert(db: &mut Db, new: &NewProject) -> StoreResult<Project> {
+    let created_at = super::now_seconds();
     let id = db.one(
-        "INSERT INTO projects (group_id, path, full_path, name, repo_dir, visibility, forked_from_id, storage)
-         VALUES ($1, $2, $3, $2, $4, $5, $6, $7) RETURNING id",
+        "INSERT INTO projects (group_id, path, full_path, name, repo_dir, visibility, forked_from_id, storage,
+                               created_at, protections_stored)
+         VALUES ($1, $2, $3, $2, $4, $5, $6, $7, $8, TRUE) RETURNING id",
         &[
             &new.group_id,
             &new.path,
@@ -61,6 +75,7 @@ pub fn insert(db: &mut Db, new: &NewProject) -> StoreResult<Project> {
             &new.visibility.as_str(),
             &new.forked_from_id,
             &new.storage,
+            &created_at,
         ],
         |r| r.i64(0),
     )?;
@@ -74,7 +89,16 @@ pub fn insert(db: &mut Db, new: &NewProject) -> StoreResult<Project> {
         visibility: new.visibility,
         forked_from_id: new.forked_from_id,
         storage: new.storage.map(Into::into),
+        created_at,
+        description: None,
+        protections_stored: true,
     })
+}
+
+/// Marks the project's protections as the rows of `protected_branches` from now on.
+pub fn mark_protections_stored(db: &mut Db, id: i64) -> StoreResult<()> {
+    db.execute("UPDATE projects SET protections_stored = TRUE WHERE id = $1 AND NOT protections_stored", &[&id])?;
+    Ok(())
 }
 
 pub fn find_by_id(db: &mut Db, id: i64) -> StoreResult<Option<Project>> {
@@ -98,4 +122,196 @@ pub fn find(db: &mut Db, name: &Name) -> StoreResult<Option<Project>> {
 pub fn find_by_full_path(db: &mut Db, full_path: &str) -> StoreResult<Option<Project>> {
     let sql = format!("SELECT {COLUMNS} FROM projects WHERE {}", equal_ignoring_case(db, "full_path"));
     db.row(&sql, &[&full_path], from_row)
+}
+
+/// The columns a project list may be ordered by (GitLab's `order_by`; the times this store
+/// does not keep apart, `updated_at` and `last_activity_at`, are the creation time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    Id,
+    Name,
+    Path,
+    CreatedAt,
+}
+
+impl Order {
+    fn column(self) -> &'static str {
+        match self {
+            Order::Id => "p.id",
+            Order::Name => "p.name",
+            Order::Path => "p.path",
+            Order::CreatedAt => "p.created_at",
+        }
+    }
+}
+
+/// Which projects a list holds, for whom, and which page of them.
+#[derive(Debug, Clone)]
+pub struct ListQuery {
+    /// The signed-in caller (`None`: anonymous); their memberships give `level`.
+    pub user_id: Option<i64>,
+    /// Administrators see every project.
+    pub admin: bool,
+    /// Only projects the caller is a member of (directly or through a group).
+    pub membership: bool,
+    pub min_access_level: Option<i64>,
+    /// Matched against name and path, ignoring case.
+    pub search: Option<String>,
+    pub visibility: Option<Visibility>,
+    /// Only projects in these groups (`GET /groups/:id/projects`).
+    pub group_ids: Option<Vec<i64>>,
+    pub id_after: Option<i64>,
+    pub id_before: Option<i64>,
+    /// Only this project (a single project's entity, already authorized).
+    pub only_id: Option<i64>,
+    pub order: Order,
+    pub ascending: bool,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// One project of a list, with what its entity shows beyond the project itself.
+#[derive(Debug, Clone)]
+pub struct Listed {
+    pub project: Project,
+    /// The caller's highest membership level reaching it, if any.
+    pub level: Option<i64>,
+    /// The caller's membership on the project itself.
+    pub project_level: Option<i64>,
+    /// The caller's highest membership on its group or the group's ancestors.
+    pub group_level: Option<i64>,
+    pub forks_count: i64,
+    /// Its group (`None` for a project outside any group).
+    pub namespace: Option<super::groups::Group>,
+}
+
+/// The caller's level on the project itself ($1: the user, NULL for nobody).
+const PROJECT_LEVEL: &str = "(SELECT max(m.access_level) FROM members m WHERE m.user_id = $1 AND m.project_id = p.id)";
+/// The caller's highest level on the project's group or its ancestors (`mg`, below).
+const GROUP_LEVEL: &str = "(SELECT max(mg.level) FROM mg WHERE mg.id = p.group_id)";
+/// Whether the caller is a member of the project, directly or through a group.
+const MEMBER: &str = "(p.id IN (SELECT m.project_id FROM members m WHERE m.user_id = $1 AND m.project_id IS NOT NULL)
+                      OR p.group_id IN (SELECT mg.id FROM mg))";
+
+/// The projects `query` selects, with `select` as the columns. `mg` holds the groups the caller
+/// is a member of and every group below them, with the level that reaches each; a project's
+/// levels are asked of it and of `members` row by row, so a page ordered by an indexed column
+/// reads the projects of that page, however many there are.
+fn list_sql(query: &ListQuery, select: &str) -> (String, Vec<Box<dyn super::db::Param>>) {
+    let mut params: Vec<Box<dyn super::db::Param>> = vec![Box::new(query.user_id)];
+    let mut conditions: Vec<String> = Vec::new();
+    let bind = |value: Box<dyn super::db::Param>, params: &mut Vec<Box<dyn super::db::Param>>| {
+        params.push(value);
+        format!("${}", params.len())
+    };
+    if let Some(id) = query.only_id {
+        let at = bind(Box::new(id), &mut params);
+        conditions.push(format!("p.id = {at}"));
+    }
+    if !query.admin {
+        let internal = if query.user_id.is_some() { " OR p.visibility = 'internal'" } else { "" };
+        conditions.push(format!("(p.visibility = 'public'{internal} OR {MEMBER})"));
+    }
+    if query.membership {
+        conditions.push(MEMBER.into());
+    }
+    if let Some(level) = query.min_access_level {
+        let at = bind(Box::new(level), &mut params);
+        conditions.push(format!("({PROJECT_LEVEL} >= {at} OR {GROUP_LEVEL} >= {at})"));
+    }
+    if let Some(search) = &query.search {
+        let escaped: String = search
+            .to_lowercase()
+            .chars()
+            .flat_map(|c| match c {
+                '%' | '_' | '\\' => vec!['\\', c],
+                c => vec![c],
+            })
+            .collect();
+        let at = bind(Box::new(format!("%{escaped}%")), &mut params);
+        conditions.push(format!("(lower(p.name) LIKE {at} ESCAPE '\\' OR lower(p.path) LIKE {at} ESCAPE '\\')"));
+    }
+    if let Some(visibility) = query.visibility {
+        let at = bind(Box::new(visibility.as_str()), &mut params);
+        conditions.push(format!("p.visibility = {at}"));
+    }
+    if let Some(groups) = &query.group_ids {
+        let ids: Vec<String> = groups.iter().map(i64::to_string).collect();
+        conditions.push(if ids.is_empty() { "1 = 0".into() } else { format!("p.group_id IN ({})", ids.join(", ")) });
+    }
+    if let Some(id) = query.id_after {
+        let at = bind(Box::new(id), &mut params);
+        conditions.push(format!("p.id > {at}"));
+    }
+    if let Some(id) = query.id_before {
+        let at = bind(Box::new(id), &mut params);
+        conditions.push(format!("p.id < {at}"));
+    }
+    let filter = if conditions.is_empty() { String::new() } else { format!("WHERE {}", conditions.join(" AND ")) };
+    let sql = format!(
+        "WITH RECURSIVE mg(id, level, depth) AS (
+             SELECT group_id, access_level, 0 FROM members WHERE user_id = $1 AND group_id IS NOT NULL
+             UNION ALL
+             SELECT g.id, mg.level, mg.depth + 1 FROM groups g JOIN mg ON g.parent_id = mg.id WHERE mg.depth < 100
+         )
+         SELECT {select} FROM projects p LEFT JOIN groups g ON g.id = p.group_id {filter}"
+    );
+    (sql, params)
+}
+
+/// One page of the projects `query` selects, in its order.
+pub fn list(db: &mut Db, query: &ListQuery) -> StoreResult<Vec<Listed>> {
+    let columns: Vec<String> = COLUMNS.split(',').map(|c| format!("p.{}", c.trim())).collect();
+    let group_columns = "g.id, g.parent_id, g.path, g.full_path, g.name, g.visibility";
+    let select = format!(
+        "{}, {PROJECT_LEVEL}, {GROUP_LEVEL},
+         (SELECT count(*) FROM projects f WHERE f.forked_from_id = p.id), {group_columns}",
+        columns.join(", ")
+    );
+    let (mut sql, mut params) = list_sql(query, &select);
+    let direction = if query.ascending { "ASC" } else { "DESC" };
+    params.push(Box::new(query.limit));
+    params.push(Box::new(query.offset));
+    sql.push_str(&format!(
+        " ORDER BY {} {direction}, p.id {direction} LIMIT ${} OFFSET ${}",
+        query.order.column(),
+        params.len() - 1,
+        params.len()
+    ));
+    let refs: Vec<&dyn super::db::Param> = params.iter().map(|p| p.as_ref()).collect();
+    db.rows(&sql, &refs, |row| {
+        let namespace = match row.opt_i64(15)? {
+            Some(_) => Some(super::groups::from_row_at(row, 15)?),
+            None => None,
+        };
+        let (project_level, group_level) = (row.opt_i64(12)?, row.opt_i64(13)?);
+        Ok(Listed {
+            project: from_row(row)?,
+            level: project_level.max(group_level),
+            project_level,
+            group_level,
+            forks_count: row.i64(14)?,
+            namespace,
+        })
+    })
+}
+
+/// How many projects `query` selects in all pages.
+pub fn count(db: &mut Db, query: &ListQuery) -> StoreResult<i64> {
+    let (sql, params) = list_sql(query, "count(*)");
+    let refs: Vec<&dyn super::db::Param> = params.iter().map(|p| p.as_ref()).collect();
+    db.one(&sql, &refs, |row| row.i64(0))
+}
+
+/// The ids of a group and every group below it.
+pub fn group_and_descendant_ids(db: &mut Db, group_id: i64) -> StoreResult<Vec<i64>> {
+    db.rows(
+        "WITH RECURSIVE tree(id, depth) AS (
+             SELECT id, 0 FROM groups WHERE id = $1
+             UNION ALL
+             SELECT g.id, tree.depth + 1 FROM groups g JOIN tree ON g.parent_id = tree.id WHERE tree.depth < 100
+         ) SELECT id FROM tree",
+        &[&group_id],
+        |r| r.i64(0),
+    )
 }

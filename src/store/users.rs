@@ -65,3 +65,8 @@ pub fn first_admin(db: &mut Db) -> StoreResult<Option<User>> {
 pub fn count(db: &mut Db) -> StoreResult<i64> {
     db.one("SELECT count(*) FROM users", &[], |r| r.i64(0))
 }
+
+/// When the user was created, in seconds since the Unix epoch.
+pub fn created_at(db: &mut Db, id: i64) -> StoreResult<Option<i64>> {
+    db.row("SELECT created_at FROM users WHERE id = $1", &[&id], |r| r.i64(0))
+}

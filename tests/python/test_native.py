@@ -184,3 +184,22 @@ def test_raw_blob_is_streamed(core, project, git_repo):
         chunks = list(response)
     assert b"".join(chunks) == BINARY
     assert len(chunks) > 1 and all(len(c) <= 64 * 1024 for c in chunks)
+
+
+def test_branch_tag_and_project_exports(core, admin_auth, project, git_repo):
+    status, branches = answer(core.branches_list(admin_auth, {"project": "repo"}))
+    assert status == 200
+    assert [b["name"] for b in branches] == git_out(git_repo, "for-each-ref", "--format=%(refname:short)",
+                                                    "refs/heads").split()
+    assert core.branch_create(admin_auth, {"project": "repo", "branch": "typed", "ref": "HEAD"}).status == 201
+    assert git_out(git_repo, "rev-parse", "typed").strip() == git_out(git_repo, "rev-parse", "HEAD").strip()
+    assert core.branch_get(admin_auth, {"project": "repo", "branch": "typed"}).json()["name"] == "typed"
+    assert core.tag_create(admin_auth, {"project": "repo", "tag_name": "t1", "ref": "typed", "message": "m"}).status == 201
+    assert git_out(git_repo, "cat-file", "-t", "t1").strip() == "tag"
+    assert [t["name"] for t in core.tags_list(admin_auth, {"project": "repo"}).json()] == ["t1"]
+    assert core.tag_delete(admin_auth, {"project": "repo", "tag_name": "t1"}).status == 204
+    assert core.branch_delete(admin_auth, {"project": "repo", "branch": "typed"}).status == 204
+    assert core.project_get(admin_auth, {"project": "repo"}).json()["path_with_namespace"] == "repo"
+    assert core.user_current(admin_auth, {}).json()["is_admin"] is True
+    assert core.user_current({}, {}).status == 401
+    assert [p["name"] for p in core.protected_branches_list(admin_auth, {"project": "repo"}).json()] == ["main"]

@@ -314,6 +314,60 @@ class Forgecore:
         """How many commits are reachable from a commit (`project`, `sha`, `first_parent`)."""
         return self._typed(self._lib.fc_repository_commit_sequence, auth, params)
 
+    def projects_list(self, auth=None, params=None):
+        return self._typed(self._lib.fc_projects_list, auth, params)
+
+    def group_projects_list(self, auth=None, params=None):
+        return self._typed(self._lib.fc_group_projects_list, auth, params)
+
+    def project_get(self, auth=None, params=None):
+        return self._typed(self._lib.fc_project_get, auth, params)
+
+    def user_current(self, auth=None, params=None):
+        return self._typed(self._lib.fc_user_current, auth, params)
+
+    def user_get(self, auth=None, params=None):
+        return self._typed(self._lib.fc_user_get, auth, params)
+
+    def branches_list(self, auth=None, params=None):
+        return self._typed(self._lib.fc_branches_list, auth, params)
+
+    def branch_get(self, auth=None, params=None):
+        return self._typed(self._lib.fc_branch_get, auth, params)
+
+    def branch_create(self, auth=None, params=None):
+        return self._typed(self._lib.fc_branch_create, auth, params)
+
+    def branch_delete(self, auth=None, params=None):
+        return self._typed(self._lib.fc_branch_delete, auth, params)
+
+    def branches_delete_merged(self, auth=None, params=None):
+        return self._typed(self._lib.fc_branches_delete_merged, auth, params)
+
+    def tags_list(self, auth=None, params=None):
+        return self._typed(self._lib.fc_tags_list, auth, params)
+
+    def tag_get(self, auth=None, params=None):
+        return self._typed(self._lib.fc_tag_get, auth, params)
+
+    def tag_create(self, auth=None, params=None):
+        return self._typed(self._lib.fc_tag_create, auth, params)
+
+    def tag_delete(self, auth=None, params=None):
+        return self._typed(self._lib.fc_tag_delete, auth, params)
+
+    def protected_branches_list(self, auth=None, params=None):
+        return self._typed(self._lib.fc_protected_branches_list, auth, params)
+
+    def protected_branch_get(self, auth=None, params=None):
+        return self._typed(self._lib.fc_protected_branch_get, auth, params)
+
+    def protected_branch_create(self, auth=None, params=None):
+        return self._typed(self._lib.fc_protected_branch_create, auth, params)
+
+    def protected_branch_delete(self, auth=None, params=None):
+        return self._typed(self._lib.fc_protected_branch_delete, auth, params)
+
     def repository_archive(self, auth=None, params=None):
         """The archive as a streamed body (`format`, `sha`, `path`, `exclude_paths`,
         `include_lfs_blobs` as on the HTTP route)."""

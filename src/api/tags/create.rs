@@ -1,0 +1,48 @@
+//! `POST /projects/:id/repository/tags` (`tag_name`, `ref`, `message`): a lightweight tag, or
+//! with a `message` an annotated tag whose tagger is the caller, created only where no tag of
+//! that name exists (a compare-and-swap); 201 and the Tag entity. Errors are always 400, as
+//! GitLab's API answers them: `Tag name invalid`, `Tag <name> already exists`, `Target <ref>
+//! is invalid`.
+
+use super::{entity, find};
+use crate::api::branches::{required_text, writable};
+use crate::api::{users, Call};
+use crate::error::{ApiError, ApiResult};
+use crate::git::{self, refs_write, ResolveError};
+use crate::params::Params;
+use crate::response::Response;
+
+pub fn create(call: &Call, project: &str, params: &Params) -> ApiResult<Response> {
+    let (project, user) = writable(call, project)?;
+    let name = required_text(params, "tag_name")?;
+    let revision = required_text(params, "ref")?;
+    let message = params.string("message")?.filter(|m| !m.trim().is_empty());
+    if !refs_write::valid_tag_name(&name) {
+        return Err(ApiError::validation("Tag name invalid"));
+    }
+    let repo = call.repository(&project, "Tag")?;
+    let target = match git::resolve_commit(&repo, &revision) {
+        Ok(id) => id,
+        Err(ResolveError::Unknown) => return Err(ApiError::validation(format!("Target {revision} is invalid"))),
+        Err(e) => return Err(ApiError::internal(e)),
+    };
+    let ref_name = format!("refs/tags/{name}");
+    if git::refs::tag(&repo, &name).map_err(ApiError::internal)?.is_some() {
+        return Err(ApiError::validation(format!("Tag {name} already exists")));
+    }
+    let who = users::identity(call, &user);
+    let object = match &message {
+        Some(message) => refs_write::tag_object(&repo, &name, target, message, &who).map_err(ApiError::internal)?,
+        None => target,
+    };
+    match refs_write::create(&repo, &ref_name, object, &who, "tag: created") {
+        Ok(()) => {}
+        Err(refs_write::Error::AlreadyExists) => {
+            return Err(ApiError::validation(format!("Tag {name} already exists")))
+        }
+        Err(refs_write::Error::InvalidName) => return Err(ApiError::validation("Tag name invalid")),
+        Err(e) => return Err(ApiError::internal(e)),
+    }
+    let tag = find(&repo, &name)?;
+    Ok(Response::json(201, &entity(&repo, &call.web_url(&project.full_path), &tag)?))
+}

@@ -1,0 +1,183 @@
+//! Reading branches and tags as `git for-each-ref` lists them: every `refs/heads/*` with the
+//! commit it names, every `refs/tags/*` with what it points at, its annotation (for annotated
+//! tags) and the commit it peels to. Names are sorted by their bytes, as git sorts refnames.
+
+use super::commit::Signature;
+use super::error::{boxed, BoxError, Classify, Missing};
+use gix::ObjectId;
+
+/// The references could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read the repository's references")]
+pub struct Error(#[source] BoxError);
+
+impl Classify for Error {
+    fn missing(&self) -> Option<Missing> {
+        None
+    }
+}
+
+fn broken(e: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error(boxed(e))
+}
+
+/// One branch: its short name and the commit at its tip.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Branch {
+    pub name: String,
+    pub tip: ObjectId,
+}
+
+/// A tag's annotation: the tag object's message and tagger.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Annotation {
+    pub message: String,
+    pub tagger: Option<Signature>,
+}
+
+/// One tag: its short name, the object the reference names (the tag object of an annotated
+/// tag), the commit it peels to (`None` for a tag of a tree or blob) and its annotation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tag {
+    pub name: String,
+    pub target: ObjectId,
+    pub commit: Option<ObjectId>,
+    pub annotation: Option<Annotation>,
+}
+
+/// The id a reference leads to, following symbolic references.
+fn id_of(mut reference: gix::Reference<'_>) -> Option<ObjectId> {
+    match reference.target().try_id() {
+        Some(id) => Some(id.to_owned()),
+        None => reference.peel_to_id().ok().map(|id| id.detach()),
+    }
+}
+
+/// Every branch, by name. A branch that names no object is left out, as git leaves it out.
+pub fn branches(repo: &gix::Repository) -> Result<Vec<Branch>, Error> {
+    let platform = repo.references().map_err(broken)?;
+    let mut out = Vec::new();
+    for reference in platform.local_branches().map_err(broken)? {
+        let reference = reference.map_err(|e| Error(e.into()))?;
+        let name = reference.name().shorten().to_string();
+        if let Some(tip) = id_of(reference) {
+            out.push(Branch { name, tip });
+        }
+    }
+    out.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+    Ok(out)
+}
+
+/// The tip of the branch `name`, if there is such a branch.
+pub fn branch(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>, Error> {
+    let Ok(full) = gix::refs::FullName::try_from(format!("refs/heads/{name}")) else { return Ok(None) };
+    match repo.try_find_reference(full.as_ref()).map_err(broken)? {
+        Some(reference) => Ok(id_of(reference)),
+        None => Ok(None),
+    }
+}
+
+fn signature(sig: gix::actor::SignatureRef<'_>) -> Signature {
+    let time = sig.time().unwrap_or_default();
+    Signature { name: sig.name.to_string(), email: sig.email.to_string(), seconds: time.seconds, offset: time.offset }
+}
+
+/// The tag `name` pointing at `target`: its annotation and peeled commit.
+pub fn tag_of(repo: &gix::Repository, name: String, target: ObjectId) -> Result<Tag, Error> {
+    // A target that is missing or cannot be read (a corrupt pack) is a tag of nothing: the
+    // caller answers its missing commit as it answers any.
+    let Ok(Some(object)) = repo.try_find_object(target) else {
+        return Ok(Tag { name, target, commit: None, annotation: None });
+    };
+    let annotation = if object.kind == gix::object::Kind::Tag {
+        match gix::objs::TagRef::from_bytes(&object.data, repo.object_hash()) {
+            Ok(decoded) => {
+                let tagger = decoded.tagger().ok().flatten().map(signature);
+                Some(Annotation { message: decoded.message.to_string(), tagger })
+            }
+            // A malformed tag object: shown as a tag without annotation.
+            Err(_) => None,
+        }
+    } else {
+        None
+    };
+    let commit = object.peel_to_commit().ok().map(|c| c.id);
+    Ok(Tag { name, target, commit, annotation })
+}
+
+/// Every tag's name and the object its reference names, by name (no object is read).
+pub fn tag_refs(repo: &gix::Repository) -> Result<Vec<(String, ObjectId)>, Error> {
+    let platform = repo.references().map_err(broken)?;
+    let mut found = Vec::new();
+    for reference in platform.tags().map_err(broken)? {
+        let reference = reference.map_err(|e| Error(e.into()))?;
+        let name = reference.name().shorten().to_string();
+        if let Some(target) = id_of(reference) {
+            found.push((name, target));
+        }
+    }
+    found.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    Ok(found)
+}
+
+/// The tag `name`, if there is one.
+pub fn tag(repo: &gix::Repository, name: &str) -> Result<Option<Tag>, Error> {
+    let Ok(full) = gix::refs::FullName::try_from(format!("refs/tags/{name}")) else { return Ok(None) };
+    match repo.try_find_reference(full.as_ref()).map_err(broken)? {
+        Some(reference) => match id_of(reference) {
+            Some(target) => Ok(Some(tag_of(repo, name.to_string(), target)?)),
+            None => Ok(None),
+        },
+        None => Ok(None),
+    }
+}
+
+/// Whether `ancestor` is reachable from `tip` (`git merge-base --is-ancestor`).
+pub fn is_ancestor(repo: &gix::Repository, ancestor: ObjectId, tip: ObjectId) -> Result<bool, Error> {
+    if ancestor == tip {
+        return Ok(true);
+    }
+    let bases = super::merge_base::best(repo, ancestor, &[tip]).map_err(broken)?;
+    Ok(bases == Some(ancestor))
+}
+
+/// Every commit reachable from `tip` (`git rev-list tip`), for asking of many branches at once
+/// whether each is merged: one walk instead of one per branch.
+pub fn reachable(repo: &gix::Repository, tip: ObjectId) -> Result<std::collections::HashSet<ObjectId>, Error> {
+    let mut seen = std::collections::HashSet::new();
+    for info in repo.rev_walk([tip]).all().map_err(broken)? {
+        seen.insert(info.map_err(broken)?.id);
+    }
+    Ok(seen)
+}
+
+/// The committer time of the commit each of `targets` peels to, in order, read on every core
+/// (a tag list ordered by update reads one commit per tag); `i64::MIN` for a target that peels
+/// to no commit or cannot be read, so that it sorts as the oldest.
+pub fn peeled_commit_times(repo: &gix::Repository, targets: &[ObjectId]) -> Vec<i64> {
+    use gix::objs::{CommitRefIter, TagRefIter};
+    use gix::prelude::Find;
+    let time = |repo: &gix::Repository, id: ObjectId, buf: &mut Vec<u8>| -> Result<i64, std::convert::Infallible> {
+        let mut id = id;
+        // Tags of tags are rare; a chain longer than this is treated as unreadable.
+        for _ in 0..16 {
+            let Ok(Some(data)) = repo.objects.try_find(&id, buf) else { return Ok(i64::MIN) };
+            match data.kind {
+                gix::object::Kind::Tag => match TagRefIter::from_bytes(data.data, repo.object_hash()).target_id() {
+                    Ok(target) => id = target,
+                    Err(_) => return Ok(i64::MIN),
+                },
+                gix::object::Kind::Commit => {
+                    let committer = CommitRefIter::from_bytes(data.data, repo.object_hash()).committer();
+                    return Ok(committer.ok().and_then(|c| c.time().ok()).map_or(i64::MIN, |t| t.seconds));
+                }
+                _ => return Ok(i64::MIN),
+            }
+        }
+        Ok(i64::MIN)
+    };
+    match super::parallel::read_commits(repo, targets, time) {
+        Ok(times) => times,
+        Err(never) => match never {},
+    }
+}
