@@ -175,6 +175,22 @@ def test_commit_exports(core, project, git_repo):
     assert core.repository_commit({}, {"project": project, "sha": "nope"}).status == 404
 
 
+def test_file_exports_read_what_git_has(core, project, git_repo):
+    head = git_out(git_repo, "rev-parse", "HEAD")
+    blob = git_out(git_repo, "rev-parse", "HEAD:data.bin")
+    one = core.repository_file({}, {"project": project, "file_path": "data.bin", "ref": "main"})
+    entity = one.json()
+    assert one.status == 200
+    assert (entity["blob_id"], entity["last_commit_id"]) == (blob, head)
+    missing = core.repository_file({}, {"project": project, "file_path": "nope", "ref": "main"})
+    assert missing.status == 404
+    # Writes need a user: the anonymous typed door is refused, nothing moves.
+    refused = core.repository_file_create({}, {"project": project, "file_path": "x", "branch": "main",
+                                               "commit_message": "x", "content": "x"})
+    assert refused.status == 403
+    assert git_out(git_repo, "rev-parse", "HEAD") == head
+
+
 def test_raw_blob_is_streamed(core, project, git_repo):
     sha = git_out(git_repo, "rev-parse", "HEAD:data.bin")
     response = core.repository_raw_blob({}, {"project": project, "sha": sha})

@@ -314,6 +314,35 @@ class Forgecore:
         """How many commits are reachable from a commit (`project`, `sha`, `first_parent`)."""
         return self._typed(self._lib.fc_repository_commit_sequence, auth, params)
 
+    def repository_commit_create(self, auth=None, params=None):
+        """POST /projects/:id/repository/commits (`project`, `branch`, `commit_message`,
+        `actions`, `start_branch` or `start_sha`, `force`, `author_name`, `author_email`)."""
+        return self._typed(self._lib.fc_repository_commit_create, auth, params)
+
+    def repository_file(self, auth=None, params=None):
+        """GET /projects/:id/repository/files/:file_path (`project`, `file_path`, `ref`)."""
+        return self._typed(self._lib.fc_repository_file, auth, params)
+
+    def repository_file_raw(self, auth=None, params=None):
+        """GET .../files/:file_path/raw (`project`, `file_path`, `ref`, `lfs`): a streamed body."""
+        return self._typed(self._lib.fc_repository_file_raw, auth, params)
+
+    def repository_file_blame(self, auth=None, params=None):
+        """GET .../files/:file_path/blame (`project`, `file_path`, `ref`, `range`)."""
+        return self._typed(self._lib.fc_repository_file_blame, auth, params)
+
+    def repository_file_create(self, auth=None, params=None):
+        """POST .../files/:file_path (`project`, `file_path`, `branch`, `commit_message`, `content`, ...)."""
+        return self._typed(self._lib.fc_repository_file_create, auth, params)
+
+    def repository_file_update(self, auth=None, params=None):
+        """PUT .../files/:file_path (as `repository_file_create`, plus `last_commit_id`)."""
+        return self._typed(self._lib.fc_repository_file_update, auth, params)
+
+    def repository_file_delete(self, auth=None, params=None):
+        """DELETE .../files/:file_path (`project`, `file_path`, `branch`, `commit_message`)."""
+        return self._typed(self._lib.fc_repository_file_delete, auth, params)
+
     def projects_list(self, auth=None, params=None):
         return self._typed(self._lib.fc_projects_list, auth, params)
 
