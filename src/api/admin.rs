@@ -5,7 +5,7 @@
 //! program), so they take no caller. One JSON command in, one JSON object out:
 //! `{"command": "user_add", "username": "alice", "admin": false}` and so on; see [`run`].
 
-use crate::auth::protection::Protection;
+use crate::auth::protection;
 use crate::auth::roles::ACCESS_LEVELS;
 use crate::auth::tokens;
 use crate::context::Context;
@@ -206,15 +206,7 @@ fn insert_project(
     };
     let project = store::projects::insert(db, &new)?;
     if let Some(branch) = default_branch {
-        let rule = Protection::default_branch(branch);
-        store::protected_branches::insert(
-            db,
-            project.id,
-            branch,
-            rule.push_access_level,
-            rule.merge_access_level,
-            rule.allow_force_push,
-        )?;
+        protection::protect_default_branch(db, project.id, branch)?;
     }
     Ok(project)
 }

@@ -147,18 +147,24 @@ pub fn materialize(db: &mut Db, project: &Project, default_branch: Option<&str>)
     }
     if let Some(branch) = default_branch {
         if protected_branches::find(db, project.id, branch)?.is_none() {
-            let rule = Protection::default_branch(branch);
-            protected_branches::insert(
-                db,
-                project.id,
-                branch,
-                rule.push_access_level,
-                rule.merge_access_level,
-                rule.allow_force_push,
-            )?;
+            protect_default_branch(db, project.id, branch)?;
         }
     }
     projects::mark_protections_stored(db, project.id)?;
+    Ok(())
+}
+
+/// Stores GitLab's default protection of a new project's default branch `branch`.
+pub fn protect_default_branch(db: &mut Db, project_id: i64, branch: &str) -> ApiResult<()> {
+    let rule = Protection::default_branch(branch);
+    protected_branches::insert(
+        db,
+        project_id,
+        branch,
+        rule.push_access_level,
+        rule.merge_access_level,
+        rule.allow_force_push,
+    )?;
     Ok(())
 }
 
