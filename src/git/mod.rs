@@ -18,7 +18,6 @@ pub mod merge_base;
 pub mod parallel;
 pub mod range;
 pub mod refs;
-pub mod refs_write;
 pub mod rename;
 pub mod tree;
 pub mod write;

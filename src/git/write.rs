@@ -6,10 +6,13 @@
 //!   protection rule agreed, lost races retried from the new tip.
 //! - [`commit_file`]: one file whose new content depends on the current one (the changelog),
 //!   recomputed on every attempt.
+//! - [`refs`]: branches and tags created and deleted by compare-and-swap, tag objects, and
+//!   the first commit GitLab makes before a branch of an empty repository.
 //! - [`path_components`]: which paths may be written at all (git's `verify_path`).
 
 pub mod commit;
 pub mod durable;
+pub mod refs;
 
 pub use commit::{commit, Action, BranchMove, Committed, PathProblem, Request, Start, WriteError};
 
@@ -27,6 +30,15 @@ pub struct Identity {
     pub email: String,
     pub seconds: i64,
     pub offset: i32,
+}
+
+/// `who` as gix signs with it.
+pub(crate) fn signature(who: &Identity) -> gix::actor::Signature {
+    gix::actor::Signature {
+        name: who.name.as_str().into(),
+        email: who.email.as_str().into(),
+        time: gix::date::Time::new(who.seconds, who.offset),
+    }
 }
 
 /// The components of a repository path a file may be written at: relative, no empty, `.` or

@@ -9,7 +9,8 @@ use super::{check, find, required_text, writable, Scope};
 use crate::api::{users, Call};
 use crate::auth::protection::RefChange;
 use crate::error::{ApiError, ApiResult, GitResultExt};
-use crate::git::{self, refs_write, ResolveError};
+use crate::git::write::refs as refs_write;
+use crate::git::{self, ResolveError};
 use crate::params::Params;
 use crate::response::Response;
 

@@ -7,7 +7,7 @@ use super::{check, find, writable, Scope};
 use crate::api::{users, Call};
 use crate::auth::protection::{RefChange, Refusal};
 use crate::error::{ApiError, ApiResult};
-use crate::git::refs_write;
+use crate::git::write::refs as refs_write;
 use crate::response::Response;
 
 pub const DEFAULT_BRANCH: &str = "The default branch of a project cannot be deleted.";

@@ -7,7 +7,8 @@ use super::{check, writable, Scope};
 use crate::api::{users, Call};
 use crate::auth::protection::{self, RefChange};
 use crate::error::{ApiError, ApiResult, GitResultExt};
-use crate::git::{self, refs_write};
+use crate::git;
+use crate::git::write::refs as refs_write;
 use crate::response::Response;
 use serde_json::json;
 

@@ -8,7 +8,8 @@ use super::{entity, find};
 use crate::api::branches::{required_text, writable};
 use crate::api::{users, Call};
 use crate::error::{ApiError, ApiResult};
-use crate::git::{self, refs_write, ResolveError};
+use crate::git::write::refs as refs_write;
+use crate::git::{self, ResolveError};
 use crate::params::Params;
 use crate::response::Response;
 

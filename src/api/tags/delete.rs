@@ -6,7 +6,7 @@ use super::find;
 use crate::api::branches::writable;
 use crate::api::{users, Call};
 use crate::error::{ApiError, ApiResult};
-use crate::git::refs_write;
+use crate::git::write::refs as refs_write;
 use crate::response::Response;
 
 pub fn delete(call: &Call, project: &str, name: &str) -> ApiResult<Response> {

@@ -11,7 +11,7 @@
 //! [`WriteError::Race`], GitLab's "Please refresh and try again".
 
 use super::durable;
-use super::{entry_at, path_components, Identity};
+use super::{entry_at, path_components, signature, Identity};
 use crate::git::error::{boxed, BoxError};
 use crate::git::{last_commit, merge_base};
 use gix::objs::tree::EntryKind;
@@ -464,14 +464,6 @@ fn write_tree(repo: &gix::Repository, staged: &Staged<'_>) -> Result<ObjectId, W
             Err(WriteError::UnwritableTree(boxed(e)))
         }
         Err(e) => Err(broken(e)),
-    }
-}
-
-fn signature(who: &Identity) -> gix::actor::Signature {
-    gix::actor::Signature {
-        name: who.name.as_str().into(),
-        email: who.email.as_str().into(),
-        time: gix::date::Time::new(who.seconds, who.offset),
     }
 }
 

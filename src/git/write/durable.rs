@@ -20,20 +20,6 @@ fn fsync_object(objects_dir: &Path, id: ObjectId) -> std::io::Result<()> {
     fsync_path(&dir)
 }
 
-/// Flushes `file` and every directory from its parent up to `root`.
-fn fsync_with_parents(file: &Path, root: &Path) -> std::io::Result<()> {
-    fsync_path(file)?;
-    let mut dir = file.parent();
-    while let Some(d) = dir {
-        fsync_path(d)?;
-        if d == root {
-            break;
-        }
-        dir = d.parent();
-    }
-    Ok(())
-}
-
 /// The ids of the tree `root` and of the trees along `path` in it (as far as they exist).
 fn trees_along(repo: &gix::Repository, root: ObjectId, path: &str) -> Vec<ObjectId> {
     let mut out = vec![root];
@@ -54,7 +40,6 @@ fn trees_along(repo: &gix::Repository, root: ObjectId, path: &str) -> Vec<Object
 /// Flushes a new commit: the commit, its tree, the trees along every changed path and the
 /// blobs at them (the only objects an edit writes).
 pub fn flush_commit(repo: &gix::Repository, tree: ObjectId, commit: ObjectId, changed: &[&str]) -> std::io::Result<()> {
-    let objects_dir = repo.objects.store_ref().path().to_path_buf();
     let mut written = vec![commit];
     for path in changed {
         written.extend(trees_along(repo, tree, path));
@@ -65,24 +50,40 @@ pub fn flush_commit(repo: &gix::Repository, tree: ObjectId, commit: ObjectId, ch
     }
     written.sort();
     written.dedup();
-    for id in written {
-        fsync_object(&objects_dir, id)?;
-    }
-    fsync_path(&objects_dir)
+    flush_objects(repo, &written)
 }
 
-/// Flushes the loose reference `name` (`refs/heads/x`, `HEAD`) and its reflog, if kept.
+/// Flushes what a reference transaction on `name` (`refs/heads/x`, `HEAD`) changed: the loose
+/// reference and its reflog when they exist, else the directories that lost them; and
+/// `packed-refs`, which a deletion may have rewritten. Every directory from the file up to the
+/// repository's common directory.
 pub fn flush_ref(repo: &gix::Repository, name: &str) -> std::io::Result<()> {
-    let common_dir = repo.common_dir();
-    let file = common_dir.join(name);
-    if file.exists() {
-        fsync_with_parents(&file, common_dir)?;
-    }
-    let log = common_dir.join("logs").join(name);
-    if log.exists() {
-        fsync_with_parents(&log, common_dir)?;
+    let common = repo.common_dir().to_path_buf();
+    for file in [common.join(name), common.join("logs").join(name), common.join("packed-refs")] {
+        if file.exists() {
+            fsync_path(&file)?;
+        }
+        let mut dir = file.parent();
+        while let Some(d) = dir {
+            if d.exists() {
+                fsync_path(d)?;
+            }
+            if d == common || !d.starts_with(&common) {
+                break;
+            }
+            dir = d.parent();
+        }
     }
     Ok(())
+}
+
+/// Flushes the loose objects `ids` (those written as loose files) and their directories.
+pub fn flush_objects(repo: &gix::Repository, ids: &[ObjectId]) -> std::io::Result<()> {
+    let objects_dir = repo.objects.store_ref().path().to_path_buf();
+    for id in ids {
+        fsync_object(&objects_dir, *id)?;
+    }
+    fsync_path(&objects_dir)
 }
 
 /// Whether a reference edit failed because another writer moved the reference (or holds its

@@ -2,14 +2,14 @@
 //! created only where none exists and deleted only while it still names the object the caller
 //! saw, in one gix ref transaction, and the reference (or the directory it left, and
 //! `packed-refs`) is flushed to disk before the answer. Annotated tags write their tag object
-//! first and flush it. (Kept apart from `write.rs` so that the one write path can fold it in.)
+//! first and flush it. Part of the one write path: flushing is [`super::durable`]'s.
 
-use super::error::{boxed, BoxError, Classify, Missing};
-use super::write::Identity;
+use super::durable;
+use super::{signature, Identity};
+use crate::git::error::{boxed, BoxError, Classify, Missing};
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use gix::refs::{FullName, Target};
 use gix::ObjectId;
-use std::path::Path;
 
 /// Why a reference could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -34,55 +34,12 @@ fn broken(e: impl std::error::Error + Send + Sync + 'static) -> Error {
     Error::Git(boxed(e))
 }
 
-fn fsync_path(path: &Path) -> std::io::Result<()> {
-    std::fs::File::open(path)?.sync_all()
-}
-
-/// Flushes what a transaction on `ref_name` changed: the loose reference and its reflog when
-/// they exist, else the directories that lost them; and `packed-refs`, which a deletion may
-/// have rewritten. Every directory from the file up to the repository's common directory.
-fn flush(repo: &gix::Repository, ref_name: &str) -> std::io::Result<()> {
-    let common = repo.common_dir().to_path_buf();
-    for file in [common.join(ref_name), common.join("logs").join(ref_name), common.join("packed-refs")] {
-        let mut dir = if file.exists() {
-            fsync_path(&file)?;
-            file.parent()
-        } else {
-            file.parent()
-        };
-        while let Some(d) = dir {
-            if d.exists() {
-                fsync_path(d)?;
-            }
-            if d == common || !d.starts_with(&common) {
-                break;
-            }
-            dir = d.parent();
-        }
-    }
-    Ok(())
-}
-
-fn signature_of(who: &Identity) -> gix::actor::Signature {
-    gix::actor::Signature {
-        name: who.name.as_str().into(),
-        email: who.email.as_str().into(),
-        time: gix::date::Time::new(who.seconds, who.offset),
-    }
-}
-
-/// Whether a failed transaction lost a race (another writer created, moved or locked it).
-fn lost_race(e: &gix::Error) -> bool {
-    e.downcast_any_ref::<gix::refs::file::transaction::prepare::ReferenceOutOfDate>().is_some()
-        || e.downcast_any_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::AlreadyExists)
-}
-
 fn apply(repo: &gix::Repository, edit: RefEdit, who: &Identity, ref_name: &str) -> Result<(), Error> {
-    let signature = signature_of(who);
+    let signature = signature(who);
     let mut time_buf = gix::date::parse::TimeBuf::default();
     match repo.edit_references_as([edit], Some(signature.to_ref(&mut time_buf))) {
-        Ok(_) => flush(repo, ref_name).map_err(broken),
-        Err(e) if lost_race(&e) => Err(Error::Changed),
+        Ok(_) => durable::flush_ref(repo, ref_name).map_err(broken),
+        Err(e) if durable::lost_race(&e) => Err(Error::Changed),
         Err(e) => Err(broken(e)),
     }
 }
@@ -149,27 +106,13 @@ pub fn tag_object(
         target,
         target_kind: gix::object::Kind::Commit,
         name: name.into(),
-        tagger: Some(signature_of(tagger)),
+        tagger: Some(signature(tagger)),
         message: message.into(),
         signature: None,
     };
     let id = repo.write_object(&tag).map_err(broken)?.detach();
-    flush_objects(repo, &[id])?;
+    durable::flush_objects(repo, &[id]).map_err(broken)?;
     Ok(id)
-}
-
-/// Flushes the loose objects `ids` (those written as loose files) and their directories.
-fn flush_objects(repo: &gix::Repository, ids: &[ObjectId]) -> Result<(), Error> {
-    let objects = repo.objects.store_ref().path().to_path_buf();
-    for id in ids {
-        let hex = id.to_string();
-        let (dir, file) = (objects.join(&hex[..2]), objects.join(&hex[..2]).join(&hex[2..]));
-        if file.exists() {
-            fsync_path(&file).map_err(broken)?;
-            fsync_path(&dir).map_err(broken)?;
-        }
-    }
-    fsync_path(&objects).map_err(broken)
 }
 
 /// The first commit of an empty repository, as GitLab makes one before creating a branch in
@@ -185,12 +128,12 @@ pub fn initial_commit(repo: &gix::Repository, branch: &str, who: &Identity) -> R
         }],
     };
     let tree = repo.write_object(&tree).map_err(broken)?.detach();
-    let signature = signature_of(who);
+    let signature = signature(who);
     let mut time_buf = gix::date::parse::TimeBuf::default();
     let signature = signature.to_ref(&mut time_buf);
     let commit =
         repo.new_commit_as(signature, signature, "Add README.md", tree, [] as [ObjectId; 0]).map_err(broken)?.id;
-    flush_objects(repo, &[blob, tree, commit])?;
+    durable::flush_objects(repo, &[blob, tree, commit]).map_err(broken)?;
     create(repo, &format!("refs/heads/{branch}"), commit, who, "commit (initial): Add README.md")?;
     Ok(commit)
 }
