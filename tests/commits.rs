@@ -145,6 +145,12 @@ fn the_list_is_what_git_log_lists_for_every_filter_and_order() {
             ("author=bob%40example.com".into(), vec!["--author=bob@example.com".into(), "main".into()]),
             ("author=".into(), vec!["main".into()]),
             ("author=Nobody".into(), vec!["--author=Nobody".into(), "main".into()]),
+            // git reads the pattern as a basic regular expression.
+            ("author=%5EA.*ce".into(), vec!["--author=^A.*ce".into(), "main".into()]),
+            ("author=example%5C.com%3E%24".into(), vec!["--author=example\\.com>$".into(), "main".into()]),
+            ("author=Alice%5C%7CBob".into(), vec!["--author=Alice\\|Bob".into(), "main".into()]),
+            ("author=(b".into(), vec!["--author=(b".into(), "main".into()]),
+            ("author=b%2B".into(), vec!["--author=b+".into(), "main".into()]),
             (format!("since={}", since.replace('+', "%2B")), vec![format!("--since={since}"), "main".into()]),
             (format!("until={}", until.replace('+', "%2B")), vec![format!("--until={until}"), "main".into()]),
             ("first_parent=true".into(), vec!["--first-parent".into(), "main".into()]),

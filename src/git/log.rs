@@ -13,7 +13,7 @@
 //!   only that (first such) parent; a root commit is TREESAME when the path is absent. With
 //!   `--first-parent` only the first parent is compared and walked;
 //! - listed unless TREESAME, newer than `--until` (`min_age`: ignored, parents still walked), or
-//!   not by the author (`--author`, matched here as fixed text against `Name <email>`).
+//!   not by the author (`--author`: a basic regular expression found in `Name <email>`).
 //!
 //! `--topo-order` with a commit-graph is git's incremental topological walk ([`Topo`]),
 //! which reads about as much history as the page shows; without one (or with `--since`) the
@@ -77,12 +77,62 @@ pub struct Filter {
     pub since: Option<i64>,
     /// `--until`: committer dates after this (seconds) are not listed.
     pub until: Option<i64>,
-    /// `--author`: fixed text that `Name <email>` must contain.
-    pub author: Option<String>,
+    /// `--author`: a pattern `Name <email>` must match.
+    pub author: Option<AuthorPattern>,
     /// `-- <path>`: the path's components (a file or a directory).
     pub path: Option<Vec<Vec<u8>>>,
     pub first_parent: bool,
     pub topo: bool,
+}
+
+/// `--author`'s pattern as git reads it: a POSIX basic regular expression (`+`, `?`, `|`, `(`,
+/// `)`, `{`, `}` are literal unless escaped), found anywhere in `Name <email>`, case-sensitive.
+/// A pattern that does not compile is matched as fixed text.
+#[derive(Debug, Clone)]
+pub enum AuthorPattern {
+    Regex(regex::bytes::Regex),
+    Text(Vec<u8>),
+}
+
+impl AuthorPattern {
+    pub fn new(pattern: &str) -> AuthorPattern {
+        match regex::bytes::RegexBuilder::new(&basic_to_extended(pattern)).size_limit(1 << 20).build() {
+            Ok(regex) => AuthorPattern::Regex(regex),
+            Err(_) => AuthorPattern::Text(pattern.as_bytes().to_vec()),
+        }
+    }
+
+    fn matches(&self, ident: &[u8]) -> bool {
+        match self {
+            AuthorPattern::Regex(regex) => regex.is_match(ident),
+            AuthorPattern::Text(text) => ident.find(text.as_slice()).is_some(),
+        }
+    }
+}
+
+/// A POSIX basic regular expression in the `regex` crate's syntax: the characters that are
+/// special only when escaped in BRE swap their escaping.
+fn basic_to_extended(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len() + 8);
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(next @ ('+' | '?' | '|' | '(' | ')' | '{' | '}')) => out.push(next),
+                Some(next) => {
+                    out.push('\\');
+                    out.push(next);
+                }
+                None => out.push_str("\\\\"),
+            },
+            '+' | '?' | '|' | '(' | ')' | '{' | '}' => {
+                out.push('\\');
+                out.push(c);
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// One page: skip `skip` listed commits, then list at most `take`.
@@ -314,12 +364,12 @@ impl<'r> Walk<'r> {
         }
     }
 
-    fn authored_by(&mut self, id: ObjectId, author: &str) -> Result<bool, Error> {
+    fn authored_by(&mut self, id: ObjectId, author: &AuthorPattern) -> Result<bool, Error> {
         let iter = self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| Error::NotACommit(id))?;
         for token in iter {
             if let Token::Author { signature } = token.map_err(|e| Error::Decode { id, source: boxed(e) })? {
                 let line = [signature.name.as_bytes(), b" <", signature.email.as_bytes(), b">"].concat();
-                return Ok(line.find(author.as_bytes()).is_some());
+                return Ok(author.matches(&line));
             }
         }
         Ok(false)
@@ -755,4 +805,19 @@ pub fn contains(repo: &gix::Repository, target: ObjectId, tips: &[ObjectId]) -> 
         answers.push(state[root as usize] == 2);
     }
     Ok(answers)
+}
+
+#[cfg(test)]
+mod author_tests {
+    use super::{basic_to_extended, AuthorPattern};
+
+    #[test]
+    fn basic_regular_expressions_read_as_git_reads_them() {
+        assert_eq!(basic_to_extended(r"a+b?(c)|{d}"), r"a\+b\?\(c\)\|\{d\}");
+        assert_eq!(basic_to_extended(r"a\+b\|c\(d\)"), "a+b|c(d)");
+        assert_eq!(basic_to_extended(r"^x\.y$"), r"^x\.y$");
+        assert!(AuthorPattern::new(r"Alice\|Bob").matches(b"Bob <b@example.com>"));
+        assert!(!AuthorPattern::new("b+").matches(b"bb <b@example.com>"));
+        assert!(AuthorPattern::new("[").matches(b"x[ <x@example.com>"), "a pattern that does not compile is text");
+    }
 }

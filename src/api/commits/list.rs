@@ -5,8 +5,8 @@
 //!   side is HEAD) or `a...b` (what either has and not both); absent or `""` is the default
 //!   branch. An unknown ref and an empty repository answer `200 []`. A leading `-` or
 //!   whitespace inside is 400 `{"message":"ref_name is invalid"}`, as are NUL and reflog forms.
-//! - `since`/`until` (ISO 8601, committer dates), `path`, `author` (fixed text in
-//!   `Name <email>`; `""` is no filter), `all` (every ref; `ref_name` ignored),
+//! - `since`/`until` (ISO 8601, committer dates), `path`, `author` (git's basic
+//!   regular expression, found in `Name <email>`; `""` is no filter), `all` (every ref; `ref_name` ignored),
 //!   `first_parent`, `order` (`default` | `topo`), `with_stats` (each entity gains `stats`),
 //!   `trailers` (fills `trailers`/`extended_trailers`, else both `{}`).
 //! - Offset pagination without totals: `X-Next-Page` and `rel="next"` only when the page is full.
@@ -89,7 +89,7 @@ fn filter(params: &Params) -> ApiResult<log::Filter> {
     Ok(log::Filter {
         since: date(params, "since")?,
         until: date(params, "until")?,
-        author: params.string("author")?.filter(|a| !a.is_empty()),
+        author: params.string("author")?.filter(|a| !a.is_empty()).map(|a| git::log::AuthorPattern::new(&a)),
         path,
         first_parent: params.bool("first_parent")?.unwrap_or(false),
         topo,
