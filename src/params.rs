@@ -111,6 +111,16 @@ impl Params {
         self.string(name)?.ok_or_else(|| ApiError::MissingParam(name.to_string()))
     }
 
+    /// A required text parameter that may not be blank: Grape's `<name> is missing` and
+    /// `<name> is empty`.
+    pub fn required_text(&self, name: &str) -> ApiResult<String> {
+        let value = self.required_string(name)?;
+        if value.trim().is_empty() {
+            return Err(ApiError::ParamError(format!("{name} is empty")));
+        }
+        Ok(value)
+    }
+
     /// An integer parameter: a JSON integer or a string of decimal digits (optionally signed).
     pub fn int(&self, name: &str) -> ApiResult<Option<i64>> {
         match self.values.get(name) {

@@ -5,7 +5,7 @@
 //! create. In an empty repository an empty `README.md` is committed to the default branch
 //! first, as GitLab does.
 
-use super::{check, find, required_text, writable, Scope};
+use super::{check, find, writable, Scope};
 use crate::api::{users, Call};
 use crate::auth::protection::RefChange;
 use crate::error::{ApiError, ApiResult, GitResultExt};
@@ -16,8 +16,8 @@ use crate::response::Response;
 
 pub fn create(call: &Call, project: &str, params: &Params) -> ApiResult<Response> {
     let (project, user) = writable(call, project)?;
-    let name = required_text(params, "branch")?;
-    let revision = required_text(params, "ref")?;
+    let name = params.required_text("branch")?;
+    let revision = params.required_text("ref")?;
     if !refs_write::valid_branch_name(&name) {
         return Err(ApiError::validation("Branch name is invalid"));
     }

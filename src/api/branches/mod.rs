@@ -116,12 +116,3 @@ pub fn check(call: &Call, scope: &Scope, name: &str, change: RefChange) -> ApiRe
         .store
         .read(|db| protection::check(db, &call.caller, &scope.project, scope.default_branch.as_deref(), name, change))
 }
-
-/// A required text parameter that may not be blank: Grape's `is missing` and `is empty`.
-pub fn required_text(params: &crate::params::Params, name: &str) -> ApiResult<String> {
-    let value = params.required_string(name)?;
-    if value.trim().is_empty() {
-        return Err(ApiError::ParamError(format!("{name} is empty")));
-    }
-    Ok(value)
-}

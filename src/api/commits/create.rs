@@ -27,15 +27,6 @@ use serde_json::{Map, Value};
 
 const NOT_ALLOWED: &str = "You are not allowed to push into this branch";
 
-/// A required text parameter that must not be blank.
-fn required_text(params: &Params, name: &str) -> ApiResult<String> {
-    let value = params.required_string(name)?;
-    if value.trim().is_empty() {
-        return Err(ApiError::ParamError(format!("{name} is empty")));
-    }
-    Ok(value)
-}
-
 /// One field of action `index`: absent, `null`, a string (numbers as their text), or a 400.
 fn field(action: &Map<String, Value>, index: usize, name: &str) -> ApiResult<Option<String>> {
     match action.get(name) {
@@ -133,8 +124,8 @@ fn start_sha(repo: &gix::Repository, text: &str) -> ApiResult<ObjectId> {
 }
 
 pub fn create(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
-    let branch = required_text(params, "branch")?;
-    let message = required_text(params, "commit_message")?;
+    let branch = params.required_text("branch")?;
+    let message = params.required_text("commit_message")?;
     let actions = actions(params)?;
     let start_branch = params.string("start_branch")?.filter(|s| !s.is_empty());
     let start_sha_text = params.string("start_sha")?.filter(|s| !s.is_empty());

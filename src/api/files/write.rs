@@ -22,15 +22,6 @@ use crate::response::Response;
 use base64::Engine;
 use serde_json::json;
 
-/// A required text parameter that must not be blank: `<name> is missing`, `<name> is empty`.
-fn required_text(params: &Params, name: &str) -> ApiResult<String> {
-    let value = params.required_string(name)?;
-    if value.trim().is_empty() {
-        return Err(ApiError::ParamError(format!("{name} is empty")));
-    }
-    Ok(value)
-}
-
 /// Base64 as Ruby's `Base64.decode64` reads it: characters outside the alphabet are skipped,
 /// padding is optional, and a dangling last character is dropped.
 pub fn decode_base64_leniently(text: &str) -> Vec<u8> {
@@ -72,8 +63,8 @@ struct Write {
 
 impl Write {
     fn from_params(params: &Params) -> ApiResult<Write> {
-        let branch = required_text(params, "branch")?;
-        let message = required_text(params, "commit_message")?;
+        let branch = params.required_text("branch")?;
+        let message = params.required_text("commit_message")?;
         Ok(Write {
             branch,
             start_branch: params.string("start_branch")?.filter(|s| !s.is_empty()),

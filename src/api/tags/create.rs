@@ -5,7 +5,7 @@
 //! is invalid`.
 
 use super::{entity, find};
-use crate::api::branches::{required_text, writable};
+use crate::api::branches::writable;
 use crate::api::{users, Call};
 use crate::error::{ApiError, ApiResult};
 use crate::git::write::refs as refs_write;
@@ -15,8 +15,8 @@ use crate::response::Response;
 
 pub fn create(call: &Call, project: &str, params: &Params) -> ApiResult<Response> {
     let (project, user) = writable(call, project)?;
-    let name = required_text(params, "tag_name")?;
-    let revision = required_text(params, "ref")?;
+    let name = params.required_text("tag_name")?;
+    let revision = params.required_text("ref")?;
     let message = params.string("message")?.filter(|m| !m.trim().is_empty());
     if !refs_write::valid_tag_name(&name) {
         return Err(ApiError::validation("Tag name invalid"));
