@@ -302,6 +302,21 @@ fc_response *fc_repository_file_delete(const fc_ctx *ctx,
                                        const char *auth_json,
                                        const char *params_json);
 
+// Registers the process's log callback: every request's record (level 3, info: one JSON
+// object with the fields of GitLab's `api_json.log`) and the diagnostics of the core and its
+// dependencies (warn and above; debug and trace too when `min_level` asks for them) at
+// levels up to `min_level` (1 error, 2 warn, 3 info, 4 debug, 5 trace). `min_level` 0 or a
+// NULL `cb` turns logging off; a later call replaces an earlier one. Without a callback
+// nothing is written anywhere.
+//
+// The callback gets `user_data` as registered, the level, and one JSON object of `len` bytes
+// (NUL-terminated too). It is called from any thread, concurrently; `json` is borrowed for
+// the call only. It must not call into forgecore and must not unwind. Returns 0, or -1 for a
+// `min_level` outside 0..=5 (nothing changed).
+int fc_log_set(int min_level,
+               void (*cb)(void *user_data, int level, const char *json, size_t len),
+               void *user_data);
+
 // The HTTP status of a response; 0 for NULL.
 uint16_t fc_response_status(const fc_response *response);
 

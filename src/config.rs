@@ -3,6 +3,7 @@
 //! (decisions D5, D6).
 //! Unknown keys are refused so that a typo never silently falls back to a default.
 
+use crate::observe::client::Cidr;
 use crate::store::{Backend, PostgresSettings};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -32,6 +33,41 @@ pub struct Config {
     /// which the repositories of the projects on that storage live.
     #[serde(default)]
     pub storages: BTreeMap<String, PathBuf>,
+    /// What the core believes of a request beyond its peer: forwarded addresses, request ids.
+    #[serde(default)]
+    pub requests: RequestsConfig,
+    /// The `/-/` routes (probes and metrics): who may reach them, and whether metrics are kept.
+    #[serde(default)]
+    pub monitoring: MonitoringConfig,
+}
+
+/// `"requests": {"trusted_proxies": ["10.0.0.0/8"], "trust_request_id": false}`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RequestsConfig {
+    /// Peers whose `X-Forwarded-For` is believed (none by default: the peer is the client).
+    pub trusted_proxies: Vec<Cidr>,
+    /// Whether a client's well-formed `X-Request-Id` becomes the correlation id (GitLab's
+    /// Workhorse `propagateCorrelationID`, off by default).
+    pub trust_request_id: bool,
+}
+
+/// `"monitoring": {"ip_allowlist": ["127.0.0.0/8", "::1/128"], "metrics": true}`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MonitoringConfig {
+    /// Client addresses that may reach `/-/health`, `/-/liveness`, `/-/readiness` and
+    /// `/-/metrics` (GitLab's `monitoring.ip_whitelist`); others get an empty 404.
+    pub ip_allowlist: Vec<Cidr>,
+    /// Whether requests, git operations and the rest are counted for `/-/metrics`.
+    pub metrics: bool,
+}
+
+impl Default for MonitoringConfig {
+    fn default() -> Self {
+        let loopback = ["127.0.0.0/8", "::1/128"].iter().filter_map(|c| Cidr::parse(c).ok()).collect();
+        MonitoringConfig { ip_allowlist: loopback, metrics: true }
+    }
 }
 
 /// `"store": {"postgres": "postgresql://user:password@host:port/db"}` (with an optional
@@ -95,6 +131,9 @@ impl RateLimit {
 pub struct RateLimits {
     /// Every authenticated or anonymous API request, per caller (off by default).
     pub api_requests: RateLimit,
+    /// Anonymous API requests, per client address: GitLab's `throttle_unauthenticated_api`
+    /// (off by default, as GitLab ships it).
+    pub unauthenticated_api: RateLimit,
     /// Archive downloads per user and project.
     pub archive: RateLimit,
     /// Blobs over 10 MB, per caller and project.
@@ -107,6 +146,7 @@ impl Default for RateLimits {
     fn default() -> Self {
         RateLimits {
             api_requests: RateLimit::per(0, 60),
+            unauthenticated_api: RateLimit::per(0, 60),
             archive: RateLimit::per(5, 60),
             large_blob: RateLimit::per(5, 60),
             health_generate: RateLimit::per(5, 3600),

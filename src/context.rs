@@ -5,6 +5,7 @@ use crate::cache::archives::Slots;
 use crate::cache::Caches;
 use crate::config::{Config, RateLimit};
 use crate::error::{ApiError, ApiResult};
+use crate::observe::metrics::Metrics;
 use crate::store::{self, Store};
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,6 +16,8 @@ pub struct Context {
     pub caches: Caches,
     /// The bound on archives built at once (`limits.archive_builds`).
     pub archive_builds: Arc<Slots>,
+    /// What `/-/metrics` shows; shared with the answers still streaming when they end.
+    pub metrics: Arc<Metrics>,
 }
 
 const _: () = {
@@ -30,7 +33,7 @@ impl Context {
             config.limits.archive_builds as usize,
             Duration::from_millis(config.limits.archive_queue_millis),
         ));
-        Ok(Context { config, store, caches, archive_builds })
+        Ok(Context { config, store, caches, archive_builds, metrics: Arc::new(Metrics::new()) })
     }
 
     pub fn from_json(config_json: &str) -> Result<Context, String> {

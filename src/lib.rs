@@ -7,6 +7,7 @@
 //! - [`auth`]: caller identity and the permission function every operation uses.
 //! - [`store`]: the SQLite store (schema, migrations, queries).
 //! - [`git`]: repository access through gix.
+//! - [`observe`]: request records, metrics, the client's address and the correlation id.
 //!
 //! Beside it, crates of the workspace (`crates/`) that cannot reach any of these, used by
 //! `api`: `forgecore_archive` (repository archives: reads one repository, writes bytes),
@@ -23,6 +24,7 @@ pub mod error;
 pub mod ffi;
 pub mod git;
 pub mod http;
+pub mod observe;
 pub mod params;
 pub mod response;
 pub mod store;

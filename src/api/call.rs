@@ -16,7 +16,11 @@ use crate::store::Db;
 use crate::store::{self, groups::Group, projects::Project, StoreResult};
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde_json::Value;
+use std::net::IpAddr;
 use std::path::PathBuf;
+
+/// The message of a throttled call (429).
+const THROTTLED: &str = "This endpoint has been requested too many times. Try again later.";
 
 pub struct Call<'a> {
     pub ctx: &'a Context,
@@ -126,12 +130,24 @@ impl<'a> Call<'a> {
     /// A call by whoever `credentials` name (401 for a bad token), counted against the API
     /// rate limit (429 past it).
     pub fn new(ctx: &'a Context, credentials: &Credentials, base_url: String, origin: Origin) -> ApiResult<Call<'a>> {
+        Call::from_client(ctx, credentials, base_url, origin, None)
+    }
+
+    /// A call from `client` (the client's address, when the door knows it): as [`Call::new`],
+    /// and an anonymous caller is also counted against `rate_limits.unauthenticated_api` for
+    /// that address (GitLab's `throttle_unauthenticated_api`).
+    pub fn from_client(
+        ctx: &'a Context,
+        credentials: &Credentials,
+        base_url: String,
+        origin: Origin,
+        client: Option<IpAddr>,
+    ) -> ApiResult<Call<'a>> {
         let caller = auth::identify(ctx, credentials)?;
-        ctx.throttle(
-            ctx.config.rate_limits.api_requests,
-            &format!("api:{}", caller.rate_key()),
-            "This endpoint has been requested too many times. Try again later.",
-        )?;
+        if let (Caller::Anonymous, Some(address)) = (&caller, client) {
+            ctx.throttle(ctx.config.rate_limits.unauthenticated_api, &format!("unauthenticated:{address}"), THROTTLED)?;
+        }
+        ctx.throttle(ctx.config.rate_limits.api_requests, &format!("api:{}", caller.rate_key()), THROTTLED)?;
         Ok(Call { ctx, caller, base_url, origin, if_none_match: None })
     }
 
@@ -170,6 +186,19 @@ impl<'a> Call<'a> {
     /// Where the project's repository is on this host: see [`git_dir`].
     pub fn git_dir(&self, project: &Project) -> ApiResult<PathBuf> {
         git_dir(self.ctx, project)
+    }
+
+    /// Runs one git operation (`op` names it in `/-/metrics`), timing it for the metrics and
+    /// for the request's record.
+    pub fn git<T>(&self, op: &'static str, work: impl FnOnce() -> T) -> T {
+        let started = std::time::Instant::now();
+        let result = work();
+        let spent = started.elapsed();
+        crate::observe::stats::add_git(spent);
+        if self.ctx.config.monitoring.metrics {
+            self.ctx.metrics.git_operation(op, spent);
+        }
+        result
     }
 
     pub fn web_url(&self, full_path: &str) -> String {

@@ -236,7 +236,9 @@ pub fn get(call: &Call, id_text: &str, params: &Params) -> ApiResult<Response> {
     let comparison = match answers.get::<Comparison>(&key) {
         Some(kept) => kept,
         None => {
-            let fresh = Arc::new(compare(&repo, from, to, &request, max_commits as usize, deadline, &limits)?);
+            let fresh = Arc::new(
+                call.git("compare", || compare(&repo, from, to, &request, max_commits as usize, deadline, &limits))?,
+            );
             if !fresh.timed_out {
                 answers.put(key, Arc::clone(&fresh), fresh.weight());
             }

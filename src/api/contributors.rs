@@ -64,7 +64,7 @@ pub fn list(call: &Call, project: &str, params: &Params) -> ApiResult<Response> 
                 .ctx
                 .caches
                 .answers
-                .get_or_compute(key, weigh, || git::contributors::collect(&repo, tip))
+                .get_or_compute(key, weigh, || call.git("contributors", || git::contributors::collect(&repo, tip)))
                 .or_broken()?;
             all.as_ref().clone()
         }

@@ -39,7 +39,7 @@ pub fn get(call: &Call, project: &str, params: &Params) -> ApiResult<Response> {
         .ctx
         .caches
         .answers
-        .get_or_compute(key, |_| 64, || git::merge_base::best(&repo, ids[0], &ids[1..]))
+        .get_or_compute(key, |_| 64, || call.git("merge_base", || git::merge_base::best(&repo, ids[0], &ids[1..])))
         .or_broken()?;
     let base = base.ok_or(ApiError::NotFound("Merge Base"))?;
     let info = git::commit::read(&repo, base).or_broken()?;

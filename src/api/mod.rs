@@ -17,6 +17,7 @@ pub mod groups;
 pub mod health;
 pub mod member_roles;
 pub mod merge_base;
+pub mod monitoring;
 pub mod pagination;
 pub mod projects;
 pub mod protected_branches;

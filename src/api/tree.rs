@@ -77,9 +77,9 @@ pub fn list(call: &Call, project: &str, params: &Params) -> ApiResult<Response> 
 
     let repo = call.repository(&project, "Tree")?;
     let commit = git::resolve_or_head(&repo, revision.as_deref()).or_not_found(ApiError::NotFound("Tree"))?;
-    let root = git_tree::commit_tree(&repo, commit).map_err(git_error)?;
+    let root = call.git("tree", || git_tree::commit_tree(&repo, commit)).map_err(git_error)?;
     let components = components.ok_or(ApiError::NotFound(NOT_A_DIRECTORY))?;
-    let dir = git_tree::resolve_dir(&repo, root, &components).map_err(git_error)?;
+    let dir = call.git("tree", || git_tree::resolve_dir(&repo, root, &components)).map_err(git_error)?;
     let base = components.join(&b'/');
 
     match mode {

@@ -8,6 +8,7 @@
 
 use std::any::Any;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 type Value = Arc<dyn Any + Send + Sync>;
@@ -28,11 +29,19 @@ struct Inner {
 pub struct Answers {
     capacity: usize,
     inner: Mutex<Inner>,
+    /// Lookups that found a value, and that did not, for `/-/metrics`.
+    pub hits: AtomicU64,
+    pub misses: AtomicU64,
 }
 
 impl Answers {
     pub fn new(capacity_bytes: u64) -> Answers {
-        Answers { capacity: usize::try_from(capacity_bytes).unwrap_or(usize::MAX), inner: Mutex::default() }
+        Answers {
+            capacity: usize::try_from(capacity_bytes).unwrap_or(usize::MAX),
+            inner: Mutex::default(),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -41,6 +50,17 @@ impl Answers {
 
     /// The value kept under `key`, if it is one of type `T`.
     pub fn get<T: Any + Send + Sync>(&self, key: &str) -> Option<Arc<T>> {
+        let found = self.find::<T>(key);
+        if found.is_some() {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            crate::observe::stats::add_cache_hit();
+        } else {
+            self.misses.fetch_add(1, Ordering::Relaxed);
+        }
+        found
+    }
+
+    fn find<T: Any + Send + Sync>(&self, key: &str) -> Option<Arc<T>> {
         let mut inner = self.lock();
         inner.clock += 1;
         let now = inner.clock;

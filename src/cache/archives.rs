@@ -49,6 +49,10 @@ pub struct Archives {
     flights: Mutex<HashMap<String, Arc<Flight>>>,
     builds: AtomicU64,
     usage: Arc<Mutex<Usage>>,
+    /// Lookups served from the cache or a build under way, and lookups that built, for
+    /// `/-/metrics`.
+    pub hits: AtomicU64,
+    pub misses: AtomicU64,
 }
 
 /// The bytes this process knows on disk.
@@ -129,8 +133,15 @@ impl Archives {
                 let _ = std::fs::remove_file(entry.path());
             }
         }
-        let archives =
-            Archives { dir, capacity, flights: Mutex::default(), builds: AtomicU64::new(0), usage: Arc::default() };
+        let archives = Archives {
+            dir,
+            capacity,
+            flights: Mutex::default(),
+            builds: AtomicU64::new(0),
+            usage: Arc::default(),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        };
         let cached: u64 = archives.entries().iter().map(|(_, len, _)| len).sum();
         lock(&archives.usage).cached = cached;
         if cached > capacity {
@@ -164,11 +175,16 @@ impl Archives {
         // temporary file that is gone.
         let mut flights = self.flights();
         if let Some(flight) = flights.get(key) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            crate::observe::stats::add_cache_hit();
             return Ok(Lookup::Join(Growing::join(Arc::clone(flight))?));
         }
         if let Some(cached) = self.hit(key) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            crate::observe::stats::add_cache_hit();
             return Ok(Lookup::Hit(cached));
         }
+        self.misses.fetch_add(1, Ordering::Relaxed);
         let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
         let temp = self.dir.join(format!(".{key}.{}.{nanos}.tmp", std::process::id()));
         let file = File::create(&temp)?;

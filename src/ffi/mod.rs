@@ -22,12 +22,14 @@ mod archive;
 mod exports;
 mod families;
 mod files;
+mod log;
 mod response;
 
 pub use archive::*;
 pub use exports::*;
 pub use families::*;
 pub use files::*;
+pub use log::*;
 pub use response::*;
 
 use crate::response::Response;

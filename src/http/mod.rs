@@ -7,12 +7,14 @@
 pub mod request;
 pub mod router;
 
-use crate::api::{self, Call, Origin};
+use crate::api::{self, monitoring, Call, Origin};
 use crate::auth::Credentials;
 use crate::context::Context;
 use crate::error::ApiResult;
+use crate::observe::record::Trace;
 use crate::response::{Body, Response};
 use request::Request;
+use std::net::IpAddr;
 
 /// GitLab's `Cache-Control` for API answers (Grape's default through Rails): answers may depend
 /// on the caller's token, which a shared cache cannot see in `PRIVATE-TOKEN`, so none stores them.
@@ -20,12 +22,33 @@ pub const CACHE_CONTROL: &str = "max-age=0, private, must-revalidate";
 
 /// Serves one request. Never panics on bad input; every failure is a GitLab-shaped response.
 pub fn handle(ctx: &Context, method: &str, target: &str, headers: Vec<(String, String)>, body: &[u8]) -> Response {
+    handle_from(ctx, None, method, target, headers, body)
+}
+
+/// Serves one request from `peer` (the connection's address as the host saw it). Every
+/// request, whatever becomes of it, has one record and one count in the metrics (`observe`).
+pub fn handle_from(
+    ctx: &Context,
+    peer: Option<IpAddr>,
+    method: &str,
+    target: &str,
+    headers: Vec<(String, String)>,
+    body: &[u8],
+) -> Response {
+    let mut trace = Trace::begin(ctx, peer, method, target, &headers);
     let is_head = method == "HEAD";
-    let mut response = serve(ctx, method, target, headers, body).unwrap_or_else(|e| e.into_response());
+    let (path, query) = target.split('#').next().unwrap_or("").split_once('?').unwrap_or((target, ""));
+    let mut response = match monitoring::route(path) {
+        Some(template) => {
+            trace.set_route(template);
+            monitoring::serve(ctx, trace.client, method, template, query)
+        }
+        None => finish(serve(ctx, &mut trace, method, target, headers, body).unwrap_or_else(|e| e.into_response())),
+    };
     if is_head {
         response.body = Body::Bytes(Vec::new());
     }
-    finish(response)
+    trace.finish(response)
 }
 
 /// The headers every API answer carries, as GitLab sends them, set here once: `Cache-Control`
@@ -42,15 +65,24 @@ fn finish(mut response: Response) -> Response {
 
 fn serve(
     ctx: &Context,
+    trace: &mut Trace,
     method: &str,
     target: &str,
     headers: Vec<(String, String)>,
     body: &[u8],
 ) -> ApiResult<Response> {
     let request = Request::parse(ctx, method, target, headers, body)?;
+    let found = router::find(&request);
+    if let Ok((route, _)) = &found {
+        trace.set_route(route.template());
+    }
     let credentials = Credentials::collect(request.headers(), &request.query);
+    let texts: Vec<&str> = credentials.personal.iter().chain(&credentials.job).map(String::as_str).collect();
+    trace.set_params(&request.params, &texts);
     let base_url = api::base_url(ctx, request.header("host"));
-    let mut call = Call::new(ctx, &credentials, base_url, Origin::request(&request.raw_path, &request.query_pairs))?;
+    let origin = Origin::request(&request.raw_path, &request.query_pairs);
+    let mut call = Call::from_client(ctx, &credentials, base_url, origin, trace.client)?;
+    trace.set_caller(&call.caller);
     call.if_none_match = request.header("if-none-match").map(str::to_string);
-    router::dispatch(&call, &request)
+    router::dispatch(&call, &request, found)
 }

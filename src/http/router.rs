@@ -14,6 +14,7 @@ use crate::api::{
 };
 use crate::error::{ApiError, ApiResult};
 use crate::response::Response;
+use std::sync::OnceLock;
 
 /// An operation called with the request and the values of the pattern's `:name` segments.
 type Handler = fn(&Call, &Request, &[&str]) -> ApiResult<Response>;
@@ -119,21 +120,43 @@ fn captures<'a>(pattern: &str, segments: &[&'a str]) -> Option<Vec<&'a str>> {
     Some(values)
 }
 
-pub fn dispatch(call: &Call, request: &Request) -> ApiResult<Response> {
-    let segments: Vec<&str> = request.segments.iter().map(String::as_str).collect();
-    if segments == ["__panic"] && call.ctx.config.features.test_panic_route {
-        panic!("panic route requested");
+impl Route {
+    /// The route's template as records and metrics name it: `/api/v4` and the pattern
+    /// (`/api/v4/projects/:id/repository/tree`), never a raw path.
+    pub fn template(&'static self) -> &'static str {
+        static TEMPLATES: OnceLock<Vec<String>> = OnceLock::new();
+        let templates = TEMPLATES.get_or_init(|| ROUTES.iter().map(|r| format!("/api/v4{}", r.pattern)).collect());
+        ROUTES
+            .iter()
+            .position(|r| std::ptr::eq(r, self))
+            .and_then(|i| templates.get(i))
+            .map_or(self.pattern, String::as_str)
     }
+}
+
+/// The route a request names, with the values of its `:name` segments: a 405 for a known path
+/// with another method, a 404 for an unknown path.
+pub fn find(request: &Request) -> ApiResult<(&'static Route, Vec<&str>)> {
+    let segments: Vec<&str> = request.segments.iter().map(String::as_str).collect();
     let mut path_known = false;
     for route in ROUTES {
         if let Some(values) = captures(route.pattern, &segments) {
             if route.method == request.method {
-                return (route.handler)(call, request, &values);
+                return Ok((route, values));
             }
             path_known = true;
         }
     }
     Err(if path_known { ApiError::MethodNotAllowed } else { ApiError::NotFound("") })
+}
+
+/// Calls the operation of `found` (from [`find`]) for `request`.
+pub fn dispatch(call: &Call, request: &Request, found: ApiResult<(&'static Route, Vec<&str>)>) -> ApiResult<Response> {
+    if request.segments == ["__panic"] && call.ctx.config.features.test_panic_route {
+        panic!("panic route requested");
+    }
+    let (route, values) = found?;
+    (route.handler)(call, request, &values)
 }
 
 #[cfg(test)]

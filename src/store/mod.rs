@@ -32,7 +32,10 @@ pub use error::{StoreError, StoreResult};
 pub use postgres::Settings as PostgresSettings;
 pub use sqlite::DB_FILE;
 
+use crate::observe::metrics::{self, Histogram, Sample};
+use crate::observe::stats;
 use std::path::Path;
+use std::time::Instant;
 
 /// Which backend holds the data, as the configuration names it.
 #[derive(Debug, Clone)]
@@ -43,6 +46,9 @@ pub enum Backend {
 
 pub struct Store {
     inner: Inner,
+    /// How long each store operation took (a read, a transaction, a memo lookup), for
+    /// `/-/metrics`; each also counts in its request's record (`observe::stats`).
+    operations: Histogram,
 }
 
 enum Inner {
@@ -57,7 +63,57 @@ impl Store {
             Backend::Sqlite => Inner::Sqlite(sqlite::Sqlite::open(data_dir)?),
             Backend::Postgres(settings) => Inner::Postgres(postgres::Postgres::open(settings)?),
         };
-        Ok(Store { inner })
+        Ok(Store { inner, operations: Histogram::new(metrics::WORK_BUCKETS) })
+    }
+
+    /// Runs one store operation, timing it.
+    fn timed<T>(&self, work: impl FnOnce() -> T) -> T {
+        let started = Instant::now();
+        let result = work();
+        let spent = started.elapsed();
+        self.operations.observe(spent);
+        stats::add_db(spent);
+        result
+    }
+
+    /// Whether the store answers now: a statement through the pool (within `timeout`) and,
+    /// for PostgreSQL, a listener that is connected and heard from lately. The error says which.
+    pub fn check(&self, timeout: std::time::Duration) -> Result<(), String> {
+        match &self.inner {
+            Inner::Sqlite(store) => store
+                .read(|db| db.one("SELECT 1", &[], |r| r.i64(0)))
+                .map(|_| ())
+                .map_err(|e| format!("the SQLite store does not answer: {e}")),
+            Inner::Postgres(store) => store.check(timeout),
+        }
+    }
+
+    /// What `/-/metrics` shows of the store: operation times and, for PostgreSQL, the pool.
+    pub fn samples(&self) -> Vec<Sample<'_>> {
+        let backend = match self.dialect() {
+            Dialect::Sqlite => "sqlite",
+            Dialect::Postgres => "postgres",
+        };
+        let mut samples = vec![Sample {
+            name: "forgecore_store_operation_duration_seconds",
+            kind: "histogram",
+            help: "Time of store operations (a read, a transaction), pool waits included.",
+            labels: format!("backend=\"{backend}\""),
+            value: metrics::Value::Histogram(&self.operations),
+        }];
+        if let Inner::Postgres(store) = &self.inner {
+            let (open, idle) = store.pool_state();
+            for (state, count) in [("idle", idle), ("busy", open.saturating_sub(idle))] {
+                samples.push(Sample {
+                    name: "forgecore_store_pool_connections",
+                    kind: "gauge",
+                    help: "Connections of the store's pool, by state.",
+                    labels: format!("backend=\"{backend}\",state=\"{state}\""),
+                    value: metrics::Value::Number(f64::from(count)),
+                });
+            }
+        }
+        samples
     }
 
     pub fn dialect(&self) -> Dialect {
@@ -71,45 +127,45 @@ impl Store {
     /// personal access token); `None` when no live token has it. PostgreSQL answers tokens it
     /// has seen from memory, kept correct across hosts by invalidation (see `notified.rs`).
     pub fn principal(&self, digest: &[u8], job: bool) -> StoreResult<Option<tokens::Principal>> {
-        match &self.inner {
+        self.timed(|| match &self.inner {
             Inner::Sqlite(store) => store.read(|db| tokens::principal(db, digest, job)),
             Inner::Postgres(store) => store.principal(digest, job),
-        }
+        })
     }
 
     /// The member roles of one namespace (`None`: the instance's), ordered by name. PostgreSQL
     /// answers from memory once every change acknowledged before the call has been heard (see
     /// `notified.rs`).
     pub fn member_roles(&self, namespace: Option<i64>) -> StoreResult<Vec<member_roles::MemberRole>> {
-        match &self.inner {
+        self.timed(|| match &self.inner {
             Inner::Sqlite(store) => store.read(|db| member_roles::list(db, namespace)),
             Inner::Postgres(store) => store.member_roles(namespace),
-        }
+        })
     }
 
     /// The project a request names (`None`: there is none). PostgreSQL answers from memory once
     /// every change acknowledged before the call has been heard (see `notified.rs`).
     pub fn project(&self, name: &projects::Name) -> StoreResult<Option<projects::Project>> {
-        match &self.inner {
+        self.timed(|| match &self.inner {
             Inner::Sqlite(store) => store.read(|db| projects::find(db, name)),
             Inner::Postgres(store) => store.project(name),
-        }
+        })
     }
 
     /// Runs read-only work, or one statement that is atomic by itself.
     pub fn read<T, E: From<StoreError>>(&self, work: impl FnOnce(&mut Db) -> Result<T, E>) -> Result<T, E> {
-        match &self.inner {
+        self.timed(|| match &self.inner {
             Inner::Sqlite(store) => store.read(work),
             Inner::Postgres(store) => store.read(work),
-        }
+        })
     }
 
     /// Runs `work` in one transaction, committed when it returns `Ok`.
     pub fn write<T, E: From<StoreError>>(&self, work: impl FnOnce(&mut Db) -> Result<T, E>) -> Result<T, E> {
-        match &self.inner {
+        self.timed(|| match &self.inner {
             Inner::Sqlite(store) => store.write(work),
             Inner::Postgres(store) => store.write(work),
-        }
+        })
     }
 }
 

@@ -157,6 +157,28 @@ impl Postgres {
         Ok(value)
     }
 
+    /// A statement through the pool within `timeout`, and a listener that is connected and
+    /// has heard from the server lately (else this host's memos are off and it reads on).
+    pub fn check(&self, timeout: Duration) -> Result<(), String> {
+        let mut conn = self
+            .pool
+            .get_timeout(timeout)
+            .map_err(|e| format!("the PostgreSQL store does not answer: {}", StoreError::from(e)))?;
+        conn.client
+            .simple_query("SELECT 1")
+            .map_err(|e| format!("the PostgreSQL store does not answer: {}", describe(&e)))?;
+        if !self.notified.roles.usable(Instant::now()) {
+            return Err("the PostgreSQL store's listener is not connected".into());
+        }
+        Ok(())
+    }
+
+    /// The pool's connections: (open, idle).
+    pub fn pool_state(&self) -> (u32, u32) {
+        let state = self.pool.state();
+        (state.connections, state.idle_connections)
+    }
+
     /// Runs `work` on a pooled connection, each statement committing by itself.
     pub fn read<T, E: From<StoreError>>(&self, work: impl FnOnce(&mut Db) -> Result<T, E>) -> Result<T, E> {
         let mut conn = self.pool.get().map_err(StoreError::from)?;

@@ -23,7 +23,8 @@ pub fn diff(call: &Call, id: &str, sha: &str, params: &Params) -> ApiResult<Resp
     let old = info.parent_ids.first().map(|&p| git::tree::commit_tree(&repo, p)).transpose().or_broken()?;
     let new = git::tree::commit_tree(&repo, info.id).or_broken()?;
     let late = || ApiError::Unavailable("the diff took longer than its time budget");
-    let changes = git::diff::changes(&repo, old, Some(new), deadline).or_broken()?.ok_or_else(late)?;
+    let changes =
+        call.git("diff", || git::diff::changes(&repo, old, Some(new), deadline)).or_broken()?.ok_or_else(late)?;
     let limits = DiffLimits::from_config(&call.ctx.config.limits);
     let (diffs, _) = diff_entities(&repo, &changes, &limits, unidiff, true, deadline).or_broken()?;
     let total = diffs.len();

@@ -65,7 +65,7 @@ pub fn blame(call: &Call, project: &str, path: &str, params: &Params) -> ApiResu
     let groups = if line_count == 0 {
         Vec::new()
     } else {
-        match git::blame::file(&found.repo, found.meta.commit, &path, lines) {
+        match call.git("blame", || git::blame::file(&found.repo, found.meta.commit, &path, lines)) {
             Ok(groups) => groups,
             // gix's blame refuses histories whose trees hold names git would never write (`..`,
             // `.git`, unsorted entries: a hostile repository's); the file exists, its history

@@ -1,0 +1,270 @@
+//! One request's record: a [`Trace`] starts with the request, learns its route, caller and
+//! parameters as the request is served, and ends exactly once, when the answer's body has
+//! been handed over whole (at once for a body in memory; at the end of a stream, or when a
+//! stream is abandoned and dropped). Ending counts the request in the context's metrics and
+//! hands one JSON object to the log sink, with the field names of GitLab's `api_json.log`.
+//!
+//! A trace dropped without an answer (a panic, a call abandoned before its body was complete)
+//! still ends, with 500 for a panic and 499 (nginx's "client closed request") otherwise, so
+//! no request goes unrecorded.
+
+use super::metrics::{method_label, Metrics};
+use super::{client, correlation, log, stats};
+use crate::auth::Caller;
+use crate::context::Context;
+use crate::params::Params;
+use crate::response::{Body, Response};
+use serde::Serialize;
+use serde_json::Value;
+use std::io::{self, Read};
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The route label of requests no route matched.
+pub const UNMATCHED: &str = "unmatched";
+
+/// Parameter names whose values never reach a record: credentials and secrets as GitLab's
+/// `filter_parameters` lists them, and file contents (large, and the repository's business).
+fn filtered_name(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    ["token", "password", "secret", "key"].iter().any(|s| name.ends_with(s))
+        || name.contains("password")
+        || matches!(name.as_str(), "content" | "authorization")
+}
+
+/// Prefixes of GitLab's token texts: a value carrying one is a token, whatever its name.
+const TOKEN_PREFIXES: &[&str] =
+    &["glpat-", "glcbt-", "gldt-", "glrt-", "glptt-", "glft-", "glimt-", "glagent-", "gloas-", "glsoat-", "GR1348941"];
+
+/// Longest parameter value kept in a record, in characters (GitLab limits logged params too).
+const MAX_VALUE_CHARS: usize = 1000;
+
+pub struct Trace {
+    metrics: Option<Arc<Metrics>>,
+    started: Instant,
+    time: String,
+    pub correlation_id: String,
+    /// The client's address: see [`client::client_address`].
+    pub client: Option<IpAddr>,
+    method: String,
+    path: String,
+    route: &'static str,
+    ua: Option<String>,
+    params: Vec<(String, String)>,
+    user: Option<(i64, String)>,
+    stats: stats::Stats,
+    status: u16,
+    response_bytes: u64,
+    ended: bool,
+}
+
+impl Trace {
+    /// Starts the trace of a request from `peer` (what the host saw; `None` when it gave
+    /// none) with these raw `headers`.
+    pub fn begin(
+        ctx: &Context,
+        peer: Option<IpAddr>,
+        method: &str,
+        target: &str,
+        headers: &[(String, String)],
+    ) -> Trace {
+        stats::take();
+        fn header<'h>(headers: &'h [(String, String)], name: &'static str) -> impl Iterator<Item = &'h str> {
+            headers.iter().filter(move |(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        }
+        let settings = &ctx.config.requests;
+        let client = client::client_address(peer, header(headers, "x-forwarded-for"), &settings.trusted_proxies);
+        let correlation_id = correlation::choose(header(headers, "x-request-id").next(), settings.trust_request_id);
+        let metrics = ctx.config.monitoring.metrics.then(|| Arc::clone(&ctx.metrics));
+        if let Some(m) = &metrics {
+            m.request_started();
+        }
+        let path = target.split(['?', '#']).next().unwrap_or("");
+        Trace {
+            metrics,
+            started: Instant::now(),
+            time: if log::enabled(log::INFO) { log::now_text() } else { String::new() },
+            correlation_id,
+            client,
+            method: method.to_string(),
+            path: path.chars().take(4096).collect(),
+            route: UNMATCHED,
+            ua: header(headers, "user-agent").next().map(|ua| ua.chars().take(1024).collect()),
+            params: Vec::new(),
+            user: None,
+            stats: stats::Stats::default(),
+            status: 0,
+            response_bytes: 0,
+            ended: false,
+        }
+    }
+
+    /// The route's template (`/api/v4/projects/:id`), never the raw path.
+    pub fn set_route(&mut self, template: &'static str) {
+        self.route = template;
+    }
+
+    /// Who called (after their credentials were checked).
+    pub fn set_caller(&mut self, caller: &Caller) {
+        self.user = caller.user().map(|u| (u.id, u.username.clone()));
+    }
+
+    /// The request's parameters, filtered: `credentials` are the token texts the request
+    /// carried, which never reach a record whatever the parameter holding them is called.
+    pub fn set_params(&mut self, params: &Params, credentials: &[&str]) {
+        if !log::enabled(log::INFO) {
+            return;
+        }
+        self.params = params
+            .iter()
+            .map(|(name, value)| {
+                let text = match value {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                let secret = filtered_name(name)
+                    || TOKEN_PREFIXES.iter().any(|p| text.contains(p))
+                    || credentials.iter().any(|c| !c.is_empty() && text.contains(c));
+                let text = if secret { "[FILTERED]".to_string() } else { text.chars().take(MAX_VALUE_CHARS).collect() };
+                (name.clone(), text)
+            })
+            .collect();
+    }
+
+    /// Ends the synchronous part: the answer is made. Adds `X-Request-Id`; a body in memory
+    /// ends the trace now, a stream when it ends or is dropped.
+    pub fn finish(mut self, mut response: Response) -> Response {
+        self.stats = stats::take();
+        self.status = response.status;
+        response.headers.push(("X-Request-Id".into(), self.correlation_id.clone()));
+        match response.body {
+            Body::Bytes(ref bytes) => {
+                self.response_bytes = bytes.len() as u64;
+                self.end();
+                response
+            }
+            Body::Stream(inner) => {
+                response.body = Body::Stream(Box::new(Recorded { inner, trace: self }));
+                response
+            }
+        }
+    }
+
+    fn end(&mut self) {
+        if std::mem::replace(&mut self.ended, true) {
+            return;
+        }
+        let spent = self.started.elapsed();
+        if let Some(metrics) = &self.metrics {
+            metrics.request_ended(method_label(&self.method), self.route, self.status, spent, self.response_bytes);
+        }
+        if !log::enabled(log::INFO) {
+            return;
+        }
+        let record = Record {
+            time: &self.time,
+            severity: log::severity(log::INFO),
+            correlation_id: &self.correlation_id,
+            method: &self.method,
+            path: &self.path,
+            route: self.route,
+            status: self.status,
+            duration_s: seconds(spent),
+            db_duration_s: seconds(self.stats.db),
+            db_count: self.stats.db_count,
+            git_duration_s: seconds(self.stats.git),
+            git_calls: self.stats.git_calls,
+            cache_hits: self.stats.cache_hits,
+            response_bytes: self.response_bytes,
+            user_id: self.user.as_ref().map(|u| u.0),
+            username: self.user.as_ref().map(|u| u.1.as_str()),
+            remote_ip: self.client.map(|ip| ip.to_string()),
+            ua: self.ua.as_deref(),
+            params: self.params.iter().map(|(key, value)| Param { key, value }).collect(),
+        };
+        if let Ok(json) = serde_json::to_string(&record) {
+            log::emit(log::INFO, &json);
+        }
+    }
+}
+
+impl Drop for Trace {
+    fn drop(&mut self) {
+        if !self.ended {
+            if self.status == 0 {
+                self.status = if std::thread::panicking() { 500 } else { 499 };
+            }
+            self.end();
+        }
+    }
+}
+
+/// Seconds rounded to microseconds, as GitLab's `duration_s` fields are.
+fn seconds(d: std::time::Duration) -> f64 {
+    (d.as_secs_f64() * 1e6).round() / 1e6
+}
+
+#[derive(Serialize)]
+struct Record<'a> {
+    time: &'a str,
+    severity: &'static str,
+    correlation_id: &'a str,
+    method: &'a str,
+    path: &'a str,
+    route: &'a str,
+    status: u16,
+    duration_s: f64,
+    db_duration_s: f64,
+    db_count: u32,
+    git_duration_s: f64,
+    git_calls: u32,
+    cache_hits: u32,
+    response_bytes: u64,
+    user_id: Option<i64>,
+    username: Option<&'a str>,
+    remote_ip: Option<String>,
+    ua: Option<&'a str>,
+    params: Vec<Param<'a>>,
+}
+
+#[derive(Serialize)]
+struct Param<'a> {
+    key: &'a str,
+    value: &'a str,
+}
+
+/// A streamed body that ends its request's trace when it has been read to its end, fails, or
+/// is dropped unfinished.
+struct Recorded {
+    inner: Box<dyn Read + Send>,
+    trace: Trace,
+}
+
+impl Read for Recorded {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let result = self.inner.read(out);
+        match &result {
+            Ok(0) if !out.is_empty() => self.trace.end(),
+            Ok(n) => self.trace.response_bytes += *n as u64,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => self.trace.end(),
+        }
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::filtered_name;
+
+    #[test]
+    fn credential_names_are_filtered() {
+        for name in ["private_token", "job_token", "access_token", "password", "PASSWORD_confirmation", "content"] {
+            assert!(filtered_name(name), "{name}");
+        }
+        for name in ["ref", "path", "page", "tokens_list"] {
+            assert!(!filtered_name(name), "{name}");
+        }
+    }
+}
