@@ -6,12 +6,11 @@
 
 mod common;
 
-use common::{open_instance, FfiResponse, TestInstance};
+use common::{cstr, open_instance, FfiResponse, TestInstance};
 use forgecore::ffi;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void};
-use std::net::IpAddr;
 use std::sync::{Mutex, Once};
 
 /// Every record handed to the callback, as (level, text).
@@ -43,7 +42,8 @@ fn records_of(prefix: &str) -> Vec<Value> {
         .collect()
 }
 
-/// A request from `peer` (the connection's address a host would pass): status, headers, body.
+/// A request from `peer` (the connection's address, as a host passes it to `fc_call_open`):
+/// status, headers (lower-cased names), whole body.
 fn from(
     inst: &TestInstance,
     peer: &str,
@@ -51,12 +51,16 @@ fn from(
     target: &str,
     headers: &[(&str, &str)],
 ) -> (u16, HashMap<String, String>, Vec<u8>) {
-    let peer: IpAddr = peer.parse().unwrap();
-    let headers = headers.iter().map(|(n, v)| (n.to_string(), v.to_string())).collect();
-    let response = forgecore::http::handle_from(inst.ctx(), Some(peer), method, target, headers, b"");
-    let status = response.status;
-    let headers = response.headers.iter().map(|(n, v)| (n.to_ascii_lowercase(), v.clone())).collect();
-    (status, headers, response.into_bytes().unwrap())
+    let meta = cstr(&json!({"peer_addr": peer, "scheme": "http"}).to_string());
+    let pairs: Vec<Value> = headers.iter().map(|(n, v)| json!([n, v])).collect();
+    let (method, target, headers) = (cstr(method), cstr(target), cstr(&Value::Array(pairs).to_string()));
+    let mut call = std::ptr::null_mut();
+    let answer =
+        ffi::fc_call_open(inst.ffi_ctx(), meta.as_ptr(), method.as_ptr(), target.as_ptr(), headers.as_ptr(), &mut call);
+    let mut response = FfiResponse::new(if answer.is_null() { ffi::fc_call_finish(call) } else { answer });
+    let status = response.status();
+    let headers = response.headers().into_iter().map(|(n, v)| (n.to_ascii_lowercase(), v)).collect();
+    (status, headers, response.body())
 }
 
 fn header_of(response: &FfiResponse, name: &str) -> Option<String> {
@@ -69,9 +73,9 @@ fn exactly_one_record_per_request_from_eight_threads_with_no_token_in_any() {
     let inst = open_instance(json!({}));
     inst.fixture_repos();
     let token = inst.user_with_token("obs", false);
-    let kinds = 6;
+    let kinds = 7;
     let per_thread = 3 * kinds;
-    let outcomes: Vec<(String, u16, String)> = std::thread::scope(|scope| {
+    let outcomes: Vec<(String, u16, Option<String>)> = std::thread::scope(|scope| {
         let threads: Vec<_> = (0..8)
             .map(|t| {
                 let (inst, token) = (&inst, &token);
@@ -84,6 +88,28 @@ fn exactly_one_record_per_request_from_eight_threads_with_no_token_in_any() {
                         let tree =
                             format!("/api/v4/projects/fx%2Fwork/repository/tree?recursive=true&private_token={token}");
                         let secret = br#"{"name": "r", "base_access_level": 10, "password": "hunter2-secret"}"#;
+                        if i % kinds == 6 {
+                            // A call abandoned while its body arrives (the client went away):
+                            // no answer, still one record (499).
+                            let (meta, method, target) =
+                                (cstr("{\"peer_addr\": \"192.0.2.1:9\"}"), cstr("POST"), cstr("/api/v4/member_roles"));
+                            let headers = cstr(&json!([["User-Agent", ua]]).to_string());
+                            let mut call = std::ptr::null_mut();
+                            let ctx = inst.ffi_ctx();
+                            let answer = ffi::fc_call_open(
+                                ctx,
+                                meta.as_ptr(),
+                                method.as_ptr(),
+                                target.as_ptr(),
+                                headers.as_ptr(),
+                                &mut call,
+                            );
+                            assert!(answer.is_null() && !call.is_null());
+                            assert!(ffi::fc_call_write(call, b"{\"na".as_ptr(), 4).is_null());
+                            ffi::fc_call_free(call);
+                            seen.push((ua, 499, None));
+                            continue;
+                        }
                         let mut response = match i % kinds {
                             0 => inst.request_response("GET", "/api/v4/version", &auth, b""),
                             1 => inst.request_response("GET", &tree, &anonymous, b""),
@@ -103,7 +129,7 @@ fn exactly_one_record_per_request_from_eight_threads_with_no_token_in_any() {
                             _ => inst.request_response("POST", "/api/v4/member_roles", &auth, secret),
                         };
                         let status = response.status();
-                        let id = header_of(&response, "X-Request-Id").expect("every answer has X-Request-Id");
+                        let id = Some(header_of(&response, "X-Request-Id").expect("every answer has X-Request-Id"));
                         if i % kinds == 2 {
                             assert!(response.streamed(), "archives stream");
                             assert!(!response.read_all(64 * 1024).is_empty());
@@ -134,7 +160,9 @@ fn exactly_one_record_per_request_from_eight_threads_with_no_token_in_any() {
         assert_eq!(found, 1, "{ua}: {found} records");
         let record = by_ua[ua][0];
         assert_eq!(record["status"], json!(status), "{record}");
-        assert_eq!(record["correlation_id"], json!(id), "{record}");
+        if let Some(id) = id {
+            assert_eq!(record["correlation_id"], json!(id), "{record}");
+        }
         for field in [
             "time",
             "severity",
@@ -188,6 +216,9 @@ fn exactly_one_record_per_request_from_eight_threads_with_no_token_in_any() {
                 assert!(record["response_bytes"].as_u64().unwrap() < 64 * 1024 * 4 + 16, "{text}");
             }
             "/api/v4/nowhere" => assert_eq!(route, "unmatched"),
+            "/api/v4/member_roles" if record["status"] == 499 => {
+                assert_eq!(record["remote_ip"], "192.0.2.1");
+            }
             "/api/v4/member_roles" => {
                 assert_eq!(route, "/api/v4/member_roles");
                 let params = record["params"].as_array().unwrap();
@@ -227,8 +258,9 @@ fn monitoring_routes_answer_the_allowlist_only_and_forwarded_for_counts_from_tru
     assert_eq!(remote["xff-ua/2"], "203.0.113.9");
     // An untrusted peer's header is ignored: the record names the peer.
     assert_eq!(remote["xff-ua/3"], "198.51.100.7");
-    // Through fc_request (no peer given) nobody is on the allowlist.
+    // Through fc_request (no peer given) nobody is on the allowlist, nor with a peer of "".
     assert_eq!(inst.request("GET", "/-/health", &[], b"").0, 404);
+    assert_eq!(from(&inst, "", "GET", "/-/health", &[]).0, 404);
 }
 
 #[test]

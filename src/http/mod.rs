@@ -4,51 +4,52 @@
 //! and bodies. It holds no behaviour of its own: every route calls one operation in `api`.
 //! The hosts (Python, Go) only carry bytes between a socket and [`handle`].
 
+pub mod call;
+pub mod meta;
 pub mod request;
 pub mod router;
 
-use crate::api::{self, monitoring, Call, Origin};
+use crate::api::{self, Call, Origin};
 use crate::auth::Credentials;
 use crate::context::Context;
 use crate::error::ApiResult;
 use crate::observe::record::Trace;
 use crate::response::{Body, Response};
+use meta::Meta;
 use request::Request;
-use std::net::IpAddr;
 
 /// GitLab's `Cache-Control` for API answers (Grape's default through Rails): answers may depend
 /// on the caller's token, which a shared cache cannot see in `PRIVATE-TOKEN`, so none stores them.
 pub const CACHE_CONTROL: &str = "max-age=0, private, must-revalidate";
 
-/// Serves one request. Never panics on bad input; every failure is a GitLab-shaped response.
+/// Serves one request whose body is at hand, from a host that said nothing about the
+/// connection (tests, benchmarks): [`call::respond`] with an empty [`Meta`]. Never panics on bad
+/// input; every failure is a GitLab-shaped response.
 pub fn handle(ctx: &Context, method: &str, target: &str, headers: Vec<(String, String)>, body: &[u8]) -> Response {
-    handle_from(ctx, None, method, target, headers, body)
+    call::respond(ctx, Meta::default(), method, target, headers, body)
 }
 
-/// Serves one request from `peer` (the connection's address as the host saw it). Every
-/// request, whatever becomes of it, has one record and one count in the metrics (`observe`).
-pub fn handle_from(
+/// Serves an `/api/v4` request whose whole body has arrived; `trace` learns its route, caller
+/// and parameters.
+fn serve_buffered(
     ctx: &Context,
-    peer: Option<IpAddr>,
+    trace: &mut Trace,
+    meta: Meta,
     method: &str,
     target: &str,
     headers: Vec<(String, String)>,
     body: &[u8],
 ) -> Response {
-    let mut trace = Trace::begin(ctx, peer, method, target, &headers);
-    let is_head = method == "HEAD";
-    let (path, query) = target.split('#').next().unwrap_or("").split_once('?').unwrap_or((target, ""));
-    let mut response = match monitoring::route(path) {
-        Some(template) => {
-            trace.set_route(template);
-            monitoring::serve(ctx, trace.client, method, template, query)
-        }
-        None => finish(serve(ctx, &mut trace, method, target, headers, body).unwrap_or_else(|e| e.into_response())),
-    };
+    answer(serve(ctx, trace, meta, method, target, headers, body), method == "HEAD")
+}
+
+/// A route's result as the answer on the wire: errors as GitLab's bodies, no body for `HEAD`.
+fn answer(result: ApiResult<Response>, is_head: bool) -> Response {
+    let mut response = result.unwrap_or_else(|e| e.into_response());
     if is_head {
         response.body = Body::Bytes(Vec::new());
     }
-    trace.finish(response)
+    finish(response)
 }
 
 /// The headers every API answer carries, as GitLab sends them, set here once: `Cache-Control`
@@ -66,12 +67,13 @@ fn finish(mut response: Response) -> Response {
 fn serve(
     ctx: &Context,
     trace: &mut Trace,
+    meta: Meta,
     method: &str,
     target: &str,
     headers: Vec<(String, String)>,
     body: &[u8],
 ) -> ApiResult<Response> {
-    let request = Request::parse(ctx, method, target, headers, body)?;
+    let request = Request::parse(ctx, meta, method, target, headers, body)?;
     let found = router::find(&request);
     if let Ok((route, _)) = &found {
         trace.set_route(route.template());
