@@ -1,7 +1,8 @@
 package forgecore
 
-// The only file that uses cgo. It turns Go values into the C arguments of include/forgecore.h
-// and back, and owns every unsafe conversion; it decides nothing about HTTP or GitLab.
+// The file that turns Go values into the C arguments of include/forgecore.h and back, and owns
+// every unsafe conversion but the log callback's (log.go, logcb.go); it decides nothing about
+// HTTP or GitLab.
 //
 // Where the library comes from is the build's choice (link_checkout.go, link_system.go): this
 // checkout's static library by default, an installed one found by pkg-config under the build

@@ -115,9 +115,15 @@ def start_host(command, data_dir):
     if "url" not in found:
         process.kill()
         raise RuntimeError(f"host did not start: {''.join(lines)}{process.stderr.read()}")
-    # Keep draining stdout so the host never blocks on a full pipe.
+    # Keep draining stdout and stderr (a JSON line per request) so the host never blocks on a
+    # full pipe.
     threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True).start()
-    return Server(process, found["url"], found.get("token"), data_dir, lines)
+    errors = []
+    drain = threading.Thread(target=lambda: errors.extend(process.stderr), daemon=True)
+    drain.start()
+    server = Server(process, found["url"], found.get("token"), data_dir, lines)
+    server.errors, server.drain = errors, drain
+    return server
 
 
 def stop_server(server):
@@ -128,7 +134,8 @@ def stop_server(server):
     except subprocess.TimeoutExpired:
         server.process.kill()
         code = server.process.wait()
-    return code, server.process.stderr.read()
+    server.drain.join(15)
+    return code, "".join(server.errors)
 
 
 @pytest.fixture(scope="module")

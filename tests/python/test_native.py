@@ -91,6 +91,7 @@ def test_admin_error_status(core):
 
 def test_request(core, admin_auth):
     response = core.request("GET", "/api/v4/member_roles", [("PRIVATE-TOKEN", admin_auth["private_token"])])
+    assert len(response.headers.pop("X-Request-Id")) == 26  # the correlation id, on every answer
     assert (response.status, response.headers, response.read(), response.streamed) == (
         200, {"Content-Type": "application/json", "Cache-Control": "max-age=0, private, must-revalidate",
               "X-Content-Type-Options": "nosniff"}, b"[]", False)

@@ -64,7 +64,8 @@ def gunicorn(tmp_path_factory):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    env = dict(_env(), FORGECORE_DATA_DIR=str(data), FORGECORE_REPOS=str(root / "repos"))
+    # Nobody reads gunicorn's output while it serves: no request lines to fill the pipe.
+    env = dict(_env(), FORGECORE_DATA_DIR=str(data), FORGECORE_REPOS=str(root / "repos"), FORGECORE_REQUEST_LOG="0")
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread",
          "--workers", "2", "--threads", "4", "--keep-alive", "5", "forgecore.wsgi:app_from_env()"],

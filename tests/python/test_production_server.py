@@ -68,7 +68,7 @@ def setup(tmp_path_factory):
     gunicorn = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{upstream}", "-k", "gthread",
          "--workers", "2", "--threads", "8", "--keep-alive", "5", "forgecore.wsgi:app_from_env()"],
-        env=dict(_env(), FORGECORE_DATA_DIR=str(data)), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        env=dict(_env(), FORGECORE_DATA_DIR=str(data), FORGECORE_REQUEST_LOG="0"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     started = [gunicorn]
     try:
         wait_for(upstream, gunicorn, "gunicorn")

@@ -5,7 +5,7 @@ behaviour (routing, authentication, GitLab's answers) lives in the library, none
 
 from ._native import ABI_VERSION, LibraryError
 from ._version import __version__
-from .core import BodyStream, Forgecore, ForgecoreError, Response
+from .core import BodyStream, Forgecore, ForgecoreError, Response, log_to
 from .wsgi import app_from_env, make_app
 
 __all__ = ["ABI_VERSION", "LibraryError", "BodyStream", "Forgecore", "ForgecoreError", "Response", "__version__",

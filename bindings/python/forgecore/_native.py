@@ -32,6 +32,9 @@ BYTES_P = ctypes.POINTER(ctypes.c_uint8)
 WRITE_FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, BYTES_P, ctypes.c_size_t)
 """`int32_t (*write)(void *user_data, const uint8_t *data, size_t len)` of fc_repository_archive_write."""
 
+LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t)
+"""`void (*cb)(void *user_data, int level, const char *json, size_t len)` of fc_log_set."""
+
 # name: (restype, argtypes), in the header's order.
 _EXPORTS = {
     "fc_repository_archive": (RESPONSE_P, [CTX_P, ctypes.c_char_p, ctypes.c_char_p]),
@@ -91,6 +94,7 @@ _EXPORTS = {
     "fc_protected_branch_get": (RESPONSE_P, [CTX_P, ctypes.c_char_p, ctypes.c_char_p]),
     "fc_protected_branch_create": (RESPONSE_P, [CTX_P, ctypes.c_char_p, ctypes.c_char_p]),
     "fc_protected_branch_delete": (RESPONSE_P, [CTX_P, ctypes.c_char_p, ctypes.c_char_p]),
+    "fc_log_set": (ctypes.c_int, [ctypes.c_int, LOG_FN, ctypes.c_void_p]),
     "fc_response_status": (ctypes.c_uint16, [RESPONSE_P]),
     # c_void_p, not c_char_p: the text is borrowed, and core copies it with string_at.
     "fc_response_headers": (ctypes.c_void_p, [RESPONSE_P]),

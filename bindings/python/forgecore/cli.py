@@ -148,8 +148,9 @@ class _CountingReader:
 
 
 class RequestHandler(WSGIRequestHandler):
-    """wsgiref's handler with the raw target in REQUEST_URI, no per-request log lines, and a
-    lingering close for bodies the application did not read (a 413 answer, for one)."""
+    """wsgiref's handler with the raw target in REQUEST_URI, no log lines of its own (the core
+    writes one record per request, see --no-request-log), and a lingering close for bodies the
+    application did not read (a 413 answer, for one)."""
 
     def setup(self):
         super().setup()
@@ -420,7 +421,7 @@ def serve(args):
             if not 200 <= answer.status < 300:
                 return _fail(answer)
             lines = answer.json()["lines"]
-        server.set_app(make_app(core))
+        server.set_app(make_app(core, request_log=args.request_log))
         _stop_on_signals(server)
         # The last line, "listening on URL", tells a supervisor the host is ready.
         print("\n".join(lines), flush=True)
@@ -500,6 +501,8 @@ def _parser():
                           "or the connection is closed (default %(default)g)")
     run.add_argument("--max-connections", type=positive_count, default=MAX_CONNECTIONS, metavar="N",
                      help="connections served at once; one more is answered 503 and closed (default %(default)s)")
+    run.add_argument("--no-request-log", dest="request_log", action="store_false",
+                     help="do not write a JSON line per request (and the core's warnings) to stderr")
     run.add_argument("--max-client-connections", type=positive_count, default=MAX_CLIENT_CONNECTIONS, metavar="N",
                      help="connections served at once from one client address (behind a proxy, raise it to "
                           "--max-connections); one more is answered 503 and closed (default %(default)s)")

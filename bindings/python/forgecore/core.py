@@ -6,6 +6,7 @@ when read to the end or closed. It also keeps `close()` from freeing the context
 in flight. It decides nothing about HTTP or GitLab.
 """
 
+import atexit
 import ctypes
 import json
 import threading
@@ -13,6 +14,9 @@ import threading
 from . import _native
 
 CHUNK_SIZE = 64 * 1024
+
+LOG_INFO = 3
+"""The level of request records (fc_log_set: 1 error, 2 warn, 3 info, 4 debug, 5 trace)."""
 # The core's request body limit when the configuration sets no limits.max_body_bytes.
 DEFAULT_MAX_BODY_BYTES = 1 << 20
 
@@ -25,6 +29,42 @@ class ForgecoreError(Exception):
         self.body = body
         message = body.get("message", body) if isinstance(body, dict) else body
         super().__init__(f"{status}: {message}")
+
+
+_log_lock = threading.Lock()
+_log_state = {}
+
+
+def log_to(stream, level=LOG_INFO, library=None):
+    """Writes what the core logs, one JSON object a line, to `stream` (a binary file such as
+    `sys.stderr.buffer`): a record of every request (the fields of GitLab's api_json.log) and
+    the core's warnings. `stream` None turns it off. The callback is process-wide, as the
+    core's (fc_log_set) is; it is removed at exit, before the interpreter goes away."""
+    lib = _native.load(library)
+    with _log_lock:
+        if stream is None:
+            lib.fc_log_set(0, _native.LOG_FN(), None)
+            _log_state.pop("callback", None)
+            return
+        lines = threading.Lock()
+
+        def write(_user_data, _level, text, length):
+            line = ctypes.string_at(text, length) + b"\n"
+            try:
+                with lines:
+                    stream.write(line)
+                    stream.flush()
+            except (OSError, ValueError):
+                pass  # a closed or broken stream: the record is lost, the request is not
+
+        callback = _native.LOG_FN(write)
+        if lib.fc_log_set(level, callback, None) != 0:
+            raise ValueError(f"log level {level} is not between 0 and 5")
+        # ctypes frees a callback nobody references: keep it while the core may call it.
+        _log_state["callback"] = callback
+        if "registered" not in _log_state:
+            atexit.register(lambda: lib.fc_log_set(0, _native.LOG_FN(), None))
+            _log_state["registered"] = True
 
 
 def _parse_json(data):

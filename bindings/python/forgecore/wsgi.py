@@ -11,11 +11,12 @@ import atexit
 import ipaddress
 import json
 import os
+import sys
 from http import HTTPStatus
 from urllib.parse import quote
 from wsgiref.util import is_hop_by_hop
 
-from .core import Forgecore, ForgecoreError
+from .core import Forgecore, ForgecoreError, log_to
 
 _READ_CHUNK = 64 * 1024
 
@@ -144,13 +145,19 @@ class ForgecoreApp:
         return [body] if body else []
 
 
-def make_app(core: Forgecore):
+def make_app(core: Forgecore, request_log=True):
+    """The WSGI app over `core`. With `request_log` (the default) the core's record of every
+    request, and its warnings, go to stderr as JSON lines (`log_to`); False leaves logging as it
+    is (off unless something called `log_to`)."""
+    if request_log:
+        log_to(sys.stderr.buffer)
     return ForgecoreApp(core)
 
 
 CONFIG_ENV = "FORGECORE_CONFIG"
 DATA_DIR_ENV = "FORGECORE_DATA_DIR"
 REPOS_ENV = "FORGECORE_REPOS"
+REQUEST_LOG_ENV = "FORGECORE_REQUEST_LOG"
 
 
 def config_from_env(environ=None):
@@ -183,7 +190,8 @@ def app_from_env(environ=None):
     When `FORGECORE_REPOS` names a directory, every git repository under it is registered as a
     public project first (as `serve --repos`). Administrators and tokens are made with
     `python -m forgecore admin`; external_url, when the configuration has none, is built by the
-    core from each request's Host header. A refused configuration raises ForgecoreError.
+    core from each request's Host header. A refused configuration raises ForgecoreError. Each
+    request's record goes to stderr as a JSON line unless `FORGECORE_REQUEST_LOG` is `0`.
     """
     environ = os.environ if environ is None else environ
     core = Forgecore(config_from_env(environ))
@@ -194,4 +202,4 @@ def app_from_env(environ=None):
             if not 200 <= answer.status < 300:
                 core.close()
                 raise ForgecoreError(answer.status, answer.json())
-    return make_app(core)
+    return make_app(core, request_log=environ.get(REQUEST_LOG_ENV, "1").lower() not in ("0", "false", "off", "no"))

@@ -181,8 +181,8 @@ func TestStalledReadersOfALargeBlobAreBoundedAndDropped(t *testing.T) {
 	if status := getVersion(t, host.url); status != 200 {
 		t.Fatalf("after the stall: %d", status)
 	}
-	if code := host.stop(t, syscall.SIGTERM); code != 0 || host.stderr.Len() > 0 {
-		t.Fatalf("exit %d: %s", code, host.stderr.String())
+	if code := host.stop(t, syscall.SIGTERM); code != 0 || host.problems() != "" {
+		t.Fatalf("exit %d: %s", code, host.problems())
 	}
 }
 

@@ -74,6 +74,7 @@ type options struct {
 	maxConnections  int
 	maxPerClient    int
 	maxRequests     int
+	requestLog      bool
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -96,6 +97,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 		"connections open at once from one client address (behind a proxy, raise it to -max-connections); one more is answered 503 and closed")
 	flags.IntVar(&o.maxRequests, "max-requests", defaultMaxRequests,
 		"requests handled at once; one more is answered 503")
+	flags.BoolVar(&o.requestLog, "request-log", true,
+		"write the core's record of every request (and its warnings) to stderr, one JSON line each")
 	if err := flags.Parse(args); err != nil {
 		return o, err
 	}
@@ -189,6 +192,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer core.Close()
+	if o.requestLog {
+		if err := forgecore.LogTo(stderr, forgecore.LogInfo); err != nil {
+			fmt.Fprintf(stderr, "forgecore-http: %v\n", err)
+			return 1
+		}
+		defer func() { _ = forgecore.LogTo(nil, 0) }()
+	}
 
 	start := map[string]any{"command": "start", "issue_token": o.printAdminToken, "url": url}
 	if o.repos != "" {

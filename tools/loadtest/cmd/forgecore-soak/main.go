@@ -211,7 +211,9 @@ func soak(o options) error {
 	}
 
 	h, err := hostproc.Start(ctx, startupTimeout, o.goHost, "-listen", "127.0.0.1:0", "-data-dir", filepath.Join(dir, "data"),
-		"-repos", repos, "-config", configFile, "-print-admin-token")
+		"-repos", repos, "-config", configFile, "-print-admin-token",
+		// Anything on stderr is a failure of the soak: the request records are not wanted here.
+		"-request-log=false")
 	if err != nil {
 		return fmt.Errorf("starting %s: %w", o.goHost, err)
 	}
