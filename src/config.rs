@@ -207,10 +207,8 @@ pub struct Limits {
     pub diff_max_patch_bytes: u64,
     /// At most this many refs in one merge-base request.
     pub max_refs: u32,
-    /// A compare lists at most the newest this many commits; anonymous callers at most
-    /// `compare_max_commits_anonymous` (GitLab's `COMMITS_SAFE_SIZE`, 100).
+    /// A compare lists at most the newest this many commits, whoever calls.
     pub compare_max_commits: u32,
-    pub compare_max_commits_anonymous: u32,
     /// Time budget of one compare: a walk still running past it is a 503; diffs past it end
     /// the list with `compare_timeout` true.
     pub compare_timeout_millis: u64,
@@ -236,7 +234,6 @@ impl Default for Limits {
             diff_max_patch_bytes: 200 * 1024,
             max_refs: 100,
             compare_max_commits: 10_000,
-            compare_max_commits_anonymous: 100,
             compare_timeout_millis: 10_000,
             archive_builds: 16,
             archive_queue_millis: 10_000,
@@ -287,11 +284,8 @@ impl Config {
                 ));
             }
         }
-        if l.compare_max_commits == 0 || l.compare_max_commits_anonymous == 0 || l.compare_timeout_millis == 0 {
-            return Err(
-                "invalid configuration: compare_max_commits, compare_max_commits_anonymous and compare_timeout_millis must be positive"
-                    .into(),
-            );
+        if l.compare_max_commits == 0 || l.compare_timeout_millis == 0 {
+            return Err("invalid configuration: compare_max_commits and compare_timeout_millis must be positive".into());
         }
         if l.archive_builds == 0 {
             return Err("invalid configuration: archive_builds must be positive".into());

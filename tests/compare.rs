@@ -560,10 +560,11 @@ fn commit_ids(body: &Value) -> Vec<String> {
     body["commits"].as_array().expect("commits").iter().map(|c| c["id"].as_str().unwrap().to_string()).collect()
 }
 
-/// The commit list holds the newest commits of the range up to the caller's cap (anonymous
-/// callers: 100, GitLab's COMMITS_SAFE_SIZE), oldest first, as `git rev-list --max-count`.
+/// The commit list holds the newest commits of the range up to `compare_max_commits`, oldest
+/// first, as `git rev-list --max-count`, for anonymous callers as for others (decisions D8:
+/// GitLab lists every commit of the range; the anonymous cut of 100 is gone).
 #[test]
-fn long_ranges_list_the_newest_commits_up_to_the_callers_cap() {
+fn long_ranges_list_the_newest_commits_up_to_the_cap_for_every_caller() {
     let repo = fixture_dir().join("long.git");
     let root = git_text(&repo, &["rev-list", "--max-parents=0", "main"]);
     let tip = sha(&repo, "main");
@@ -577,26 +578,31 @@ fn long_ranges_list_the_newest_commits_up_to_the_callers_cap() {
     let (instance, admin) = long_world(json!({"limits": {"compare_max_commits": 250}}));
     let (status, anonymous) = long_compare(&instance, None, &query);
     assert_eq!(status, 200, "{anonymous}");
-    assert_eq!(commit_ids(&anonymous), newest(100));
+    assert_eq!(commit_ids(&anonymous), newest(250));
     assert_eq!(anonymous["commit"]["id"], json!(tip), "commit stays the newest");
     let (status, signed_in) = long_compare(&instance, Some(&admin), &query);
     assert_eq!(status, 200);
     assert_eq!(commit_ids(&signed_in), newest(250));
-    assert_eq!(signed_in["diffs"], anonymous["diffs"], "the cap leaves the diffs alone");
+    assert_eq!(signed_in["diffs"], anonymous["diffs"]);
     // 1199 added files: past the 1000-file limit the list ends and says so.
     assert_eq!(signed_in["diffs"].as_array().unwrap().len(), 1000);
     assert_eq!(signed_in["compare_timeout"], json!(true));
 
-    // The default cap (10,000) lists the whole range, exactly as git does.
+    // The default cap (10,000) lists the whole range of hundreds of commits, exactly as git
+    // does, to anonymous callers too.
     let (instance, admin) = long_world(json!({}));
     let (status, all) = long_compare(&instance, Some(&admin), &query);
     assert_eq!(status, 200);
     assert_eq!(commit_ids(&all), newest(10_000));
     assert_eq!(commit_ids(&all).len(), 1199);
-    // A configured anonymous cap above the signed-in one is held to it.
-    let (instance, _) =
-        long_world(json!({"limits": {"compare_max_commits": 30, "compare_max_commits_anonymous": 500}}));
-    assert_eq!(commit_ids(&long_compare(&instance, None, &query).1), newest(30));
+    let mut response =
+        instance.request_response("GET", &format!("/api/v4/projects/fx%2Flong/repository/compare?{query}"), &[], b"");
+    assert!(response.streamed(), "a long compare streams");
+    let anonymous: Value = serde_json::from_slice(&response.body()).unwrap();
+    assert_eq!(commit_ids(&anonymous), commit_ids(&all));
+    // The knob of the old anonymous cut is refused, not silently ignored.
+    let refused = forgecore::Config::from_json(r#"{"data_dir": "/x", "limits": {"compare_max_commits_anonymous": 5}}"#);
+    assert!(refused.unwrap_err().contains("compare_max_commits_anonymous"));
 }
 
 /// Past `compare_timeout_millis` a compare stops: a 503 in GitLab's shape while the walk runs,

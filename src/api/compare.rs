@@ -25,9 +25,10 @@
 //!   Modes are octal text, `"0"` for a missing side, as Gitaly reports them. `generated_file`
 //!   is false (GitLab's compare detects none and answers null; a boolean suits typed clients).
 //! - Renames are git's defaults (`-M`, 50 %); GitLab's Gitaly asks for 30 %.
-//! - Commits: the newest `limits.compare_max_commits` (10,000) of the range, oldest first;
-//!   anonymous callers get at most the newest `compare_max_commits_anonymous` (100, GitLab's
-//!   `COMMITS_SAFE_SIZE`, as GitLab caps them for anonymous callers). `commit` stays the newest.
+//! - Commits: the newest `limits.compare_max_commits` (10,000) of the range, oldest first, for
+//!   every caller, as GitLab lists them (decisions D8): anonymous load is bounded by the
+//!   per-address limit `rate_limits.unauthenticated_api`, not by shorter answers. `commit`
+//!   stays the newest.
 //! - Time: the whole compare has `limits.compare_timeout_millis` (10 s). A walk still running
 //!   then is a 503; diffs still being computed end there with `compare_timeout` true (none at
 //!   all when the changed files were not even paired up yet: rename detection on large trees).
@@ -36,7 +37,6 @@
 
 use super::{commits, conditional, Call};
 use crate::auth::permissions::{self, ProjectAbility};
-use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult, GitResultExt};
 use crate::git;
 use crate::git::diff::{self as gitdiff, FileChange};
@@ -194,10 +194,7 @@ pub fn get(call: &Call, id_text: &str, params: &Params) -> ApiResult<Response> {
     let to_repo = call.repository(&project, "Ref")?;
     let to = resolve(&to_repo, &request.to)?;
     let config = &call.ctx.config.limits;
-    let max_commits = match call.caller {
-        Caller::Anonymous => config.compare_max_commits_anonymous.min(config.compare_max_commits),
-        _ => config.compare_max_commits,
-    };
+    let max_commits = config.compare_max_commits;
     let limits = DiffLimits::from_config(config);
     let (to_dir, from_dir) = (call.git_dir(&project)?, call.git_dir(&source)?);
     // What the answer depends on besides the two commits; with two full ids it is fixed.
