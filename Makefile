@@ -78,11 +78,14 @@ postgres-server:
 
 # The store's tests once more, against PostgreSQL: member roles, auth, rate limits, health,
 # administration, the typed exports, the files and commit writes (racing writers on two
-# contexts), projects, branches, tags and protected branches, and the PostgreSQL-only store tests.
+# contexts), projects, branches, tags and protected branches, request records and the anonymous
+# limit per address (observe), and the PostgreSQL-only store tests. Then readiness, which stops
+# and starts its own server (a cluster of its own, as test-cluster's).
 POSTGRES_TESTS := --test member_roles --test auth --test http --test health --test ffi --test store \
 	--test files --test commits_create --test projects --test branches --test tags --test observe
 test-rust-postgres: postgres-server
 	$(PG_RUN) 'FORGECORE_TEST_POSTGRES="$(PG_URL)" $(CARGO) test $(POSTGRES_TESTS) -- --include-ignored'
+	$(PG_RUN) 'FORGECORE_TEST_POSTGRES="$(PG_URL)" FORGECORE_TEST_PG_CTL="$(PG_CTL)" $(CARGO) test --test readiness -- --include-ignored'
 
 # build.rs regenerates include/forgecore.h; a committed header that differs is drift.
 test-header: build

@@ -230,6 +230,26 @@ fn exactly_one_record_per_request_from_eight_threads_with_no_token_in_any() {
 }
 
 #[test]
+fn diagnostics_of_the_log_crate_reach_the_callback_at_warn_and_above() {
+    capture();
+    log::warn!(target: "obs-diag", "the disk is nearly full: {}%", 97);
+    log::error!(target: "obs-diag", "gone");
+    log::info!(target: "obs-diag", "chatter");
+    let mine: Vec<(c_int, Value)> = RECORDS
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|(level, text)| Some((*level, serde_json::from_str::<Value>(text).ok()?)))
+        .filter(|(_, r)| r["target"] == "obs-diag")
+        .collect();
+    assert_eq!(mine.len(), 2, "{mine:?}");
+    assert_eq!(mine[0].0, 2);
+    assert_eq!(mine[0].1["severity"], "WARN");
+    assert_eq!(mine[0].1["message"], "the disk is nearly full: 97%");
+    assert_eq!((mine[1].0, &mine[1].1["severity"]), (1, &json!("ERROR")));
+}
+
+#[test]
 fn monitoring_routes_answer_the_allowlist_only_and_forwarded_for_counts_from_trusted_proxies() {
     capture();
     let inst = open_instance(json!({"requests": {"trusted_proxies": ["10.0.0.0/8"]}}));
