@@ -210,7 +210,8 @@ go-host-release: release
 bench-go: postgres-server go-host-release
 	cd tools/loadtest && $(GO) build -o $(CURDIR)/target/release/forgecore-bench ./cmd/forgecore-bench
 	$(PG_RUN) 'PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
-		target/release/forgecore-bench -go-host target/release/forgecore-http -python $(PYTHON) -rounds 3 -postgres "$(PG_URL)"'
+		target/release/forgecore-bench -go-host target/release/forgecore-http -python $(PYTHON) -rounds 3 -postgres "$(PG_URL)" \
+		-quiet-hosts go'
 
 clean:
 	$(CARGO) clean

@@ -23,6 +23,12 @@
 // then puts both backends side by side with the PostgreSQL/SQLite ratio of median latencies
 // (the goal: reads within 2x of SQLite's).
 //
+// With -quiet-hosts, each host named there is measured once more with the core's request
+// records and metrics off (-request-log=false / --no-request-log and {"monitoring": {"metrics":
+// false}}), shown as HOST/off; a last table puts each such row beside the host with them on (the
+// default: a JSON line per request to stderr, read by this program, and every request counted
+// for /-/metrics), with the difference in throughput and median latency (the goal: under 5 %).
+//
 // Loopback only and bounded: every request has a timeout, the run stops itself after its
 // budget (killing the hosts), and the hosts are stopped with SIGTERM at the end. Slowness is
 // reported, never an error; the exit status is non-zero only when a host cannot be started or
@@ -78,6 +84,7 @@ func run() int {
 	postgresHosts := flag.String("postgres-hosts", "go", "hosts to measure on PostgreSQL as well, comma-separated")
 	psql := flag.String("psql", "psql", "the psql program, which creates the databases")
 	poolSize := flag.Int("postgres-pool-size", 0, "store.pool_size of the hosts on PostgreSQL (0: the core's default)")
+	quietHosts := flag.String("quiet-hosts", "", "hosts to measure a second time with request records and metrics off, comma-separated")
 	flag.Parse()
 
 	var clients []int
@@ -96,14 +103,22 @@ func run() int {
 	}
 	hosts := strings.Split(*hostList, ",")
 	// What is measured: each host on SQLite, then the -postgres-hosts on PostgreSQL.
-	type hostRun struct{ host, backend string }
+	type hostRun struct {
+		host, backend string
+		quiet         bool // request records and metrics off
+	}
 	var runs []hostRun
 	for _, name := range hosts {
-		runs = append(runs, hostRun{strings.TrimSpace(name), sqlite})
+		runs = append(runs, hostRun{strings.TrimSpace(name), sqlite, false})
+	}
+	if *quietHosts != "" {
+		for _, name := range strings.Split(*quietHosts, ",") {
+			runs = append(runs, hostRun{strings.TrimSpace(name), sqlite, true})
+		}
 	}
 	if *postgres != "" {
 		for _, name := range strings.Split(*postgresHosts, ",") {
-			runs = append(runs, hostRun{strings.TrimSpace(name), postgresql})
+			runs = append(runs, hostRun{strings.TrimSpace(name), postgresql, false})
 		}
 	}
 	rowBudget := duration + warmup + requestTimeout + 5*time.Second
@@ -166,15 +181,30 @@ func run() int {
 			}
 			command = append(command, "--config", config)
 		}
+		kind := name
+		if r.quiet {
+			path := filepath.Join(dir, "config-"+label+".json")
+			if err := os.WriteFile(path, []byte(`{"monitoring": {"metrics": false}}`), 0o600); err != nil {
+				fmt.Fprintln(os.Stderr, "forgecore-bench:", err)
+				return 1
+			}
+			command = append(command, "--config", path)
+			if name == "go" {
+				command = append(command, "-request-log=false")
+			} else {
+				command = append(command, "--no-request-log")
+			}
+			kind = name + "/off"
+		}
 		// A host named twice for one backend (a comparison of two builds) is told apart: go#2.
-		shown, same := name, 1
+		shown, same := kind, 1
 		for _, other := range started {
-			if other.kind == name && other.backend == r.backend {
+			if other.kind == kind && other.backend == r.backend {
 				same++
 				shown = fmt.Sprintf("%s#%d", name, same)
 			}
 		}
-		t, err := startHost(ctx, name, shown, r.backend, command)
+		t, err := startHost(ctx, kind, shown, r.backend, command)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "forgecore-bench: %s host (%s): %v\n", name, r.backend, err)
 			status = 1
@@ -212,6 +242,10 @@ func run() int {
 	if *postgres != "" {
 		fmt.Println()
 		printComparison(rows)
+	}
+	if *quietHosts != "" {
+		fmt.Println()
+		printObserveCost(rows)
 	}
 	return status
 }
@@ -482,6 +516,41 @@ func printComparison(rows []row) {
 			fmt.Sprintf("%.0f", lite.rps), fmt.Sprintf("%.0f", pg.rps),
 			ms(lite.median) + " / " + ms(lite.p99), ms(pg.median) + " / " + ms(pg.p99),
 			latencyRatio(lite.median, pg.median)})
+	}
+	printLines(lines, 2)
+}
+
+// printObserveCost puts each HOST/off row (records and metrics off) beside the HOST row (on):
+// throughput and median latency, and how much the records and metrics cost (the goal: < 5 %).
+func printObserveCost(rows []row) {
+	type key struct {
+		host, backend, endpoint string
+		clients                 int
+	}
+	on := map[key]row{}
+	for _, r := range rows {
+		on[key{r.host, r.backend, r.endpoint, r.clients}] = r
+	}
+	lines := [][]string{{"host", "endpoint", "clients", "rps on", "rps off", "median on / off", "rps cost", "median cost"}}
+	for _, off := range rows {
+		host, quiet := strings.CutSuffix(off.host, "/off")
+		if !quiet {
+			continue
+		}
+		r, ok := on[key{host, off.backend, off.endpoint, off.clients}]
+		if !ok || off.rps == 0 || off.median == 0 {
+			continue
+		}
+		cost := func(x float64) string {
+			mark := ""
+			if x > 5 {
+				mark = " (over 5 %)"
+			}
+			return fmt.Sprintf("%+.1f %%%s", x, mark)
+		}
+		lines = append(lines, []string{host, off.endpoint, strconv.Itoa(off.clients),
+			fmt.Sprintf("%.0f", r.rps), fmt.Sprintf("%.0f", off.rps), ms(r.median) + " / " + ms(off.median),
+			cost(100 * (off.rps - r.rps) / off.rps), cost(100 * (float64(r.median) - float64(off.median)) / float64(off.median))})
 	}
 	printLines(lines, 2)
 }
