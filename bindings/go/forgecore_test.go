@@ -320,3 +320,46 @@ func TestVersionIsTheLibrarys(t *testing.T) {
 		t.Fatalf("/version %s, binding %s (%v)", body, forgecore.Version, err)
 	}
 }
+
+// LogTo receives the core's record of every request, one JSON line each, written out by the
+// time logging is turned off again.
+func TestLogToWritesOneLinePerRequest(t *testing.T) {
+	var out bytes.Buffer
+	if err := forgecore.LogTo(&out, forgecore.LogInfo); err != nil {
+		t.Fatal(err)
+	}
+	ua := fmt.Sprintf("go-log-to-%d", runtime.NumGoroutine())
+	ids := map[string]bool{}
+	for i := 0; i < 3; i++ {
+		response, err := fx.core.Do("GET", "/api/v4/version", http.Header{"User-Agent": {ua}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[response.Header.Get("X-Request-Id")] = true
+		_, _ = response.Bytes()
+	}
+	if err := forgecore.LogTo(nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, line := range strings.Split(out.String(), "\n") {
+		var record struct {
+			UA            string `json:"ua"`
+			CorrelationID string `json:"correlation_id"`
+			Status        int    `json:"status"`
+		}
+		if line == "" || json.Unmarshal([]byte(line), &record) != nil || record.UA != ua {
+			continue
+		}
+		if !ids[record.CorrelationID] || record.Status != 200 {
+			t.Fatalf("a record of no request made: %s", line)
+		}
+		seen++
+	}
+	if seen != 3 {
+		t.Fatalf("%d records for 3 requests:\n%s", seen, out.String())
+	}
+	if err := forgecore.LogTo(&out, 6); err == nil {
+		t.Fatal("level 6 was accepted")
+	}
+}

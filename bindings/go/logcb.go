@@ -13,8 +13,5 @@ import "unsafe"
 //export forgecoreGoLog
 func forgecoreGoLog(userData unsafe.Pointer, level C.int, text *C.char, length C.size_t) {
 	_, _ = userData, level // the level is in the record; no user data is registered
-	line := make([]byte, int(length)+1)
-	copy(line, unsafe.Slice((*byte)(unsafe.Pointer(text)), int(length)))
-	line[length] = '\n'
-	logLine(line)
+	logLine(unsafe.Slice((*byte)(unsafe.Pointer(text)), int(length)))
 }
