@@ -218,6 +218,7 @@ fn exactly_one_record_per_request_from_eight_threads_with_no_token_in_any() {
             "/api/v4/nowhere" => assert_eq!(route, "unmatched"),
             "/api/v4/member_roles" if record["status"] == 499 => {
                 assert_eq!(record["remote_ip"], "192.0.2.1");
+                assert_eq!(route, "/api/v4/member_roles", "the route of an abandoned call: {text}");
             }
             "/api/v4/member_roles" => {
                 assert_eq!(route, "/api/v4/member_roles");

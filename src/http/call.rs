@@ -96,6 +96,18 @@ struct Buffered {
     body: Vec<u8>,
 }
 
+impl Drop for Buffered {
+    /// Abandoned before it was served (the client went away): the trace still learns the route
+    /// its record names, then ends as 499.
+    fn drop(&mut self) {
+        if let Some(trace) = &mut self.trace {
+            if let Some(template) = super::router::template_for(&self.method, &self.target) {
+                trace.set_route(template);
+            }
+        }
+    }
+}
+
 impl BodySink for Buffered {
     fn write(&mut self, ctx: &Context, piece: &[u8]) -> Option<Response> {
         if self.body.len().saturating_add(piece.len()) > ctx.config.limits.max_body_bytes {
@@ -110,8 +122,11 @@ impl BodySink for Buffered {
         None
     }
 
-    fn finish(self: Box<Self>, ctx: &Context) -> Response {
-        let Buffered { trace, meta, method, target, headers, body } = *self;
+    fn finish(mut self: Box<Self>, ctx: &Context) -> Response {
+        let trace = self.trace.take();
+        let (meta, method, target) =
+            (std::mem::take(&mut self.meta), std::mem::take(&mut self.method), std::mem::take(&mut self.target));
+        let (headers, body) = (std::mem::take(&mut self.headers), std::mem::take(&mut self.body));
         let mut trace = trace.unwrap_or_else(|| Trace::begin(ctx, meta.peer, &method, &target, &headers));
         // The body may have arrived on other threads than this one: count this thread's work only.
         crate::observe::stats::take();

@@ -150,6 +150,24 @@ pub fn find(request: &Request) -> ApiResult<(&'static Route, Vec<&str>)> {
     Err(if path_known { ApiError::MethodNotAllowed } else { ApiError::NotFound("") })
 }
 
+/// The template of the route a raw request names, when one does, without parsing the rest of
+/// it: for the record of a request abandoned before it was served.
+pub fn template_for(method: &str, target: &str) -> Option<&'static str> {
+    let path = target.split(['?', '#']).next().unwrap_or("");
+    let rest = path.strip_prefix("/api/v4")?;
+    let segments: Vec<String> = rest
+        .split('/')
+        .skip(1)
+        .map(|s| percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned())
+        .collect();
+    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+    let method = if method == "HEAD" { "GET" } else { method };
+    ROUTES
+        .iter()
+        .find(|route| route.method == method && captures(route.pattern, &segments).is_some())
+        .map(Route::template)
+}
+
 /// Calls the operation of `found` (from [`find`]) for `request`.
 pub fn dispatch(call: &Call, request: &Request, found: ApiResult<(&'static Route, Vec<&str>)>) -> ApiResult<Response> {
     if request.segments == ["__panic"] && call.ctx.config.features.test_panic_route {
@@ -171,5 +189,14 @@ mod tests {
         assert_eq!(captures("/x/archive.:format", &["x", "archive."]), None);
         assert_eq!(captures("/x/archive.:format", &["x", "archive"]), None);
         assert_eq!(captures("/x/archive", &["x", "archive.zip"]), None);
+    }
+
+    #[test]
+    fn templates_of_raw_targets() {
+        use super::template_for;
+        assert_eq!(template_for("POST", "/api/v4/member_roles?x=1"), Some("/api/v4/member_roles"));
+        assert_eq!(template_for("HEAD", "/api/v4/projects/a%2Fb"), Some("/api/v4/projects/:id"));
+        assert_eq!(template_for("PATCH", "/api/v4/projects/a%2Fb"), None);
+        assert_eq!(template_for("GET", "/elsewhere"), None);
     }
 }
