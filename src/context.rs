@@ -18,6 +18,8 @@ pub struct Context {
     pub archive_builds: Arc<Slots>,
     /// The git binary, checked at open, that git's own programs run from.
     pub git: Git,
+    /// The git programs running per repository (`limits.git_per_repository`).
+    pub git_places: crate::transport::Places,
 }
 
 const _: () = {
@@ -28,14 +30,14 @@ const _: () = {
 impl Context {
     pub fn open(config: Config) -> Result<Context, String> {
         // The git binary first: a missing or old one refuses the open before anything is made.
-        let git = Git::open(&config.git_binary, &config.data_dir, &[])?;
+        let git = Git::open(&config.git_binary, &config.data_dir, crate::transport::policy::HOOKS)?;
         let store = Store::open(&config.store.backend(), &config.data_dir)?;
         let caches = Caches::open(&config.cache, &config.data_dir)?;
         let archive_builds = Arc::new(Slots::new(
             config.limits.archive_builds as usize,
             Duration::from_millis(config.limits.archive_queue_millis),
         ));
-        Ok(Context { config, store, caches, archive_builds, git })
+        Ok(Context { config, store, caches, archive_builds, git, git_places: Default::default() })
     }
 
     pub fn from_json(config_json: &str) -> Result<Context, String> {

@@ -120,6 +120,13 @@ pub fn open(git_dir: impl AsRef<Path>) -> Result<gix::Repository, OpenError> {
     Ok(repo)
 }
 
+/// Forgets the open handle on the repository at `git_dir` (after its refs or packs changed
+/// outside gix: a push): the next [`open`] opens it afresh.
+pub fn forget(git_dir: impl AsRef<Path>) {
+    let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    cache.handles.remove(git_dir.as_ref());
+}
+
 /// The git directory of `dir`: `dir/.git` for a work tree, `dir` itself for a bare repository.
 /// `None` when neither is a git repository.
 pub fn git_dir_of(dir: &Path) -> Option<PathBuf> {
