@@ -148,7 +148,7 @@ struct Forge {
     maintainer: String,
     developer: String,
     reporter: String,
-    reader: String,
+    guest: String,
 }
 
 fn admin(ctx: &Context, command: Value) -> Value {
@@ -202,11 +202,16 @@ fn forge(limits: Value) -> Forge {
             admin(&ctx, json!({"command": "token_add", "username": user}))["token"].as_str().unwrap().to_string(),
         );
     }
-    let reader = tokens.pop().unwrap();
+    admin(&ctx, json!({"command": "group_add", "path": "other"}));
+    let empty = dir.path().join("empty.git");
+    git(dir.path(), &["init", "-q", "--bare", "-b", "main", &empty.to_string_lossy()]);
+    admin(&ctx, json!({"command": "project_add", "path": "corp/empty", "repo": empty, "visibility": "private"}));
+    admin(&ctx, json!({"command": "member_add", "username": "mona", "project": "corp/empty", "access_level": 40}));
+    let guest = tokens.pop().unwrap();
     let reporter = tokens.pop().unwrap();
     let developer = tokens.pop().unwrap();
     let maintainer = tokens.pop().unwrap();
-    Forge { ctx, url, dir, public, private, maintainer, developer, reporter, reader }
+    Forge { ctx, url, dir, public, private, maintainer, developer, reporter, guest }
 }
 
 impl Forge {
@@ -311,9 +316,35 @@ fn private_projects_ask_for_credentials_and_need_reporter() {
         stderr(&bad)
     );
     // A guest sees the project but may not download its code.
-    let (guest, _) = forge.clone("corp/secret", Some(&forge.reader), 2, "gus");
+    let (guest, _) = forge.clone("corp/secret", Some(&forge.guest), 2, "gus");
     assert!(!guest.status.success());
     assert!(stderr(&guest).contains("You are not allowed to download code from this project."), "{}", stderr(&guest));
+    // Nor may a guest whose custom role grants read_code (GitLab's download_code needs
+    // Reporter), though the API serves them the code.
+    admin(&forge.ctx, json!({"command": "user_add", "username": "root", "admin": true}));
+    let root =
+        admin(&forge.ctx, json!({"command": "token_add", "username": "root"}))["token"].as_str().unwrap().to_string();
+    let created = forgecore::http::handle(
+        &forge.ctx,
+        "POST",
+        "/api/v4/groups/corp/member_roles",
+        vec![("PRIVATE-TOKEN".into(), root), ("Content-Type".into(), "application/json".into())],
+        json!({"name": "Code reader", "base_access_level": 10, "read_code": true}).to_string().as_bytes(),
+    );
+    assert_eq!(created.status, 201);
+    let role: Value = serde_json::from_slice(&created.into_bytes().unwrap()).unwrap();
+    admin(&forge.ctx, json!({"command": "user_add", "username": "grace"}));
+    let grace =
+        admin(&forge.ctx, json!({"command": "token_add", "username": "grace"}))["token"].as_str().unwrap().to_string();
+    admin(
+        &forge.ctx,
+        json!({"command": "member_add", "group": "corp", "username": "grace", "access_level": 10,
+                             "member_role_id": role["id"]}),
+    );
+    let (status, _) = forge.api("/api/v4/projects/corp%2Fsecret/repository/tree", &grace);
+    assert_eq!(status, 200, "read_code reads code through the API");
+    let (reader, _) = forge.clone("corp/secret", Some(&grace), 0, "grace");
+    assert!(stderr(&reader).contains("You are not allowed to download code from this project."), "{}", stderr(&reader));
     // An authenticated caller who cannot see a project is told it is not found.
     let (nothing, _) = forge.clone("corp/nothing", Some(&forge.reporter), 2, "nothing");
     assert!(stderr(&nothing).contains("could not be found"), "{}", stderr(&nothing));
@@ -394,6 +425,51 @@ fn pushes_follow_the_protection_rule() {
 }
 
 #[test]
+fn job_tokens_fetch_their_own_project_only() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    let job = admin(&forge.ctx, json!({"command": "job_token_add", "project": "corp/secret"}))["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let remote = forge.url.replacen("http://", &format!("http://gitlab-ci-token:{job}@"), 1) + "/corp/secret.git";
+    let into = forge.dir.path().join("job");
+    let out = forge.client(forge.dir.path(), 2, &["clone", "-q", &remote, &into.to_string_lossy()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(git_text(&into, &["rev-parse", "HEAD"]), git_text(&forge.private, &["rev-parse", "main"]));
+    // Not a push token.
+    git(&into, &["checkout", "-q", "-b", "from-job"]);
+    let out = forge.client(&into, 0, &["push", &remote, "from-job"]);
+    assert!(stderr(&out).contains("You are not allowed to push code to this project."), "{}", stderr(&out));
+    // Another private project is not its to see; a public one is anyone's.
+    let other = forge.url.replacen("http://", &format!("http://gitlab-ci-token:{job}@"), 1) + "/corp/empty.git";
+    let out = forge.client(forge.dir.path(), 2, &["ls-remote", &other]);
+    assert!(stderr(&out).contains("could not be found"), "{}", stderr(&out));
+    let public = forge.url.replacen("http://", &format!("http://gitlab-ci-token:{job}@"), 1) + "/pub/repo.git";
+    let out = forge.client(forge.dir.path(), 2, &["ls-remote", &public]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn a_first_push_fills_an_empty_repository() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    let (status, project) = forge.api("/api/v4/projects/corp%2Fempty", &forge.maintainer);
+    assert_eq!((status, &project["empty_repo"]), (200, &json!(true)), "{project}");
+    let work = forge.dir.path().join("first");
+    std::fs::create_dir_all(&work).unwrap();
+    git(&work, &["init", "-q", "-b", "main"]);
+    let tip = commit(&work, "README.md", b"first\n");
+    let out = forge.client(&work, 0, &["push", "-q", &forge.remote("corp/empty", Some(&forge.maintainer)), "main"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (_, project) = forge.api("/api/v4/projects/corp%2Fempty", &forge.maintainer);
+    assert_eq!((&project["empty_repo"], &project["default_branch"]), (&json!(false), &json!("main")), "{project}");
+    let (status, branches) = forge.api("/api/v4/projects/corp%2Fempty/repository/branches", &forge.maintainer);
+    assert_eq!(status, 200);
+    assert_eq!(branches[0]["commit"]["id"], tip, "{branches}");
+}
+
+#[test]
 fn limits_refuse_cleanly() {
     let _serial = serial();
     let forge = forge(json!({"git_push_max_bytes": 200_000}));
@@ -442,6 +518,47 @@ fn limits_refuse_cleanly() {
         panic!("answered at once")
     };
     assert_eq!(early.status, 413);
+}
+
+#[test]
+fn git_programs_per_repository_are_capped() {
+    let _serial = serial();
+    let forge = forge(json!({"git_per_repository": 1}));
+    let headers = vec![("Content-Type".to_string(), "application/x-git-upload-pack-request".to_string())];
+    let Opened::Body(held) = call::open(&forge.ctx, Meta::default(), "POST", "/pub/repo.git/git-upload-pack", headers)
+    else {
+        panic!("the negotiation is taken as a stream")
+    };
+    let Opened::Answer(busy) =
+        call::open(&forge.ctx, Meta::default(), "GET", "/pub/repo.git/info/refs?service=git-upload-pack", vec![])
+    else {
+        panic!("info/refs answers at once")
+    };
+    assert_eq!(busy.status, 503);
+    assert!(busy.header("Retry-After").is_some());
+    drop(held);
+    let Opened::Answer(served) =
+        call::open(&forge.ctx, Meta::default(), "GET", "/pub/repo.git/info/refs?service=git-upload-pack", vec![])
+    else {
+        panic!("info/refs answers at once")
+    };
+    assert_eq!(served.status, 200);
+    assert!(served.into_bytes().unwrap().starts_with(b"001e# service=git-upload-pack\n0000"));
+    // No dumb protocol; HEAD is refused; a wrong content type is 415.
+    let answer = |method: &str, target: &str, headers: Vec<(String, String)>| match call::open(
+        &forge.ctx,
+        Meta::default(),
+        method,
+        target,
+        headers,
+    ) {
+        Opened::Answer(response) => response.status,
+        Opened::Body(sink) => sink.finish(&forge.ctx).status,
+    };
+    assert_eq!(answer("GET", "/pub/repo.git/info/refs", vec![]), 404);
+    assert_eq!(answer("HEAD", "/pub/repo.git/info/refs?service=git-upload-pack", vec![]), 403);
+    let json = vec![("Content-Type".to_string(), "application/json".to_string())];
+    assert_eq!(answer("POST", "/pub/repo.git/git-upload-pack", json), 415);
 }
 
 /// The pids of processes whose command line mentions `needle`.
