@@ -192,7 +192,7 @@ impl BodySink for ReceivePack {
                 drop(hook);
                 let finished = running.finish();
                 if finished.is_ok() {
-                    super::after_refs_changed(ctx, &access.project, &commands);
+                    super::after_refs_changed(ctx, &access.project, &access.git_dir, &commands);
                 }
                 if kept.is_empty() && finished.is_err() {
                     return text(500, "The push failed: git ended without an answer.");

@@ -13,13 +13,18 @@
 use super::policy::Command;
 use crate::context::Context;
 use crate::store::projects::Project;
+use std::path::Path;
 
-/// Called once a push that changed `commands` of `project` has ended.
-pub fn after_refs_changed(ctx: &Context, project: &Project, commands: &[Command]) {
+/// Called once a push that changed `commands` of `project` (whose repository is `git_dir`,
+/// canonical) has ended.
+pub fn after_refs_changed(ctx: &Context, project: &Project, git_dir: &Path, commands: &[Command]) {
     if commands.is_empty() {
         return;
     }
+    // The API opens the repository by the path the store gives, the transport by its
+    // canonical git directory: both handles go.
     if let Ok(dir) = crate::api::git_dir(ctx, project) {
         crate::git::forget(&dir);
     }
+    crate::git::forget(git_dir);
 }

@@ -17,8 +17,9 @@ from conftest import REPO, start_host, start_server, stop_server
 
 GO_HOST = REPO / "target" / "debug" / "forgecore-http"
 PUSH_BYTES = 60 << 20
-# The host may grow by this much while a 60 MiB push streams through it.
-GROWTH_LIMIT_KIB = 32 << 10
+# The host may grow by this much while a 60 MiB push streams through it (measured: about 1 MiB
+# through either host).
+GROWTH_LIMIT_KIB = 16 << 10
 
 
 @pytest.fixture(scope="module", params=["python", "go"])
