@@ -163,6 +163,8 @@ bench: $(VPY) bench-go release
 		$(VPY) examples/bench/python_host.py
 	PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
 		$(VPY) examples/bench/archive_memory.py
+	PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
+		$(VPY) examples/bench/git_http.py
 
 # Tree, blobs, every archive format, compare, merge base and contributors on the repository
 # REPO names (a clone or a bare repository, left untouched), each answer checked against git's
