@@ -664,3 +664,51 @@ fn hostile_configuration_and_repository_hooks_never_run() {
     assert!(pushed.status.success(), "the repository's failing pre-receive did not run: {}", stderr(&pushed));
     assert!(!marker.exists(), "a hostile hook ran");
 }
+
+/// An upload-pack request, gzip-compressed as git sends bodies over 1 KiB, through the sink.
+fn gzip_post(forge: &Forge, body: &[u8]) -> forgecore::Response {
+    use flate2::write::GzEncoder;
+    let mut encoder = GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(body).unwrap();
+    let compressed = encoder.finish().unwrap();
+    let headers = vec![
+        ("Content-Type".to_string(), "application/x-git-upload-pack-request".to_string()),
+        ("Content-Encoding".to_string(), "gzip".to_string()),
+    ];
+    let Opened::Body(mut sink) =
+        call::open(&forge.ctx, Meta::default(), "POST", "/pub/repo.git/git-upload-pack", headers)
+    else {
+        panic!("the negotiation is taken as a stream")
+    };
+    for piece in compressed.chunks(1000) {
+        if let Some(early) = sink.write(&forge.ctx, piece) {
+            return early;
+        }
+    }
+    sink.finish(&forge.ctx)
+}
+
+#[test]
+fn gzip_negotiations_are_inflated_and_bombs_refused() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    let tip = git_text(&forge.public, &["rev-parse", "main"]);
+    let mut request = String::from_utf8(forgecore::transport::pkt_line(format!("want {tip}\n").as_bytes())).unwrap();
+    request.push_str("0000");
+    // Haves the repository does not know, as many as make git compress a body (over 1 KiB).
+    for i in 0..40u32 {
+        let unknown = format!("{i:040x}");
+        request.push_str(
+            &String::from_utf8(forgecore::transport::pkt_line(format!("have {unknown}\n").as_bytes())).unwrap(),
+        );
+    }
+    request.push_str(&String::from_utf8(forgecore::transport::pkt_line(b"done\n")).unwrap());
+    let answer = gzip_post(&forge, request.as_bytes());
+    assert_eq!(answer.status, 200);
+    let body = answer.into_bytes().unwrap();
+    assert!(body.windows(4).any(|w| w == b"PACK"), "a pack: {}", String::from_utf8_lossy(&body[..body.len().min(200)]));
+    // 11 MiB of zeros are a few kilobytes compressed: refused once inflated past 10 MiB.
+    let bomb = vec![b'0'; 11 << 20];
+    let answer = gzip_post(&forge, &bomb);
+    assert_eq!(answer.status, 413);
+}
