@@ -260,10 +260,7 @@ fn start(
     for (name, value) in env {
         spec = spec.env(&name, value);
     }
-    let running = ctx.git.spawn(&spec).map_err(|e| {
-        let _ = e;
-        text(500, "The git service could not be started.")
-    })?;
+    let running = ctx.git.spawn(&spec).map_err(|_| text(500, "The git service could not be started."))?;
     Ok((running, slot))
 }
 

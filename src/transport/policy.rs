@@ -407,11 +407,15 @@ fn serve_once(request: &Path, answer: &Path, tx: &Sender<HookCall>) -> std::io::
 impl Drop for HookChannel {
     fn drop(&mut self) {
         use std::os::unix::fs::OpenOptionsExt;
-        // The thread may still wait in a blocking open of either FIFO: opening the other end
-        // without blocking lets it through (an empty request, or an answer no one reads).
+        // The thread may still wait for a reply, or in a blocking open of either FIFO: opening
+        // the other end without blocking lets it through (an empty request, or an answer no one
+        // reads).
         if let Some(thread) = self.thread.take() {
             let nonblocking = libc::O_NONBLOCK;
             while !thread.is_finished() {
+                // A request nobody will answer: dropping it drops its reply's sender, so the
+                // thread answers a refusal instead of waiting.
+                while self.requests.try_recv().is_ok() {}
                 let writer =
                     std::fs::OpenOptions::new().write(true).custom_flags(nonblocking).open(self.dir.join("request"));
                 let reader =
@@ -454,6 +458,51 @@ mod tests {
         };
         let report = refused_report(&parsed, &["GitLab: no".into()]);
         assert_eq!(report, b"000eunpack ok\n002eng refs/heads/x pre-receive hook declined\n0000".to_vec());
+    }
+
+    fn scratch() -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("fc-hook-test-{}-{:?}", std::process::id(), std::thread::current().id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_channel_nobody_used_ends_at_once() {
+        let base = scratch();
+        let channel = HookChannel::new(&base).unwrap();
+        let dir = channel.dir().to_path_buf();
+        assert!(dir.join("request").exists());
+        let started = std::time::Instant::now();
+        drop(channel);
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(!dir.exists());
+        let _ = std::fs::remove_dir_all(base);
+    }
+
+    #[test]
+    fn a_hook_gets_its_answer_and_an_unanswered_one_a_refusal() {
+        let base = scratch();
+        for answer in [true, false] {
+            let channel = HookChannel::new(&base).unwrap();
+            let dir = channel.dir().to_path_buf();
+            let hook = std::thread::spawn(move || {
+                std::fs::write(dir.join("request"), "objects /x\n\nline\n").unwrap();
+                std::fs::read_to_string(dir.join("answer")).unwrap()
+            });
+            let (request, reply) = channel.poll(Duration::from_secs(10)).unwrap();
+            assert_eq!(request, "objects /x\n\nline\n");
+            if answer {
+                reply.send("ok\n".into()).unwrap();
+                assert_eq!(hook.join().unwrap(), "ok\n");
+                drop(channel);
+            } else {
+                drop(reply);
+                drop(channel);
+                assert!(hook.join().unwrap().starts_with("refused\n"));
+            }
+        }
+        let _ = std::fs::remove_dir_all(base);
     }
 
     #[test]
