@@ -10,16 +10,15 @@
 //! 2. While receive-pack runs, forgecore's own `pre-receive` ([`PRE_RECEIVE`], in forgecore's
 //!    `core.hooksPath`; a repository's hooks never run) hands the ref lines and the quarantine's
 //!    object directories back over two FIFOs in a private (0700) directory ([`HookChannel`]).
-//!    The core decides force pushes there, with the pushed objects visible through the
-//!    quarantine: `git merge-base --is-ancestor old new` (run by `git::command`) says whether an
-//!    update is a fast-forward. The refusal is printed by the hook, so git shows
+//!    The core decides force pushes there, opening the repository with gix over the pushed
+//!    objects in the quarantine: an update whose old tip is not an ancestor of the new one is a
+//!    force push. The refusal is printed by the hook, so git shows
 //!    `remote: GitLab: ...` and `[remote rejected] ... (pre-receive hook declined)`.
 
 use super::auth::Access;
 use super::pkt_line;
 use crate::auth::protection::{self, RefChange, Refusal};
 use crate::context::Context;
-use crate::git::command::Spec;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -279,8 +278,9 @@ fn inside(path: &str, git_dir: &Path) -> bool {
     !path.is_empty() && Path::new(path).canonicalize().is_ok_and(|p| p.starts_with(git_dir))
 }
 
-/// Stage 2: the hook's answer to `text` (first line `ok` or `refused`, then messages).
-pub fn stage_two(ctx: &Context, access: &Access, text: &str) -> String {
+/// Stage 2: the hook's answer to `text` (first line `ok` or `refused`, then messages);
+/// `scratch` is the push's private directory.
+pub fn stage_two(ctx: &Context, access: &Access, text: &str, scratch: &Path) -> String {
     let refuse = |message: &str| format!("refused\nGitLab: {message}\n");
     let Some(request) = parse_request(text) else { return refuse("The push could not be checked.") };
     let directories_ok = inside(&request.objects, &access.git_dir)
@@ -294,7 +294,7 @@ pub fn stage_two(ctx: &Context, access: &Access, text: &str) -> String {
     for command in &request.commands {
         let update = command.name.starts_with("refs/heads/") && !command.is_create() && !command.is_delete();
         let force = if update {
-            match is_ancestor(ctx, access, &request, &command.old, &command.new) {
+            match is_ancestor(access, &request, &command.old, &command.new, scratch) {
                 Some(ancestor) => !ancestor,
                 None => return refuse("The push could not be checked."),
             }
@@ -320,21 +320,26 @@ pub fn stage_two(ctx: &Context, access: &Access, text: &str) -> String {
 }
 
 /// Whether `old` is an ancestor of `new`, seeing the pushed objects in the quarantine; `None`
-/// when git could not say.
-fn is_ancestor(ctx: &Context, access: &Access, request: &HookRequest, old: &str, new: &str) -> Option<bool> {
-    let spec = Spec::new(
-        &access.git_dir,
-        &["merge-base", "--is-ancestor", old, new],
-        Duration::from_secs(ctx.config.limits.git_timeout_seconds),
-    )
-    .env("GIT_OBJECT_DIRECTORY", request.objects.as_str())
-    .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", request.alternates.as_str())
-    .env("GIT_QUARANTINE_PATH", request.quarantine.as_str());
-    let output = ctx.git.run(&spec, 4096).ok()?;
-    match output.status.code() {
-        Some(0) => Some(true),
-        Some(1) => Some(false),
-        _ => None,
+/// when it cannot be said. The repository is opened with gix over an object directory of our
+/// own in `scratch` (the push's private directory) that holds nothing but an alternates file
+/// naming the quarantine and the repository's objects (gix reads a store's alternates from that
+/// file only; git's quarantine has none, and is git's to move, so it is not written to).
+fn is_ancestor(access: &Access, request: &HookRequest, old: &str, new: &str, scratch: &Path) -> Option<bool> {
+    let (old, new) = (gix::ObjectId::from_hex(old.as_bytes()).ok()?, gix::ObjectId::from_hex(new.as_bytes()).ok()?);
+    if old == new {
+        return Some(true);
+    }
+    let objects = scratch.join("objects");
+    std::fs::create_dir_all(objects.join("info")).ok()?;
+    let mut alternates = vec![request.objects.clone()];
+    alternates.extend(request.alternates.split(':').filter(|p| !p.is_empty()).map(str::to_string));
+    std::fs::write(objects.join("info").join("alternates"), alternates.join("\n") + "\n").ok()?;
+    let mut repo = crate::git::open(&access.git_dir).ok()?;
+    let store = gix::odb::at(&objects, repo.object_hash()).ok()?;
+    repo.objects = store.into();
+    match repo.merge_base(old, new) {
+        Ok(base) => Some(base.is_some_and(|base| base.detach() == old)),
+        Err(_) => None,
     }
 }
 

@@ -186,7 +186,7 @@ impl BodySink for ReceivePack {
                         break Vec::new();
                     }
                     if let Some((request, reply)) = hook.poll(Duration::from_millis(10)) {
-                        let _ = reply.send(policy::stage_two(ctx, &access, &request));
+                        let _ = reply.send(policy::stage_two(ctx, &access, &request, hook.dir()));
                     }
                 };
                 drop(hook);
