@@ -22,15 +22,18 @@ PUSH_BYTES = 60 << 20
 GROWTH_LIMIT_KIB = 16 << 10
 
 
+def start_kind(kind, data_dir):
+    if kind == "go":
+        assert GO_HOST.exists(), f"{GO_HOST} is missing: make build"
+        return start_host([GO_HOST, "-listen", "127.0.0.1:0", "-data-dir", data_dir, "-print-admin-token"], data_dir)
+    return start_server(data_dir)
+
+
 @pytest.fixture(scope="module", params=["python", "go"])
 def host(request, tmp_path_factory):
     data_dir = tmp_path_factory.mktemp(f"git-http-{request.param}")
-    if request.param == "go":
-        assert GO_HOST.exists(), f"{GO_HOST} is missing: make build"
-        server = start_host([GO_HOST, "-listen", "127.0.0.1:0", "-data-dir", data_dir, "-print-admin-token"],
-                            data_dir)
-    else:
-        server = start_server(data_dir)
+    server = start_kind(request.param, data_dir)
+    server.kind = request.param
     work = tmp_path_factory.mktemp(f"git-http-work-{request.param}")
     seed = work / "seed"
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
@@ -92,6 +95,29 @@ def test_clone_and_push(host, protocol):
     status, branch = host.json("GET", f"/api/v4/projects/gh%2Frepo/repository/branches/chunked-{protocol}",
                                token=host.token)
     assert status == 200 and branch["commit"]["id"] == rev(into, "HEAD")
+
+
+def test_another_host_sees_a_push_at_once(host):
+    """Two hosts on one data set (the other kind of host, on the same data directory): a push
+    through one is seen by the other's API at once, though it answered from the old refs just
+    before."""
+    other = start_kind("python" if host.kind == "go" else "go", host.data_dir)
+    try:
+        into = host.work / "two-hosts"
+        out = client(host, "clone", "-q", remote(host), str(into))
+        assert out.returncode == 0, out.stderr
+        status, _ = other.json("GET", "/api/v4/projects/gh%2Frepo/repository/branches/two-hosts", token=other.token)
+        assert status == 404
+        subprocess.run(["git", "-C", str(into), "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q",
+                        "--allow-empty", "-m", "two hosts"], check=True)
+        out = client(host, "push", "-q", remote(host, host.token), "HEAD:refs/heads/two-hosts", cwd=into)
+        assert out.returncode == 0, out.stderr
+        status, branch = other.json("GET", "/api/v4/projects/gh%2Frepo/repository/branches/two-hosts",
+                                    token=other.token)
+        assert status == 200 and branch["commit"]["id"] == rev(into, "HEAD")
+    finally:
+        code, stderr = stop_server(other)
+        assert code == 0, stderr
 
 
 def test_a_large_push_keeps_the_host_flat(host):
