@@ -80,7 +80,7 @@ postgres-server:
 # administration, the typed exports, the files and commit writes (racing writers on two
 # contexts), projects, branches, tags and protected branches, and the PostgreSQL-only store tests.
 POSTGRES_TESTS := --test member_roles --test auth --test http --test health --test ffi --test store \
-	--test files --test commits_create --test projects --test branches --test tags
+	--test files --test commits_create --test projects --test branches --test tags --test git_http
 test-rust-postgres: postgres-server
 	$(PG_RUN) 'FORGECORE_TEST_POSTGRES="$(PG_URL)" $(CARGO) test $(POSTGRES_TESTS) -- --include-ignored'
 

@@ -140,6 +140,8 @@ fn serve_connection(ctx: &Context, stream: TcpStream) -> std::io::Result<()> {
 /// A context with a public project `pub/repo`, a private one `corp/secret`, and its members.
 struct Forge {
     ctx: Arc<Context>,
+    /// The configuration `ctx` was opened with (another host opens the same data with it).
+    config: Value,
     url: String,
     dir: TempDir,
     /// The bare repositories behind `pub/repo` and `corp/secret`.
@@ -172,8 +174,13 @@ fn seeded(dir: &Path, path: &Path) {
 
 fn forge(limits: Value) -> Forge {
     let dir = TempDir::new();
-    let config = json!({"data_dir": dir.path().join("data"), "limits": limits});
+    let mut config = json!({"data_dir": dir.path().join("data"), "limits": limits});
+    // On PostgreSQL (make test-rust-postgres), as a host of a cluster keeps its data.
+    if let Some(server) = common::postgres_server() {
+        config["store"] = json!({"postgres": common::new_postgres_database(&server)});
+    }
     let ctx = Arc::new(Context::from_json(&config.to_string()).unwrap());
+    let config = config.clone();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let served = Arc::clone(&ctx);
@@ -211,7 +218,7 @@ fn forge(limits: Value) -> Forge {
     let reporter = tokens.pop().unwrap();
     let developer = tokens.pop().unwrap();
     let maintainer = tokens.pop().unwrap();
-    Forge { ctx, url, dir, public, private, maintainer, developer, reporter, guest }
+    Forge { ctx, config, url, dir, public, private, maintainer, developer, reporter, guest }
 }
 
 impl Forge {
@@ -422,6 +429,35 @@ fn pushes_follow_the_protection_rule() {
     assert!(stderr(&out).contains("could not read Username"), "{}", stderr(&out));
     let out = forge.client(&work, 0, &["push", &forge.remote("pub/repo", Some(&forge.reporter)), "feature:other"]);
     assert!(stderr(&out).contains("You are not allowed to push code to this project."), "{}", stderr(&out));
+}
+
+#[test]
+fn another_host_sees_a_push_at_once() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    // A second host on the same data (the same SQLite file, or the same PostgreSQL database with
+    // its own memos and listener), which answers from the old refs first.
+    let mut config = forge.config.clone();
+    if config.get("store").is_some() {
+        config["data_dir"] = json!(forge.dir.path().join("other-host"));
+    }
+    let other = Context::from_json(&config.to_string()).unwrap();
+    let get = |path: &str| {
+        let headers = vec![("PRIVATE-TOKEN".to_string(), forge.developer.clone())];
+        let response = forgecore::http::handle(&other, "GET", path, headers, b"");
+        let status = response.status;
+        (status, serde_json::from_slice::<Value>(&response.into_bytes().unwrap()).unwrap_or(Value::Null))
+    };
+    let branch = "/api/v4/projects/pub%2Frepo/repository/branches/elsewhere";
+    assert_eq!(get(branch).0, 404);
+    let (out, work) = forge.clone("pub/repo", Some(&forge.developer), 2, "dev");
+    assert!(out.status.success(), "{}", stderr(&out));
+    git(&work, &["checkout", "-q", "-b", "elsewhere"]);
+    let tip = commit(&work, "elsewhere.txt", b"x\n");
+    let out = forge.client(&work, 0, &["push", "-q", &forge.remote("pub/repo", Some(&forge.developer)), "elsewhere"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (status, seen) = get(branch);
+    assert_eq!((status, seen["commit"]["id"].as_str()), (200, Some(tip.as_str())), "{seen}");
 }
 
 #[test]
