@@ -31,6 +31,7 @@ impl Context {
     pub fn open(config: Config) -> Result<Context, String> {
         // The git binary first: a missing or old one refuses the open before anything is made.
         let git = Git::open(&config.git_binary, &config.data_dir, crate::transport::policy::HOOKS)?;
+        crate::transport::policy::sweep(&crate::transport::receive_pack::pushes_dir(&config.data_dir));
         let store = Store::open(&config.store.backend(), &config.data_dir)?;
         let caches = Caches::open(&config.cache, &config.data_dir)?;
         let archive_builds = Arc::new(Slots::new(

@@ -394,6 +394,22 @@ impl HookChannel {
     }
 }
 
+/// Removes the push directories under `base` that processes no longer running left behind
+/// (a host that died mid-push); those of live processes, this one's included, stay.
+pub fn sweep(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let pid =
+            name.strip_prefix("push-").and_then(|rest| rest.split('-').next()).and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            if !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+}
+
 /// Waits for one hook: reads its request to the end, hands it on, writes the answer back.
 fn serve_once(request: &Path, answer: &Path, tx: &Sender<HookCall>) -> std::io::Result<()> {
     let mut text = String::new();
@@ -507,6 +523,19 @@ mod tests {
                 assert!(hook.join().unwrap().starts_with("refused\n"));
             }
         }
+        let _ = std::fs::remove_dir_all(base);
+    }
+
+    #[test]
+    fn leftovers_of_dead_processes_are_swept() {
+        let base = scratch();
+        let dead = base.join("push-999999999-0-0");
+        let mine = base.join(format!("push-{}-0-0", std::process::id()));
+        for dir in [&dead, &mine] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        sweep(&base);
+        assert!(!dead.exists() && mine.exists());
         let _ = std::fs::remove_dir_all(base);
     }
 

@@ -20,6 +20,11 @@ use std::time::{Duration, Instant};
 /// receive-pack's own answer (its report and progress) is kept up to this size.
 const MAX_OUTPUT_BYTES: usize = 4 << 20;
 
+/// Where the pushes' private directories are made (swept of dead processes' at open).
+pub fn pushes_dir(data_dir: &std::path::Path) -> std::path::PathBuf {
+    data_dir.join("git").join("pushes")
+}
+
 fn too_large(limit: u64) -> Response {
     text(413, &format!("Request Entity Too Large: a push is limited to {limit} bytes."))
 }
@@ -124,7 +129,7 @@ impl State {
     /// Starts receive-pack with its hook channel, hands it the head of the body already read.
     fn start(&self, ctx: &Context, commands: Vec<Command>, head: &[u8]) -> Result<Push, Response> {
         let unavailable = || text(500, "The git service could not be started.");
-        let hook = HookChannel::new(&ctx.config.data_dir.join("git").join("pushes")).map_err(|_| unavailable())?;
+        let hook = HookChannel::new(&pushes_dir(&ctx.config.data_dir)).map_err(|_| unavailable())?;
         let mut env: Vec<(String, std::ffi::OsString)> =
             vec![("FORGECORE_PUSH_DIR".into(), hook.dir().as_os_str().to_os_string())];
         if let Some(protocol) = &self.protocol {
