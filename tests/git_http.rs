@@ -418,6 +418,10 @@ fn pushes_follow_the_protection_rule() {
     let hex = "0123456789abcdef0123456789abcdef01234567";
     let out = forge.client(&work, 0, &["push", &dev_remote, &format!("HEAD:refs/heads/{hex}")]);
     assert!(stderr(&out).contains("40-character hexadecimal branch name"), "{}", stderr(&out));
+    // Push options, as GitLab's clients send them, are taken (and change nothing here).
+    let out = forge.client(&work, 0, &["push", "-q", "-o", "ci.skip", &dev_remote, "feature:with-options"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(git_text(&forge.public, &["rev-parse", "with-options"]), rewritten);
     // A tag.
     git(&work, &["tag", "v1.0"]);
     let out = forge.client(&work, 2, &["push", "-q", &dev_remote, "v1.0"]);

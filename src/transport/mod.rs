@@ -245,7 +245,9 @@ fn start(
         Service::ReceivePack => spec
             .config("receive.fsckObjects", "true")
             .config("receive.maxInputSize", limits.git_push_max_bytes.to_string())
-            .config("receive.advertisePushOptions", "false")
+            // As Gitaly does: clients send GitLab's push options (`-o ci.skip`), which nothing
+            // here acts on, and a server without them fails such pushes.
+            .config("receive.advertisePushOptions", "true")
             .config("core.alternateRefsCommand", "exit 0 #"),
     };
     for arg in args {
