@@ -33,6 +33,11 @@ pub struct Config {
     /// which the repositories of the projects on that storage live.
     #[serde(default)]
     pub storages: BTreeMap<String, PathBuf>,
+    /// The git whose programs serve git over HTTP and maintenance (`src/git/command.rs`): a
+    /// path, or a name looked up once in the host's `PATH` when the context opens. Checked
+    /// then: missing or older than 2.39.4 refuses `fc_open`.
+    #[serde(default = "default_git_binary")]
+    pub git_binary: String,
     /// What the core believes of a request beyond its peer: forwarded addresses, request ids.
     #[serde(default)]
     pub requests: RequestsConfig,
@@ -68,6 +73,10 @@ impl Default for MonitoringConfig {
         let loopback = ["127.0.0.0/8", "::1/128"].iter().filter_map(|c| Cidr::parse(c).ok()).collect();
         MonitoringConfig { ip_allowlist: loopback, metrics: true }
     }
+}
+
+fn default_git_binary() -> String {
+    "git".into()
 }
 
 /// `"store": {"postgres": "postgresql://user:password@host:port/db"}` (with an optional
@@ -217,6 +226,12 @@ pub struct Limits {
     /// is a 503 with `Retry-After`. Cached archives and downloads joining a build wait for none.
     pub archive_builds: u32,
     pub archive_queue_millis: u64,
+    /// Git over HTTP: the largest pack a push may send (`receive.maxInputSize`; 1 GiB), the
+    /// time one git program may run (an hour), and how many run at once on one repository
+    /// (8; one more is a 503 with `Retry-After`).
+    pub git_push_max_bytes: u64,
+    pub git_timeout_seconds: u64,
+    pub git_per_repository: u32,
 }
 
 impl Default for Limits {
@@ -237,6 +252,9 @@ impl Default for Limits {
             compare_timeout_millis: 10_000,
             archive_builds: 16,
             archive_queue_millis: 10_000,
+            git_push_max_bytes: 1 << 30,
+            git_timeout_seconds: 3600,
+            git_per_repository: 8,
         }
     }
 }
@@ -286,6 +304,12 @@ impl Config {
         }
         if l.compare_max_commits == 0 || l.compare_timeout_millis == 0 {
             return Err("invalid configuration: compare_max_commits and compare_timeout_millis must be positive".into());
+        }
+        if l.git_push_max_bytes == 0 || l.git_timeout_seconds == 0 || l.git_per_repository == 0 {
+            return Err(
+                "invalid configuration: git_push_max_bytes, git_timeout_seconds and git_per_repository must be positive"
+                    .into(),
+            );
         }
         if l.archive_builds == 0 {
             return Err("invalid configuration: archive_builds must be positive".into());

@@ -5,6 +5,7 @@ use crate::cache::archives::Slots;
 use crate::cache::Caches;
 use crate::config::{Config, RateLimit};
 use crate::error::{ApiError, ApiResult};
+use crate::git::command::Git;
 use crate::observe::metrics::Metrics;
 use crate::store::{self, Store};
 use std::sync::Arc;
@@ -18,6 +19,10 @@ pub struct Context {
     pub archive_builds: Arc<Slots>,
     /// What `/-/metrics` shows; shared with the answers still streaming when they end.
     pub metrics: Arc<Metrics>,
+    /// The git binary, checked at open, that git's own programs run from.
+    pub git: Git,
+    /// The git programs running per repository (`limits.git_per_repository`).
+    pub git_places: crate::transport::Places,
 }
 
 const _: () = {
@@ -27,13 +32,24 @@ const _: () = {
 
 impl Context {
     pub fn open(config: Config) -> Result<Context, String> {
+        // The git binary first: a missing or old one refuses the open before anything is made.
+        let git = Git::open(&config.git_binary, &config.data_dir, crate::transport::policy::HOOKS)?;
+        crate::transport::policy::sweep(&crate::transport::receive_pack::pushes_dir(&config.data_dir));
         let store = Store::open(&config.store.backend(), &config.data_dir)?;
         let caches = Caches::open(&config.cache, &config.data_dir)?;
         let archive_builds = Arc::new(Slots::new(
             config.limits.archive_builds as usize,
             Duration::from_millis(config.limits.archive_queue_millis),
         ));
-        Ok(Context { config, store, caches, archive_builds, metrics: Arc::new(Metrics::new()) })
+        Ok(Context {
+            config,
+            store,
+            caches,
+            archive_builds,
+            git,
+            git_places: Default::default(),
+            metrics: Arc::new(Metrics::new()),
+        })
     }
 
     pub fn from_json(config_json: &str) -> Result<Context, String> {

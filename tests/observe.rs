@@ -387,3 +387,23 @@ fn anonymous_callers_are_limited_per_address_across_hosts() {
     // Nor are the probes.
     assert_eq!(from(&inst, "127.0.0.1", "GET", "/-/health", &[]).0, 200);
 }
+
+#[test]
+fn git_over_http_requests_have_one_record_each_with_their_route() {
+    capture();
+    let inst = open_instance(json!({}));
+    inst.fixture_repos();
+    let refs = "/fx/work.git/info/refs?service=git-upload-pack";
+    let (status, headers, _) = from(&inst, "127.0.0.1", "GET", refs, &[("User-Agent", "git-ua/1")]);
+    assert_eq!(status, 200);
+    assert!(headers.contains_key("x-request-id"));
+    let rpc = [("User-Agent", "git-ua/2"), ("Content-Type", "application/x-git-upload-pack-request")];
+    let (status, _, _) = from(&inst, "127.0.0.1", "POST", "/fx/work.git/git-upload-pack", &rpc);
+    let records = records_of("git-ua/");
+    assert_eq!(records.len(), 2, "{records:?}");
+    let by_ua: HashMap<&str, &Value> = records.iter().map(|r| (r["ua"].as_str().unwrap(), r)).collect();
+    assert_eq!(by_ua["git-ua/1"]["route"], "/:project.git/info/refs");
+    assert_eq!(by_ua["git-ua/1"]["status"], 200);
+    assert_eq!(by_ua["git-ua/2"]["route"], "/:project.git/git-upload-pack");
+    assert_eq!(by_ua["git-ua/2"]["status"], status);
+}

@@ -6,8 +6,8 @@
 //!
 //! Every request has one record and one count in the metrics (`observe::record::Trace`): the
 //! trace starts here and ends with the answer, whichever call gives it; a sink dropped without
-//! answering (the client went away) ends it as 499. A sink chosen here carries the trace and
-//! ends it as [`Buffered`] does. The `/-/` routes (probes and metrics) are chosen here too:
+//! answering (the client went away) ends it as 499. A sink chosen here (git over HTTP) is
+//! wrapped in [`Traced`], which does that for it. The `/-/` routes (probes and metrics) are chosen here too:
 //! they take no body.
 //!
 //! A sink never holds the `Context` between calls: the front door hands it to every call, so
@@ -49,6 +49,11 @@ pub fn open(ctx: &Context, meta: Meta, method: &str, target: &str, headers: Vec<
         }
         return Opened::Answer(trace.finish(response));
     }
+    // Git over HTTP takes its body as a stream, outside /api/v4.
+    if let Some(opened) = crate::transport::open(ctx, &meta, method, target, &headers) {
+        trace.set_route(git_template(path));
+        return traced(trace, opened);
+    }
     let announced = headers
         .iter()
         .find(|(name, _)| name.eq_ignore_ascii_case("content-length"))
@@ -64,6 +69,51 @@ pub fn open(ctx: &Context, meta: Meta, method: &str, target: &str, headers: Vec<
         headers,
         body: Vec::new(),
     }))
+}
+
+/// The route template of a git over HTTP request (Workhorse's routes, without their regexps).
+fn git_template(path: &str) -> &'static str {
+    if path.ends_with(".git/git-upload-pack") {
+        "/:project.git/git-upload-pack"
+    } else if path.ends_with(".git/git-receive-pack") {
+        "/:project.git/git-receive-pack"
+    } else {
+        "/:project.git/info/refs"
+    }
+}
+
+/// `opened` with its request's trace: ended with the answer at once, or carried by the sink.
+fn traced(trace: Trace, opened: Opened) -> Opened {
+    match opened {
+        Opened::Answer(response) => Opened::Answer(trace.finish(response)),
+        Opened::Body(inner) => Opened::Body(Box::new(Traced { trace: Some(trace), inner })),
+    }
+}
+
+/// A sink chosen before the buffered default (git over HTTP), with the trace of its request,
+/// ended by whichever call answers (or, dropped unanswered, as 499).
+struct Traced {
+    trace: Option<Trace>,
+    inner: Box<dyn BodySink>,
+}
+
+impl BodySink for Traced {
+    fn write(&mut self, ctx: &Context, piece: &[u8]) -> Option<Response> {
+        let answer = self.inner.write(ctx, piece)?;
+        Some(match self.trace.take() {
+            Some(trace) => trace.finish(answer),
+            None => answer,
+        })
+    }
+
+    fn finish(self: Box<Self>, ctx: &Context) -> Response {
+        let Traced { trace, inner } = *self;
+        let answer = inner.finish(ctx);
+        match trace {
+            Some(trace) => trace.finish(answer),
+            None => answer,
+        }
+    }
 }
 
 /// Serves a request whose body is at hand, in one go, through [`open`]: what `fc_request` and
