@@ -133,6 +133,23 @@ fn the_list_is_what_git_log_lists_for_every_filter_and_order() {
             ("ref_name=orphan...stale".into(), vec!["orphan...stale".into()]),
             ("ref_name=stale...".into(), vec!["stale...".into()]),
             ("ref_name=feature...main&path=deep".into(), vec!["feature...main".into(), "--".into(), "deep".into()]),
+            // A range prunes what a TREESAME merge's other parent brought in (undo), as git does.
+            (
+                "ref_name=stale..main&path=deep%2Fa%2Fb%2Fc%2Ffile.txt".into(),
+                vec!["stale..main".into(), "--".into(), "deep/a/b/c/file.txt".into()],
+            ),
+            ("ref_name=stale..main&path=deep".into(), vec!["stale..main".into(), "--".into(), "deep".into()]),
+            ("ref_name=undo...main&path=deep".into(), vec!["undo...main".into(), "--".into(), "deep".into()]),
+            ("ref_name=v1.0..undo&path=deep".into(), vec!["v1.0..undo".into(), "--".into(), "deep".into()]),
+            (
+                "ref_name=stale..main&path=deep&first_parent=true".into(),
+                vec!["--first-parent".into(), "stale..main".into(), "--".into(), "deep".into()],
+            ),
+            ("ref_name=stale..main&first_parent=true".into(), vec!["--first-parent".into(), "stale..main".into()]),
+            (
+                format!("ref_name=stale..main&path=deep&since={}", since.replace('+', "%2B")),
+                vec![format!("--since={since}"), "stale..main".into(), "--".into(), "deep".into()],
+            ),
             ("path=deep%2Fa%2Fb%2Fc%2Ffile.txt".into(), vec!["main".into(), "--".into(), "deep/a/b/c/file.txt".into()]),
             ("path=deep".into(), vec!["main".into(), "--".into(), "deep".into()]),
             ("path=deep%2F".into(), vec!["main".into(), "--".into(), "deep/".into()]),

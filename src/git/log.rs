@@ -166,10 +166,129 @@ struct Walk<'r> {
     nodes: Vec<Node>,
     index: gix::hashtable::HashMap<ObjectId, u32>,
     buf: Vec<u8>,
+    compare: Compare<'r>,
+}
+
+/// What git's `rev_compare_tree` reads to tell whether a commit changed the path: the path's
+/// entry in trees, and first the commit-graph's changed-path Bloom filters.
+struct Compare<'r> {
+    repo: &'r gix::Repository,
+    buf: Vec<u8>,
     /// The entry (id and mode) of the filter's path component at each depth, by tree.
     entries: std::collections::HashMap<(ObjectId, usize), Option<(ObjectId, u16)>>,
     /// The commit-graph's changed-path filters and the filter path's keys, when both exist.
     bloom: Option<(std::sync::Arc<super::bloom::Graph>, super::bloom::Keys)>,
+}
+
+impl<'r> Compare<'r> {
+    fn new(repo: &'r gix::Repository) -> Compare<'r> {
+        Compare { repo, buf: Vec::new(), entries: Default::default(), bloom: None }
+    }
+
+    /// Reads the commit-graph's changed-path filters for `path`, when there are any.
+    fn use_bloom(&mut self, path: Option<&[Vec<u8>]>, graph: bool) {
+        if let (Some(path), true) = (path, graph) {
+            let objects = self.repo.common_dir().join("objects");
+            self.bloom = super::bloom::load(&objects).map(|graph| (graph, super::bloom::Keys::new(path)));
+        }
+    }
+
+    /// Whether the filter of the commit at graph `position` says it certainly left the path
+    /// as its first parent had it.
+    fn certainly_unchanged(&self, position: Option<u32>) -> bool {
+        match (position, &self.bloom) {
+            (Some(position), Some((graph, keys))) => graph.certainly_unchanged(position, keys),
+            _ => false,
+        }
+    }
+
+    /// The entry at `path` in tree `tree` (id and mode). Each level's answer is kept by
+    /// (tree, depth): consecutive commits share most subtrees, so a commit usually costs one
+    /// read of its root tree.
+    fn entry(&mut self, tree: ObjectId, path: &[Vec<u8>]) -> Result<Option<(ObjectId, u16)>, Error> {
+        if self.entries.len() >= ENTRY_CACHE_MAX {
+            // Only a cache: a walk through a long history starts it afresh now and then.
+            self.entries.clear();
+        }
+        let mut current = tree;
+        let mut found = None;
+        for (depth, name) in path.iter().enumerate() {
+            let here = match self.entries.get(&(current, depth)) {
+                Some(&known) => known,
+                None => {
+                    let unreadable = |e: BoxError| Error::Tree { id: current, source: e };
+                    let iter =
+                        self.repo.objects.find_tree_iter(&current, &mut self.buf).map_err(|e| unreadable(boxed(e)))?;
+                    let mut hit = None;
+                    for entry in iter {
+                        let entry = entry.map_err(|e| unreadable(boxed(e)))?;
+                        if entry.filename == name.as_slice() {
+                            hit = Some((entry.oid.to_owned(), entry.mode.value()));
+                            break;
+                        }
+                    }
+                    self.entries.insert((current, depth), hit);
+                    hit
+                }
+            };
+            let Some((id, mode)) = here else { return Ok(None) };
+            found = Some((id, mode));
+            if depth + 1 < path.len() {
+                if mode & 0o170000 != 0o040000 {
+                    return Ok(None);
+                }
+                current = id;
+            }
+        }
+        Ok(found)
+    }
+
+    /// git's `try_to_simplify_commit` for a commit whose root tree is `tree`, with `parents`
+    /// parents: `parent(n)` reads the `n`th and answers its root tree and whether it is relevant
+    /// (git's `relevant_commit`: always in an unlimited walk). A commit TREESAME to a relevant
+    /// parent walks on that (first such) parent alone; TREESAME to an irrelevant one, it keeps
+    /// them all. The first parent is asked of the Bloom filter first, as git asks it.
+    fn simplify(
+        &mut self,
+        path: &[Vec<u8>],
+        tree: ObjectId,
+        position: Option<u32>,
+        parents: usize,
+        first_parent: bool,
+        parent: &mut dyn FnMut(usize) -> Result<(ObjectId, bool), Error>,
+    ) -> Result<super::range::Simplified, Error> {
+        use super::range::Simplified;
+        if parents == 0 {
+            let treesame = self.entry(tree, path)?.is_none();
+            return Ok(Simplified { keep: None, treesame });
+        }
+        let mut own = None;
+        let (mut relevant_parents, mut relevant_change, mut irrelevant_change) = (0, false, false);
+        for n in 0..parents {
+            if n == 1 && first_parent {
+                break;
+            }
+            let (theirs, relevant) = parent(n)?;
+            relevant_parents += usize::from(relevant);
+            let same = if n == 0 && self.certainly_unchanged(position) {
+                true
+            } else {
+                let own = match own {
+                    Some(own) => own,
+                    None => *own.insert(self.entry(tree, path)?),
+                };
+                self.entry(theirs, path)? == own
+            };
+            match (same, relevant) {
+                (true, true) => return Ok(Simplified { keep: Some(n), treesame: true }),
+                (true, false) => {}
+                (false, true) => relevant_change = true,
+                (false, false) => irrelevant_change = true,
+            }
+        }
+        let treesame = if relevant_parents > 0 { !relevant_change } else { !irrelevant_change };
+        Ok(Simplified { keep: None, treesame })
+    }
 }
 
 impl<'r> Walk<'r> {
@@ -180,17 +299,13 @@ impl<'r> Walk<'r> {
             nodes: Vec::new(),
             index: Default::default(),
             buf: Vec::new(),
-            entries: Default::default(),
-            bloom: None,
+            compare: Compare::new(repo),
         }
     }
 
     /// Reads the commit-graph's changed-path filters for `path`, when there are any.
     fn use_bloom(&mut self, path: Option<&[Vec<u8>]>) {
-        if let (Some(path), Some(_)) = (path, &self.graph) {
-            let objects = self.repo.common_dir().join("objects");
-            self.bloom = super::bloom::load(&objects).map(|graph| (graph, super::bloom::Keys::new(path)));
-        }
+        self.compare.use_bloom(path, self.graph.is_some());
     }
 
     fn lookup(&mut self, id: ObjectId) -> u32 {
@@ -271,84 +386,25 @@ impl<'r> Walk<'r> {
         Ok(())
     }
 
-    /// The entry at `path` in tree `tree` (id and mode). Each level's answer is kept by
-    /// (tree, depth): consecutive commits share most subtrees, so a commit usually costs one
-    /// read of its root tree.
-    fn entry(&mut self, tree: ObjectId, path: &[Vec<u8>]) -> Result<Option<(ObjectId, u16)>, Error> {
-        if self.entries.len() >= ENTRY_CACHE_MAX {
-            // Only a cache: a walk through a long history starts it afresh now and then.
-            self.entries.clear();
-        }
-        let mut current = tree;
-        let mut found = None;
-        for (depth, name) in path.iter().enumerate() {
-            let here = match self.entries.get(&(current, depth)) {
-                Some(&known) => known,
-                None => {
-                    let unreadable = |e: BoxError| Error::Tree { id: current, source: e };
-                    let iter =
-                        self.repo.objects.find_tree_iter(&current, &mut self.buf).map_err(|e| unreadable(boxed(e)))?;
-                    let mut hit = None;
-                    for entry in iter {
-                        let entry = entry.map_err(|e| unreadable(boxed(e)))?;
-                        if entry.filename == name.as_slice() {
-                            hit = Some((entry.oid.to_owned(), entry.mode.value()));
-                            break;
-                        }
-                    }
-                    self.entries.insert((current, depth), hit);
-                    hit
-                }
-            };
-            let Some((id, mode)) = here else { return Ok(None) };
-            found = Some((id, mode));
-            if depth + 1 < path.len() {
-                if mode & 0o170000 != 0o040000 {
-                    return Ok(None);
-                }
-                current = id;
-            }
-        }
-        Ok(found)
-    }
-
     /// git's `try_to_simplify_commit` for node `i` (parsed): marks it TREESAME and narrows the
     /// parents it walks on.
     fn simplify(&mut self, i: u32, filter: &Filter) -> Result<(), Error> {
         let Some(path) = &filter.path else { return Ok(()) };
-        let parents = self.nodes[i as usize].parents.clone();
-        // git asks the changed-path filter first, for the first parent only.
-        if let (Some(&first), Some(position), Some((graph, keys))) =
-            (parents.first(), self.nodes[i as usize].position, &self.bloom)
-        {
-            if graph.certainly_unchanged(position, keys) {
-                let node = &mut self.nodes[i as usize];
-                node.walked = vec![first];
-                node.treesame = true;
-                return Ok(());
-            }
+        let node = &self.nodes[i as usize];
+        let (tree, position, parents) = (node.tree, node.position, node.parents.clone());
+        let mut compare = std::mem::replace(&mut self.compare, Compare::new(self.repo));
+        let mut parent = |n: usize| -> Result<(ObjectId, bool), Error> {
+            self.parse(parents[n])?;
+            Ok((self.nodes[parents[n] as usize].tree, true))
+        };
+        let simplified = compare.simplify(path, tree, position, parents.len(), filter.first_parent, &mut parent);
+        self.compare = compare;
+        let simplified = simplified?;
+        let node = &mut self.nodes[i as usize];
+        node.treesame = simplified.treesame;
+        if let Some(k) = simplified.keep {
+            node.walked = vec![parents[k]];
         }
-        let own = self.entry(self.nodes[i as usize].tree, path)?;
-        if parents.is_empty() {
-            self.nodes[i as usize].treesame = own.is_none();
-            return Ok(());
-        }
-        let mut changed = false;
-        for (n, &p) in parents.iter().enumerate() {
-            if n == 1 && filter.first_parent {
-                break;
-            }
-            self.parse(p)?;
-            let theirs = self.entry(self.nodes[p as usize].tree, path)?;
-            if theirs == own {
-                let node = &mut self.nodes[i as usize];
-                node.walked = vec![p];
-                node.treesame = true;
-                return Ok(());
-            }
-            changed = true;
-        }
-        self.nodes[i as usize].treesame = !changed;
         Ok(())
     }
 
@@ -667,9 +723,12 @@ fn topological(walk: &Walk<'_>, order: &[u32]) -> Vec<u32> {
     out
 }
 
-/// The commits of a range that [`page`]'s filters list (each commit judged against its own
-/// parents), within `window`; `None` past `deadline`. `tips` are git's command line: `from..to`
-/// is `[(from, true), (to, false)]`, `a...b` the merge bases excluded, then `a` and `b`.
+/// The commits of a range that [`page`]'s filters list, within `window`; `None` past
+/// `deadline`. `tips` are git's command line: `from..to` is `[(from, true), (to, false)]`,
+/// `a...b` the merge bases excluded, then `a` and `b`. The walk is git's limited walk
+/// ([`super::range`]) with, for a path, its history simplification: a merge TREESAME to a
+/// relevant parent walks on that parent alone, so what only its other parents brought in is not
+/// listed (`git log a..b -- path`).
 pub fn range_page(
     repo: &gix::Repository,
     tips: &[(ObjectId, bool)],
@@ -677,22 +736,25 @@ pub fn range_page(
     window: Window,
     deadline: Instant,
 ) -> Result<Option<Vec<ObjectId>>, Error> {
-    let Some(ids) = super::range::ids_of(repo, tips, deadline)? else { return Ok(None) };
+    let mut compare = Compare::new(repo);
+    let graph = repo.commit_graph_if_enabled().ok().flatten().is_some();
+    compare.use_bloom(filter.path.as_deref(), graph);
+    let mut simplify = RangeSimplify { compare, filter };
+    let walked = super::range::simplified_ids(repo, tips, filter.since, filter.first_parent, &mut simplify, deadline)?;
+    let Some(walked) = walked else { return Ok(None) };
     let mut walk = Walk::new(repo);
-    walk.use_bloom(filter.path.as_deref());
     let (mut skip, mut out) = (window.skip, Vec::new());
-    for id in ids {
+    for (id, time, treesame) in walked {
         if out.len() >= window.take {
             break;
         }
-        let i = walk.lookup(id);
-        walk.parse(i)?;
-        if filter.since.is_some_and(|since| walk.nodes[i as usize].time < since) {
+        if treesame || filter.until.is_some_and(|until| time > until) {
             continue;
         }
-        walk.simplify(i, filter)?;
-        if !walk.listed(i, filter)? {
-            continue;
+        if let Some(author) = &filter.author {
+            if !walk.authored_by(id, author)? {
+                continue;
+            }
         }
         if skip > 0 {
             skip -= 1;
@@ -701,6 +763,29 @@ pub fn range_page(
         out.push(id);
     }
     Ok(Some(out))
+}
+
+/// The path's history simplification, as the range walk asks it of each interesting commit.
+struct RangeSimplify<'a, 'r> {
+    compare: Compare<'r>,
+    filter: &'a Filter,
+}
+
+impl super::range::Simplify for RangeSimplify<'_, '_> {
+    fn simplify(
+        &mut self,
+        commit: &super::range::Commit,
+        parents: usize,
+        parent: &mut dyn FnMut(usize) -> Result<(ObjectId, bool), super::range::RangeError>,
+    ) -> Result<super::range::Simplified, BoxError> {
+        let Some(path) = &self.filter.path else {
+            return Ok(super::range::Simplified { keep: None, treesame: false });
+        };
+        let mut parent = |n: usize| parent(n).map_err(Error::from);
+        self.compare
+            .simplify(path, commit.tree, commit.position, parents, self.filter.first_parent, &mut parent)
+            .map_err(boxed)
+    }
 }
 
 /// The tips of `git log --all`: every reference that peels to a commit, in name order, then
