@@ -647,3 +647,55 @@ fn private_projects_follow_the_visibility_matrix() {
         }
     }
 }
+
+/// `(commit, line)` for every line of `git blame --porcelain`.
+fn porcelain_lines(repo: &Path, rev: &str, path: &str) -> Vec<(String, String)> {
+    let out = git_text(repo, &["blame", "--porcelain", rev, "--", path]);
+    let mut lines = Vec::new();
+    let mut commit = String::new();
+    for line in out.lines() {
+        if let Some(text) = line.strip_prefix('\t') {
+            lines.push((commit.clone(), text.to_string()));
+        } else if line.len() > 41 && line.as_bytes()[40] == b' ' && line[..40].bytes().all(|b| b.is_ascii_hexdigit()) {
+            commit = line[..40].to_string();
+        }
+    }
+    lines
+}
+
+#[test]
+fn blame_is_gits_with_and_without_changed_path_filters() {
+    // With filters, blame skips what they vouch for (src/git/blame/skip.rs); the answer must not
+    // move: the deep file (merges that change it, and one that changes it and back), a renamed
+    // file (blamed again without skipping), files of one side branch.
+    let w = world();
+    let files = ["deep/a/b/c/file.txt", "README.md", "renamed-to.txt", "run.sh", "same.txt", "more.txt"];
+    let mut compared = 0;
+    for (project, repo) in histories(&w) {
+        for (rev, path) in files.iter().map(|f| ("main", *f)).chain([
+            ("undo", "deep/a/b/c/file.txt"),
+            ("feature", "deep/a/b/c/file.txt"),
+            ("feature", "feature.txt"),
+            ("v1.0", "README.md"),
+        ]) {
+            let expected = porcelain_lines(&repo, rev, path);
+            let target =
+                format!("/api/v4/projects/{project}/repository/files/{}/blame?ref={rev}", path.replace('/', "%2F"));
+            let (status, body) = w.instance.request_json("GET", &target, &[], b"");
+            assert_eq!(status, 200, "{project} {rev}:{path}: {body}");
+            let got: Vec<(String, String)> = body
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|group| {
+                    let id = group["commit"]["id"].as_str().unwrap().to_string();
+                    group["lines"].as_array().unwrap().iter().map(move |l| (id.clone(), l.as_str().unwrap().into()))
+                })
+                .collect();
+            assert!(!expected.is_empty(), "{rev}:{path}");
+            assert_eq!(got, expected, "{project} {rev}:{path} against git blame");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 20);
+}

@@ -2,7 +2,11 @@
 //! (renames followed, as git does by default), grouped the way GitLab's `Gitlab::Blame` groups
 //! them: each run of consecutive lines from one commit is one group.
 //!
-//! gix's blame (`gix-blame`) does the work: it reads the commit-graph when there is one.
+//! gix's blame (`gix-blame`) does the work: it reads the commit-graph when there is one, and
+//! when the graph has changed-path Bloom filters it reads the history through [`skip`], which
+//! skips what the filters vouch did not change the file, as git's blame does.
+
+mod skip;
 
 use super::error::{boxed, BoxError, Classify, Missing};
 use gix::ObjectId;
@@ -42,9 +46,19 @@ pub fn file(
         options.ranges =
             gix::blame::BlameRanges::from_one_based_inclusive_range(start..=end).map_err(|_| Error::Range)?;
     }
-    let outcome = match repo.blame_file(path.into(), commit, options) {
-        Ok(outcome) => outcome,
-        Err(e) => return Err(Error::Blame(boxed(e))),
+    let outcome = match skip::Skipping::new(repo, path) {
+        Some(skipping) => {
+            let outcome = skipping_blame(repo, &skipping, path, commit, options.clone())?;
+            // The filters were asked for `path` alone: once a line was followed to another
+            // path (a rename), blame again reading every commit.
+            let renamed = outcome.entries.iter().any(|e| e.source_file_name.as_ref().is_some_and(|n| n != path));
+            if renamed {
+                repo.blame_file(path.into(), commit, options).map_err(|e| Error::Blame(boxed(e)))?
+            } else {
+                outcome
+            }
+        }
+        None => repo.blame_file(path.into(), commit, options).map_err(|e| Error::Blame(boxed(e)))?,
     };
     let lines: Vec<&[u8]> = outcome.blob.split_inclusive(|b| *b == b'\n').collect();
     let mut groups: Vec<Group> = Vec::new();
@@ -61,4 +75,29 @@ pub fn file(
         }
     }
     Ok(groups)
+}
+
+/// gix's blame over `skipping` (whose commits come from the commit-graph, so gix-blame is given
+/// no graph of its own), with what `Repository::blame_file` would set up.
+fn skipping_blame(
+    repo: &gix::Repository,
+    skipping: &skip::Skipping<'_>,
+    path: &str,
+    commit: ObjectId,
+    options: gix::repository::blame_file::Options,
+) -> Result<gix::blame::Outcome, Error> {
+    let mut resources = repo.diff_resource_cache_for_tree_diff().map_err(|e| Error::Blame(boxed(e)))?;
+    let diff_algorithm = match options.diff_algorithm {
+        Some(algorithm) => algorithm,
+        None => repo.diff_algorithm().map_err(|e| Error::Blame(boxed(e)))?,
+    };
+    let options = gix::blame::Options {
+        diff_algorithm,
+        ranges: options.ranges,
+        since: options.since,
+        rewrites: options.rewrites,
+        debug_track_path: false,
+    };
+    gix::blame::file(skipping, gix::blame::Start::Commit(commit), None, &mut resources, path.into(), options)
+        .map_err(|e| Error::Blame(boxed(e)))
 }

@@ -171,7 +171,7 @@ struct Walk<'r> {
 
 /// What git's `rev_compare_tree` reads to tell whether a commit changed the path: the path's
 /// entry in trees, and first the commit-graph's changed-path Bloom filters.
-struct Compare<'r> {
+pub(super) struct Compare<'r> {
     repo: &'r gix::Repository,
     buf: Vec<u8>,
     /// The entry (id and mode) of the filter's path component at each depth, by tree.
@@ -181,21 +181,26 @@ struct Compare<'r> {
 }
 
 impl<'r> Compare<'r> {
-    fn new(repo: &'r gix::Repository) -> Compare<'r> {
+    pub(super) fn new(repo: &'r gix::Repository) -> Compare<'r> {
         Compare { repo, buf: Vec::new(), entries: Default::default(), bloom: None }
     }
 
     /// Reads the commit-graph's changed-path filters for `path`, when there are any.
-    fn use_bloom(&mut self, path: Option<&[Vec<u8>]>, graph: bool) {
+    pub(super) fn use_bloom(&mut self, path: Option<&[Vec<u8>]>, graph: bool) {
         if let (Some(path), true) = (path, graph) {
             let objects = self.repo.common_dir().join("objects");
             self.bloom = super::bloom::load(&objects).map(|graph| (graph, super::bloom::Keys::new(path)));
         }
     }
 
+    /// Whether the commit-graph has changed-path filters to ask.
+    pub(super) fn has_bloom(&self) -> bool {
+        self.bloom.is_some()
+    }
+
     /// Whether the filter of the commit at graph `position` says it certainly left the path
     /// as its first parent had it.
-    fn certainly_unchanged(&self, position: Option<u32>) -> bool {
+    pub(super) fn certainly_unchanged(&self, position: Option<u32>) -> bool {
         match (position, &self.bloom) {
             (Some(position), Some((graph, keys))) => graph.certainly_unchanged(position, keys),
             _ => false,
@@ -205,7 +210,7 @@ impl<'r> Compare<'r> {
     /// The entry at `path` in tree `tree` (id and mode). Each level's answer is kept by
     /// (tree, depth): consecutive commits share most subtrees, so a commit usually costs one
     /// read of its root tree.
-    fn entry(&mut self, tree: ObjectId, path: &[Vec<u8>]) -> Result<Option<(ObjectId, u16)>, Error> {
+    pub(super) fn entry(&mut self, tree: ObjectId, path: &[Vec<u8>]) -> Result<Option<(ObjectId, u16)>, Error> {
         if self.entries.len() >= ENTRY_CACHE_MAX {
             // Only a cache: a walk through a long history starts it afresh now and then.
             self.entries.clear();
