@@ -92,12 +92,13 @@ test-header: build
 test-c: build
 	$(MAKE) -C examples/c test LIBDIR=$(LIBDIR)
 
-# The FFI tests under AddressSanitizer (stable rustc; RUSTC_BOOTSTRAP only unlocks -Zsanitizer)
-# and under valgrind (all but the two many-thread tests, which valgrind serializes too slowly).
+# The FFI tests under AddressSanitizer (ffi and ffi_call; stable rustc, RUSTC_BOOTSTRAP only
+# unlocks -Zsanitizer) and ffi under valgrind (all but the two many-thread tests, which
+# valgrind serializes too slowly).
 HOST_TARGET := $(shell rustc -vV | sed -n 's/^host: //p')
 test-sanitizers:
 	RUSTC_BOOTSTRAP=1 RUSTFLAGS=-Zsanitizer=address ASAN_OPTIONS=detect_leaks=1 \
-		$(CARGO) test --target $(HOST_TARGET) --target-dir target/asan --test ffi
+		$(CARGO) test --target $(HOST_TARGET) --target-dir target/asan --test ffi --test ffi_call
 	valgrind --quiet --error-exitcode=99 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
 		$$($(CARGO) test --test ffi --no-run --message-format=json 2>/dev/null | \
 		   $(PYTHON) -c 'import sys, json; print([m["executable"] for m in map(json.loads, sys.stdin) if m.get("executable") and m["target"]["name"] == "ffi"][-1])') \

@@ -16,7 +16,11 @@
  */
 
 /* Version of the C ABI; fc_abi_version() returns it (a test checks they agree). */
-#define FC_ABI_VERSION 1
+#define FC_ABI_VERSION 2
+
+// One request whose body is still arriving. Made by `fc_call_open`; ended by
+// `fc_call_finish` (which frees it) or `fc_call_free`.
+typedef struct fc_call fc_call;
 
 // An opened forgecore instance. Any number of threads may call into one at once; `fc_close`
 // waits for the calls in flight.
@@ -53,6 +57,31 @@ fc_response *fc_repository_archive_write(const fc_ctx *ctx,
                                                           const uint8_t *data,
                                                           size_t len),
                                          void *user_data);
+
+// Starts a request: `meta_json` says what the host knows about the connection and a client
+// cannot forge (`{"peer_addr": "203.0.113.9:5123", "scheme": "https"}`, each optional; `{}`
+// says nothing), then the method, the raw target and the headers as `fc_request` takes them.
+// Returns either an answer at once (then `*out` is NULL and no call exists), or NULL with
+// `*out` set to a call: hand it the body with `fc_call_write` and end it with
+// `fc_call_finish`. `out` must not be NULL.
+fc_response *fc_call_open(const fc_ctx *ctx,
+                          const char *meta_json,
+                          const char *method,
+                          const char *target,
+                          const char *headers_json,
+                          fc_call **out);
+
+// Hands the next piece of the body (`piece` may be NULL when `len` is 0). NULL: go on. An
+// answer: the request is answered now; send it, stop writing, and free the call with
+// `fc_call_free`.
+fc_response *fc_call_write(fc_call *call, const uint8_t *piece, size_t len);
+
+// The body is complete: returns the answer (it may stream through `fc_response_read`).
+// Consumes and frees the call.
+fc_response *fc_call_finish(fc_call *call);
+
+// Abandons a call (the client went away, or after an early answer). NULL is a no-op.
+void fc_call_free(fc_call *call);
 
 // The ABI version of this library (`FC_ABI_VERSION` of the header it was built with).
 // Bindings refuse to use a library whose version differs from theirs.

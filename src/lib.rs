@@ -33,4 +33,4 @@ pub use error::ApiError;
 pub use response::Response;
 
 /// Version of the C ABI; bumped on any incompatible change of an export or its conventions.
-pub const FC_ABI_VERSION: u32 = 1;
+pub const FC_ABI_VERSION: u32 = 2;

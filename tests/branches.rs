@@ -158,8 +158,9 @@ fn one_branch_and_its_absence() {
     assert_eq!(body["merged"], true);
     let (status, body) = call(&w, "GET", &format!("{BRANCHES}/nope"), None, Value::Null);
     assert_eq!((status, body), (404, json!({"message": "404 Branch Not Found"})));
+    // HEAD says only whether it exists, as GitLab's `no_content!`.
     let (status, _, body) = w.instance.request("HEAD", &format!("{BRANCHES}/feature"), &[], b"");
-    assert_eq!((status, body.len()), (200, 0));
+    assert_eq!((status, body.len()), (204, 0));
     let (status, _, _) = w.instance.request("HEAD", &format!("{BRANCHES}/nope"), &[], b"");
     assert_eq!(status, 404);
     // A name with a slash arrives encoded.

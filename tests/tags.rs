@@ -81,21 +81,26 @@ fn the_list_is_what_git_lists() {
     let (_, by_version) = call(&w, "GET", &format!("{TAGS}?order_by=version&sort=asc"), None, Value::Null);
     assert_eq!(names(&by_version), git_lines(&w, &["tag", "-l", "--sort=version:refname"]));
     let (_, by_version_desc) = call(&w, "GET", &format!("{TAGS}?order_by=version"), None, Value::Null);
-    let mut reversed = git_lines(&w, &["tag", "-l", "--sort=version:refname"]);
-    reversed.reverse();
-    assert_eq!(names(&by_version_desc), reversed);
+    assert_eq!(names(&by_version_desc), git_lines(&w, &["tag", "-l", "--sort=-version:refname"]));
 
-    // The default order: the peeled commit's date, newest first (ties: later names first).
-    let mut dated: Vec<(i64, String)> = git_lines(&w, &["tag", "-l"])
-        .into_iter()
-        .map(|name| {
-            (git_text(&w.work, &["log", "-1", "--format=%ct", &format!("{name}^{{commit}}")]).parse().unwrap(), name)
-        })
-        .collect();
-    dated.sort();
-    dated.reverse();
-    let (_, default_order) = call(&w, "GET", TAGS, None, Value::Null);
-    assert_eq!(names(&default_order), dated.into_iter().map(|(_, n)| n).collect::<Vec<_>>());
+    // The default order, `updated`, is git's `creatordate` as Gitaly sorts by it: an annotated
+    // tag's own (tagger) date, not its commit's; equal dates (two tags of one commit) by name
+    // ascending in both directions.
+    git_text(&w.work, &["tag", "same-commit-a", "main~3"]);
+    git_text(&w.work, &["tag", "same-commit-b", "main~3"]);
+    let creatordate = |sort: &str| {
+        git_lines(&w, &["for-each-ref", &format!("--sort={sort}creatordate"), "--format=%(refname:short)", "refs/tags"])
+    };
+    let (_, default_order) = call(&w, "GET", &format!("{TAGS}?per_page=100"), None, Value::Null);
+    assert_eq!(names(&default_order), creatordate("-"));
+    let (_, oldest_first) = call(&w, "GET", &format!("{TAGS}?sort=asc&per_page=100"), None, Value::Null);
+    assert_eq!(names(&oldest_first), creatordate(""));
+    let annotated_dates_differ =
+        git_lines(&w, &["for-each-ref", "--format=%(creatordate:unix) %(*committerdate:unix)", "refs/tags"])
+            .iter()
+            .any(|l| l.split(' ').nth(1).is_some_and(|c| !c.is_empty() && Some(c) != l.split(' ').next()));
+    assert!(annotated_dates_differ, "the fixture has an annotated tag dated apart from its commit");
+    git_text(&w.work, &["tag", "-d", "same-commit-a", "same-commit-b"]);
 
     let (_, search) = call(&w, "GET", &format!("{TAGS}?search=%5Ev1.&order_by=name&sort=asc"), None, Value::Null);
     assert_eq!(names(&search), ["v1.0.0", "v1.10.0", "v1.2.0", "v1.9.0"]);

@@ -31,7 +31,7 @@ import (
 
 // ABIVersion is the version of the C ABI this package speaks; [Open] refuses a library whose
 // fc_abi_version() differs.
-const ABIVersion uint32 = 1
+const ABIVersion uint32 = 2
 
 // Version is the forgecore release this package belongs to: the workspace version of
 // Cargo.toml, which the library reports as the revision of GET /api/v4/version.
@@ -49,6 +49,9 @@ var (
 	ErrBodyClosed = errors.New("forgecore: read on a closed response body")
 	// ErrBodyRead is returned when the core fails while producing a streamed body.
 	ErrBodyRead = errors.New("forgecore: reading the response body failed")
+	// ErrRequestBody is returned by Serve when reading the request body failed (the client
+	// went away); the core has dropped the request.
+	ErrRequestBody = errors.New("forgecore: reading the request body failed")
 	// ErrInvalidArgument is returned for a method, target or configuration that cannot be
 	// passed to C (a NUL byte in it).
 	ErrInvalidArgument = errors.New("forgecore: argument contains a NUL byte")
@@ -162,8 +165,8 @@ func (c *Core) Close() error {
 	return nil
 }
 
-// MaxBodyBytes is the request body limit of the configuration (limits.max_body_bytes): a host
-// reads one byte more so that the core sees an oversized body and answers 413 itself.
+// MaxBodyBytes is the request body limit of the configuration (limits.max_body_bytes), which
+// the core enforces itself (Serve answers 413 past it).
 func (c *Core) MaxBodyBytes() int64 {
 	return c.maxBodyBytes
 }
@@ -196,6 +199,65 @@ func (c *Core) Do(method, target string, header http.Header, body []byte) (*Resp
 	return c.call(func(ctx *nativeCtx) *nativeResponse {
 		return nativeRequest(ctx, m, t, h, body)
 	})
+}
+
+// Meta is what a host knows about a request's connection and a client cannot forge: the
+// peer's address ("203.0.113.9:5123", "[::1]:8080") and the scheme ("http" or "https").
+// Empty fields say nothing.
+type Meta struct {
+	PeerAddr string `json:"peer_addr,omitempty"`
+	Scheme   string `json:"scheme,omitempty"`
+}
+
+// Serve serves one HTTP request as the hosts do, through fc_call_open, fc_call_write and
+// fc_call_finish: the body is read in pieces only as far as the core wants it (a body over
+// the core's limit is answered 413 without being read to its end), with the connection's
+// meta. It also returns how many body bytes it read. The error is for a closed Core, an
+// argument C cannot carry, or a body that could not be read (ErrRequestBody).
+func (c *Core) Serve(method, target string, header http.Header, body io.Reader, meta Meta) (*Response, int64, error) {
+	if hasNUL(method) || hasNUL(target) || hasNUL(meta.PeerAddr) || hasNUL(meta.Scheme) {
+		return nil, 0, ErrInvalidArgument
+	}
+	metaJSON, err := json.Marshal(meta)
+	if err != nil {
+		return nil, 0, err
+	}
+	mj, m, t, h := cText(metaJSON), cText([]byte(method)), cText([]byte(target)), cText(appendHeaders(nil, header))
+	var read int64
+	var bodyErr error
+	response, err := c.call(func(ctx *nativeCtx) *nativeResponse {
+		call, answer := nativeCallOpen(ctx, mj, m, t, h)
+		if call == nil {
+			return answer
+		}
+		if body != nil {
+			buffer := copyBuffers.Get().(*[]byte)
+			defer copyBuffers.Put(buffer)
+			for {
+				n, readErr := body.Read(*buffer)
+				if n > 0 {
+					read += int64(n)
+					if answer := nativeCallWrite(call, (*buffer)[:n]); answer != nil {
+						nativeCallFree(call)
+						return answer
+					}
+				}
+				if errors.Is(readErr, io.EOF) {
+					break
+				}
+				if readErr != nil {
+					bodyErr = readErr
+					nativeCallFree(call)
+					return nil
+				}
+			}
+		}
+		return nativeCallFinish(call)
+	})
+	if bodyErr != nil {
+		return nil, read, fmt.Errorf("%w: %w", ErrRequestBody, bodyErr)
+	}
+	return response, read, err
 }
 
 // Admin runs one administrative command (`{"command": "user_add", "username": "alice"}`; the

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,11 +73,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 
-	body, err := h.readBody(r)
-	if err != nil {
-		// The client stopped sending: nobody is left to read an answer.
-		panic(http.ErrAbortHandler)
-	}
 	header := r.Header.Clone()
 	if header == nil {
 		header = http.Header{}
@@ -85,7 +81,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Host != "" {
 		header["Host"] = []string{r.Host}
 	}
-	response, err := h.core.Do(r.Method, r.URL.RequestURI(), header, body)
+	response, read, err := h.core.Serve(r.Method, r.URL.RequestURI(), header, r.Body, connectionMeta(r))
+	if errors.Is(err, ErrRequestBody) {
+		// The client stopped sending: nobody is left to read an answer.
+		panic(http.ErrAbortHandler)
+	}
 	if err != nil {
 		// The core is closed (the host is shutting down) or the target cannot reach C.
 		internalError(w, "503 Service Unavailable")
@@ -125,7 +125,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if paced.finish() != nil {
 		panic(http.ErrAbortHandler)
 	}
-	drain(w, r, int64(len(body)))
+	drain(w, r, read)
 }
 
 // pacedWriter writes the answer in pieces of at most copyChunk, each within the timeout of the
@@ -173,18 +173,17 @@ func (p *pacedWriter) finish() error {
 	return nil
 }
 
-// readBody reads the body up to one byte over the core's limit.
-func (h *Handler) readBody(r *http.Request) ([]byte, error) {
-	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
-		return nil, nil
+// connectionMeta is what the server knows about the connection: the peer's address (when it
+// is one: a Unix socket's peer is not) and the scheme.
+func connectionMeta(r *http.Request) Meta {
+	meta := Meta{Scheme: "http"}
+	if r.TLS != nil {
+		meta.Scheme = "https"
 	}
-	limit := h.core.MaxBodyBytes() + 1
-	if r.ContentLength > 0 && r.ContentLength < limit {
-		body := make([]byte, r.ContentLength)
-		_, err := io.ReadFull(r.Body, body)
-		return body, err
+	if peer, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		meta.PeerAddr = peer.String()
 	}
-	return io.ReadAll(io.LimitReader(r.Body, limit))
+	return meta
 }
 
 // drain discards a body the core left unread (a 413 answer, for one) after flushing the

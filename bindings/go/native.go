@@ -24,6 +24,7 @@ const headerABIVersion = uint32(C.FC_ABI_VERSION)
 type (
 	nativeCtx      = C.fc_ctx
 	nativeResponse = C.fc_response
+	nativeCall     = C.fc_call
 )
 
 // typedOp names one typed export of the C ABI.
@@ -107,6 +108,29 @@ func nativeClose(ctx *nativeCtx) {
 func nativeRequest(ctx *nativeCtx, method, target, headers, body []byte) *nativeResponse {
 	data, size := cBytes(body)
 	return C.fc_request(ctx, cString(method), cString(target), cString(headers), data, size)
+}
+
+// nativeCallOpen calls fc_call_open: an answer at once, or a call that wants the body.
+func nativeCallOpen(ctx *nativeCtx, meta, method, target, headers []byte) (*nativeCall, *nativeResponse) {
+	var call *C.fc_call
+	answer := C.fc_call_open(ctx, cString(meta), cString(method), cString(target), cString(headers), &call)
+	return call, answer
+}
+
+// nativeCallWrite hands one piece of the body: nil to go on, or the answer now.
+func nativeCallWrite(call *nativeCall, piece []byte) *nativeResponse {
+	data, size := cBytes(piece)
+	return C.fc_call_write(call, data, size)
+}
+
+// nativeCallFinish ends the body and frees the call: the answer.
+func nativeCallFinish(call *nativeCall) *nativeResponse {
+	return C.fc_call_finish(call)
+}
+
+// nativeCallFree abandons a call.
+func nativeCallFree(call *nativeCall) {
+	C.fc_call_free(call)
 }
 
 func nativeAdmin(ctx *nativeCtx, command []byte) *nativeResponse {

@@ -67,7 +67,7 @@ pub extern "C" fn fc_close(ctx: *mut fc_ctx) {
 
 /// Parses the headers argument: a JSON object `{"Name": "value"}` or an array of
 /// `["Name", "value"]` pairs.
-fn parse_headers(text: &str) -> Result<Vec<(String, String)>, Response> {
+pub(super) fn parse_headers(text: &str) -> Result<Vec<(String, String)>, Response> {
     let invalid =
         || bad_argument("headers_json must be a JSON object of strings or an array of [name, value] pairs".into());
     match serde_json::from_str::<Value>(text).map_err(|_| invalid())? {

@@ -143,7 +143,7 @@ pub extern "C" fn fc_branch_get(
         subjects: &["project", "branch"],
         path: |v| format!("/projects/{}/repository/branches/{}", encoded(&v[0]), encoded(&v[1])),
     };
-    family_export(ctx, auth_json, params_json, route, |call, v, _| branches::get::get(call, &v[0], &v[1]))
+    family_export(ctx, auth_json, params_json, route, |call, v, _| branches::get::get(call, &v[0], &v[1], false))
 }
 
 /// `POST /projects/:id/repository/branches`: `project`, `branch`, `ref`. 201 and the branch.

@@ -3,8 +3,8 @@
 //! Conventions (also in the README and the generated header):
 //! - Every export runs inside [`guard`]: a panic becomes a 500 JSON response, a NULL or
 //!   non-UTF-8 argument a 400 JSON response. Errors are in-band: there is no "last error".
-//! - Objects Rust allocates (`fc_ctx`, `fc_response`) are freed only by `fc_close` and
-//!   `fc_response_free`; pointers returned by accessors are borrowed from their response and
+//! - Objects Rust allocates (`fc_ctx`, `fc_call`, `fc_response`) are freed only by `fc_close`,
+//!   `fc_call_finish` or `fc_call_free`, and `fc_response_free`; pointers returned by accessors are borrowed from their response and
 //!   live until it is freed.
 //! - `fc_ctx` is `Send + Sync`: any number of threads may call into one context at once.
 //!   `fc_close` waits for the calls in flight, then frees the instance; a call that comes
@@ -19,12 +19,14 @@
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 mod archive;
+mod call;
 mod exports;
 mod families;
 mod files;
 mod response;
 
 pub use archive::*;
+pub use call::*;
 pub use exports::*;
 pub use families::*;
 pub use files::*;

@@ -151,33 +151,41 @@ pub fn reachable(repo: &gix::Repository, tip: ObjectId) -> Result<std::collectio
     Ok(seen)
 }
 
-/// The committer time of the commit each of `targets` peels to, in order, read on every core
-/// (a tag list ordered by update reads one commit per tag); `i64::MIN` for a target that peels
-/// to no commit or cannot be read, so that it sorts as the oldest.
-pub fn peeled_commit_times(repo: &gix::Repository, targets: &[ObjectId]) -> Vec<i64> {
+/// The creator date of each of `targets` as `git for-each-ref --sort=creatordate` reads it
+/// (GitLab orders tags by `updated` so, through Gitaly): the tagger's date of a tag object,
+/// the committer's date of a commit, nothing (0, the oldest) for anything else or what cannot
+/// be read. Tags are not peeled: a tag's own date counts. Commits are dated from the
+/// commit-graph when it has them (no object read), the rest read on every core.
+pub fn creator_dates(repo: &gix::Repository, targets: &[ObjectId]) -> Vec<i64> {
     use gix::objs::{CommitRefIter, TagRefIter};
     use gix::prelude::Find;
-    let time = |repo: &gix::Repository, id: ObjectId, buf: &mut Vec<u8>| -> Result<i64, std::convert::Infallible> {
-        let mut id = id;
-        // Tags of tags are rare; a chain longer than this is treated as unreadable.
-        for _ in 0..16 {
-            let Ok(Some(data)) = repo.objects.try_find(&id, buf) else { return Ok(i64::MIN) };
-            match data.kind {
-                gix::object::Kind::Tag => match TagRefIter::from_bytes(data.data, repo.object_hash()).target_id() {
-                    Ok(target) => id = target,
-                    Err(_) => return Ok(i64::MIN),
-                },
-                gix::object::Kind::Commit => {
-                    let committer = CommitRefIter::from_bytes(data.data, repo.object_hash()).committer();
-                    return Ok(committer.ok().and_then(|c| c.time().ok()).map_or(i64::MIN, |t| t.seconds));
-                }
-                _ => return Ok(i64::MIN),
-            }
-        }
-        Ok(i64::MIN)
+    let graph = repo.commit_graph_if_enabled().ok().flatten();
+    let from_graph = |id: &ObjectId| {
+        let commit = graph.as_ref()?.commit_by_id(id)?;
+        i64::try_from(commit.committer_timestamp()).ok()
     };
-    match super::parallel::read_commits(repo, targets, time) {
-        Ok(times) => times,
+    let dated: Vec<Option<i64>> = targets.iter().map(from_graph).collect();
+    let unread: Vec<ObjectId> =
+        targets.iter().zip(&dated).filter(|(_, date)| date.is_none()).map(|(id, _)| *id).collect();
+    let read = |repo: &gix::Repository, id: ObjectId, buf: &mut Vec<u8>| -> Result<i64, std::convert::Infallible> {
+        let Ok(Some(data)) = repo.objects.try_find(&id, buf) else { return Ok(0) };
+        let time = match data.kind {
+            gix::object::Kind::Tag => TagRefIter::from_bytes(data.data, repo.object_hash())
+                .tagger()
+                .ok()
+                .flatten()
+                .and_then(|tagger| tagger.time().ok()),
+            gix::object::Kind::Commit => CommitRefIter::from_bytes(data.data, repo.object_hash())
+                .committer()
+                .ok()
+                .and_then(|committer| committer.time().ok()),
+            _ => None,
+        };
+        Ok(time.map_or(0, |t| t.seconds))
+    };
+    let mut read_dates = match super::parallel::read_commits(repo, &unread, read) {
+        Ok(dates) => dates.into_iter(),
         Err(never) => match never {},
-    }
+    };
+    dated.into_iter().map(|date| date.unwrap_or_else(|| read_dates.next().unwrap_or(0))).collect()
 }

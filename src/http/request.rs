@@ -2,6 +2,7 @@
 //! (so `%2F` and `%2E` inside an id survive), the query string and body as `Params`
 //! (JSON or form), and lower-cased headers.
 
+use super::meta::Meta;
 use crate::context::Context;
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
@@ -22,6 +23,8 @@ pub struct Request {
     pub query_pairs: Vec<(String, String)>,
     /// The raw path after `/api/v4`, for links back to the same resource.
     pub raw_path: String,
+    /// What the host knows about the connection (peer address, scheme).
+    pub meta: Meta,
     headers: Vec<(String, String)>,
 }
 
@@ -59,6 +62,7 @@ fn params_of(pairs: &[(String, String)]) -> Params {
 impl Request {
     pub fn parse(
         ctx: &Context,
+        meta: Meta,
         method: &str,
         target: &str,
         headers: Vec<(String, String)>,
@@ -88,7 +92,17 @@ impl Request {
         if matches!(method.as_str(), "POST" | "PUT" | "PATCH" | "DELETE") && !body.iter().all(u8::is_ascii_whitespace) {
             params.merge(parse_body(&headers, body)?);
         }
-        Ok(Request { method, head, segments, query, params, query_pairs, raw_path: raw_path.to_string(), headers })
+        Ok(Request {
+            method,
+            head,
+            segments,
+            query,
+            params,
+            query_pairs,
+            raw_path: raw_path.to_string(),
+            meta,
+            headers,
+        })
     }
 
     pub fn headers(&self) -> impl Iterator<Item = (&str, &str)> {

@@ -75,7 +75,7 @@ pub static ROUTES: &[Route] = &[
     route("POST", "/projects/:id/repository/changelog", |c, r, a| changelog::commit(c, a[0], &r.params)),
     route("GET", "/projects/:id/repository/branches", |c, r, a| branches::list::list(c, a[0], &r.params)),
     route("POST", "/projects/:id/repository/branches", |c, r, a| branches::create::create(c, a[0], &r.params)),
-    route("GET", "/projects/:id/repository/branches/:branch", |c, _, a| branches::get::get(c, a[0], a[1])),
+    route("GET", "/projects/:id/repository/branches/:branch", |c, r, a| branches::get::get(c, a[0], a[1], r.head)),
     route("DELETE", "/projects/:id/repository/branches/:branch", |c, _, a| branches::delete::delete(c, a[0], a[1])),
     route("DELETE", "/projects/:id/repository/merged_branches", |c, _, a| {
         branches::delete_merged::delete_merged(c, a[0])

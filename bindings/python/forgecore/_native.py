@@ -10,7 +10,7 @@ import os
 import threading
 from pathlib import Path
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 """The FC_ABI_VERSION this package was written against."""
 
 LIBRARY_NAME = "libforgecore.so"
@@ -26,6 +26,8 @@ class fc_response(ctypes.Structure):
 
 CTX_P = ctypes.POINTER(fc_ctx)
 RESPONSE_P = ctypes.POINTER(fc_response)
+CALL_P = ctypes.c_void_p
+"""An `fc_call *`: opaque, only handed back to the core."""
 BYTES_P = ctypes.POINTER(ctypes.c_uint8)
 WRITE_FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, BYTES_P, ctypes.c_size_t)
 """`int32_t (*write)(void *user_data, const uint8_t *data, size_t len)` of fc_repository_archive_write."""
@@ -35,6 +37,11 @@ _EXPORTS = {
     "fc_repository_archive": (RESPONSE_P, [CTX_P, ctypes.c_char_p, ctypes.c_char_p]),
     "fc_repository_archive_write": (RESPONSE_P, [CTX_P, ctypes.c_char_p, ctypes.c_char_p, WRITE_FN,
                                                  ctypes.c_void_p]),
+    "fc_call_open": (RESPONSE_P, [CTX_P, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                  ctypes.POINTER(CALL_P)]),
+    "fc_call_write": (RESPONSE_P, [CALL_P, ctypes.c_char_p, ctypes.c_size_t]),
+    "fc_call_finish": (RESPONSE_P, [CALL_P]),
+    "fc_call_free": (None, [CALL_P]),
     "fc_abi_version": (ctypes.c_uint32, []),
     "fc_open": (RESPONSE_P, [ctypes.c_char_p, ctypes.POINTER(CTX_P)]),
     "fc_close": (None, [CTX_P]),

@@ -247,6 +247,35 @@ class Forgecore:
         pairs = _json_arg([[name, value] for name, value in headers])
         return self._wrap(self._call(self._lib.fc_request, _text(method), _text(target), pairs, body, len(body)))
 
+    def call(self, method, target, headers=(), body=(), peer_addr=None, scheme=None):
+        """Serves one HTTP request whose body arrives in pieces (an iterable of bytes, read only
+        as far as the core wants it), with what the host knows about the connection: the peer's
+        address (`"203.0.113.9:5123"`) and the scheme (`"http"`, `"https"`), which a client
+        cannot forge. Hosts serve every request through this."""
+        meta = {key: value for key, value in (("peer_addr", peer_addr), ("scheme", scheme)) if value}
+        pairs = _json_arg([[name, value] for name, value in headers])
+        lib = self._lib
+        ctx = self._enter()
+        try:
+            handle = _native.CALL_P()
+            answer = lib.fc_call_open(ctx, _json_arg(meta), _text(method), _text(target), pairs,
+                                      ctypes.byref(handle))
+            if answer:
+                return self._wrap(answer)
+            try:
+                for piece in body:
+                    if piece:
+                        answer = lib.fc_call_write(handle, bytes(piece), len(piece))
+                        if answer:
+                            return self._wrap(answer)
+                answer, handle = lib.fc_call_finish(handle), None
+                return self._wrap(answer)
+            finally:
+                if handle:
+                    lib.fc_call_free(handle)
+        finally:
+            self._leave()
+
     # Typed doors: `auth` is {"private_token": ...}, {"job_token": ...} or {}, `params` the
     # route's parameters; each answers the `Response` the HTTP route would.
 

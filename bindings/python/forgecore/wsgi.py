@@ -1,13 +1,14 @@
-"""The WSGI application: it carries one HTTP request from a WSGI server into `fc_request`
-and the answer back, unchanged. It rebuilds the raw request target (keeping `%2F`), the header
-names and the body (read up to one byte over the configuration's limits.max_body_bytes, so that
-the core answers 413 itself; a chunked body the server did not decode is refused 411, never
-taken for an empty one), adds the reason phrase to the core's status and passes the core's
+"""The WSGI application: it carries one HTTP request from a WSGI server into the core
+(`fc_call_open`, `fc_call_write`, `fc_call_finish`) and the answer back, unchanged. It rebuilds
+the raw request target (keeping `%2F`), the header names, the connection's peer address and
+scheme, and hands the body over in pieces as the core takes them (the core answers 413 itself; a
+chunked body the server did not decode is refused 411, never taken for an empty one), adds the reason phrase to the core's status and passes the core's
 headers and body through (streamed bodies chunk by chunk, freed in `close()`). Routing,
 parameters, authentication and status codes all belong to the core.
 """
 
 import atexit
+import ipaddress
 import json
 import os
 from http import HTTPStatus
@@ -60,35 +61,45 @@ class LengthRequired(Exception):
     taken for an empty one."""
 
 
-def read_body(environ, max_read):
-    """The body, reading at most `max_read` bytes (more than the core takes). A body without a
-    Content-Length (chunked) is read to its end when the server decoded it and says so
+def body_pieces(environ):
+    """The body's pieces, read as the core asks for them (it stops asking past its limit). A body
+    without a Content-Length (chunked) is read to its end when the server decoded it and says so
     (`wsgi.input_terminated`, as gunicorn and waitress do; the stdlib host decodes it and
-    passes its length), else LengthRequired."""
+    passes its length), else LengthRequired, raised before anything is read."""
     stream = environ.get("wsgi.input")
     chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
     if chunked and not environ.get("CONTENT_LENGTH"):
         if not environ.get("wsgi.input_terminated"):
             raise LengthRequired()
-        return _read_at_most(stream, max_read) if stream is not None else b""
+        return _pieces(stream, None)
     try:
         length = int(environ.get("CONTENT_LENGTH") or 0)
     except ValueError:
         length = 0
-    if length <= 0 or stream is None:
-        return b""
-    return _read_at_most(stream, min(length, max_read))
+    return _pieces(stream, length) if length > 0 else iter(())
 
 
-def _read_at_most(stream, remaining):
-    chunks = []
-    while remaining > 0:
-        chunk = stream.read(min(remaining, _READ_CHUNK))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        remaining -= len(chunk)
-    return b"".join(chunks)
+def _pieces(stream, remaining):
+    """Pieces of `stream` up to `remaining` bytes (None: to its end)."""
+    if stream is None:
+        return
+    while remaining is None or remaining > 0:
+        piece = stream.read(_READ_CHUNK if remaining is None else min(remaining, _READ_CHUNK))
+        if not piece:
+            return
+        if remaining is not None:
+            remaining -= len(piece)
+        yield piece
+
+
+def peer_address(environ):
+    """REMOTE_ADDR when it is an IP address (a Unix socket's peer is not), else None."""
+    addr = environ.get("REMOTE_ADDR") or ""
+    try:
+        ipaddress.ip_address(addr.split("%", 1)[0])
+    except ValueError:
+        return None
+    return addr
 
 
 def status_line(status):
@@ -107,17 +118,19 @@ class ForgecoreApp:
 
     def __call__(self, environ, start_response):
         try:
-            body = read_body(environ, self.max_body_read)
+            body = body_pieces(environ)
         except LengthRequired:
             answer = json.dumps({"message": "411 Length Required"}).encode()
             start_response(status_line(411), [("Content-Type", "application/json"),
                                               ("Content-Length", str(len(answer)))])
             return [answer]
-        response = self.core.request(
+        response = self.core.call(
             environ.get("REQUEST_METHOD", "GET"),
             raw_target(environ),
             request_headers(environ),
             body,
+            peer_addr=peer_address(environ),
+            scheme=environ.get("wsgi.url_scheme") if environ.get("wsgi.url_scheme") in ("http", "https") else None,
         )
         headers = [(name, value) for name, value in response.headers.items() if not is_hop_by_hop(name)]
         try:

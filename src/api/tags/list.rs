@@ -1,9 +1,9 @@
 //! `GET /projects/:id/repository/tags`: every tag, ordered by `order_by` (`updated`, the
-//! default: the peeled commit's committer date; `name`; `version`, as `git tag
-//! --sort=version:refname`) and `sort` (`desc` by default), filtered by `search` (a substring
+//! default: git's `creatordate`, a tag object's tagger date or a commit's committer date;
+//! `name`; `version`, as `git tag --sort=version:refname`) and `sort` (`desc` by default), filtered by `search` (a substring
 //! ignoring case, `^`/`$` anchors); offset pages with totals, or `pagination=keyset` pages after
 //! the tag named by `page_token` (422 for a name not in the list) with only `Link: rel="next"`.
-//! Tag objects are read for the page shown only, unless the order needs every commit's date.
+//! Tag objects are read for the page shown only, unless the order needs every tag's date.
 
 use crate::api::branches::list::search_matches;
 use crate::api::{pagination, Call};
@@ -82,19 +82,24 @@ pub fn list(call: &Call, project: &str, params: &Params) -> ApiResult<Response> 
         .filter(|(name, _)| search.as_deref().is_none_or(|term| search_matches(term, name)))
         .collect();
     match order {
+        // Stable sorts of the name-sorted list, each direction: equal keys keep the names'
+        // ascending order, as git breaks ties by refname whichever way it sorts.
+        Order::Name if descending => tags.reverse(),
         Order::Name => {}
+        Order::Version if descending => tags.sort_by(|a, b| version_cmp(&b.0, &a.0)),
         Order::Version => tags.sort_by(|a, b| version_cmp(&a.0, &b.0)),
         Order::Updated => {
+            // git's `--sort=creatordate` (GitLab's `updated`, through Gitaly).
             let targets: Vec<gix::ObjectId> = tags.iter().map(|(_, target)| *target).collect();
-            let times = git::refs::peeled_commit_times(&repo, &targets);
-            let mut dated: Vec<(i64, (String, gix::ObjectId))> = times.into_iter().zip(tags).collect();
-            // A stable sort of the name-sorted list: equal times keep the names' order.
-            dated.sort_by_key(|(seconds, _)| *seconds);
+            let dates = git::refs::creator_dates(&repo, &targets);
+            let mut dated: Vec<(i64, (String, gix::ObjectId))> = dates.into_iter().zip(tags).collect();
+            if descending {
+                dated.sort_by_key(|(seconds, _)| std::cmp::Reverse(*seconds));
+            } else {
+                dated.sort_by_key(|(seconds, _)| *seconds);
+            }
             tags = dated.into_iter().map(|(_, tag)| tag).collect();
         }
-    }
-    if descending {
-        tags.reverse();
     }
 
     let project_url = call.web_url(&project.full_path);
