@@ -32,6 +32,15 @@ pub struct Config {
     /// which the repositories of the projects on that storage live.
     #[serde(default)]
     pub storages: BTreeMap<String, PathBuf>,
+    /// The git whose programs serve git over HTTP and maintenance (`src/git/command.rs`): a
+    /// path, or a name looked up once in the host's `PATH` when the context opens. Checked
+    /// then: missing or older than 2.39.4 refuses `fc_open`.
+    #[serde(default = "default_git_binary")]
+    pub git_binary: String,
+}
+
+fn default_git_binary() -> String {
+    "git".into()
 }
 
 /// `"store": {"postgres": "postgresql://user:password@host:port/db"}` (with an optional

@@ -5,6 +5,7 @@ use crate::cache::archives::Slots;
 use crate::cache::Caches;
 use crate::config::{Config, RateLimit};
 use crate::error::{ApiError, ApiResult};
+use crate::git::command::Git;
 use crate::store::{self, Store};
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,6 +16,8 @@ pub struct Context {
     pub caches: Caches,
     /// The bound on archives built at once (`limits.archive_builds`).
     pub archive_builds: Arc<Slots>,
+    /// The git binary, checked at open, that git's own programs run from.
+    pub git: Git,
 }
 
 const _: () = {
@@ -24,13 +27,15 @@ const _: () = {
 
 impl Context {
     pub fn open(config: Config) -> Result<Context, String> {
+        // The git binary first: a missing or old one refuses the open before anything is made.
+        let git = Git::open(&config.git_binary, &config.data_dir, &[])?;
         let store = Store::open(&config.store.backend(), &config.data_dir)?;
         let caches = Caches::open(&config.cache, &config.data_dir)?;
         let archive_builds = Arc::new(Slots::new(
             config.limits.archive_builds as usize,
             Duration::from_millis(config.limits.archive_queue_millis),
         ));
-        Ok(Context { config, store, caches, archive_builds })
+        Ok(Context { config, store, caches, archive_builds, git })
     }
 
     pub fn from_json(config_json: &str) -> Result<Context, String> {

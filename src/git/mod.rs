@@ -1,11 +1,13 @@
 //! Repository access through gix, always in isolation: no global or user configuration, never a
-//! hook, filter or other external program. One file per operation; this module owns opening
+//! hook, filter or other external program (git's own programs are started by [`command`]
+//! alone). One file per operation; this module owns opening
 //! (a bounded cache of thread-safe handles, a thread-local handle per request) and resolving
 //! revisions. Each operation has its own error enum; [`error`] says what they share.
 
 pub mod blame;
 pub mod blob;
 pub mod bloom;
+pub mod command;
 pub mod commit;
 pub mod contributors;
 pub mod diff;
