@@ -151,8 +151,6 @@ struct Node {
     parents: Vec<u32>,
     /// The parents walked after simplification (git rewrites `commit->parents` so).
     walked: Vec<u32>,
-    /// Position in the commit-graph (gix's, over every layer), when it holds the commit.
-    position: Option<u32>,
     /// Generation number from the commit-graph; `u32::MAX` (git's infinity) without one.
     generation: u32,
     parsed: bool,
@@ -198,13 +196,10 @@ impl<'r> Compare<'r> {
         self.bloom.is_some()
     }
 
-    /// Whether the filter of the commit at graph `position` says it certainly left the path
-    /// as its first parent had it.
-    pub(super) fn certainly_unchanged(&self, position: Option<u32>) -> bool {
-        match (position, &self.bloom) {
-            (Some(position), Some((graph, keys))) => graph.certainly_unchanged(position, keys),
-            _ => false,
-        }
+    /// Whether the filter of commit `id` says it certainly left the path as its first parent
+    /// had it.
+    pub(super) fn certainly_unchanged(&self, id: &gix::oid) -> bool {
+        self.bloom.as_ref().is_some_and(|(graph, keys)| graph.certainly_unchanged(id, keys))
     }
 
     /// The entry at `path` in tree `tree` (id and mode). Each level's answer is kept by
@@ -256,8 +251,8 @@ impl<'r> Compare<'r> {
     fn simplify(
         &mut self,
         path: &[Vec<u8>],
+        id: ObjectId,
         tree: ObjectId,
-        position: Option<u32>,
         parents: usize,
         first_parent: bool,
         parent: &mut dyn FnMut(usize) -> Result<(ObjectId, bool), Error>,
@@ -275,7 +270,7 @@ impl<'r> Compare<'r> {
             }
             let (theirs, relevant) = parent(n)?;
             relevant_parents += usize::from(relevant);
-            let same = if n == 0 && self.certainly_unchanged(position) {
+            let same = if n == 0 && self.certainly_unchanged(&id) {
                 true
             } else {
                 let own = match own {
@@ -324,7 +319,6 @@ impl<'r> Walk<'r> {
             tree: ObjectId::null(id.kind()),
             parents: Vec::new(),
             walked: Vec::new(),
-            position: None,
             generation: u32::MAX,
             parsed: false,
             seen: false,
@@ -343,10 +337,8 @@ impl<'r> Walk<'r> {
         let id = self.nodes[i as usize].id;
         let mut parents = Vec::new();
         let mut from_graph = None;
-        let mut position = None;
         let mut generation = u32::MAX;
         if let Some(graph) = &self.graph {
-            position = graph.lookup(id).map(|p| p.0);
             if let Some(commit) = graph.commit_by_id(id) {
                 let ok: Result<(), _> =
                     commit.iter_parents().try_for_each(|p| p.map(|pos| parents.push(graph.id_at(pos).to_owned())));
@@ -385,7 +377,6 @@ impl<'r> Walk<'r> {
         node.tree = tree;
         node.walked = parents.clone();
         node.parents = parents;
-        node.position = position.filter(|_| from_graph.is_some());
         node.generation = if from_graph.is_some() { generation } else { u32::MAX };
         node.parsed = true;
         Ok(())
@@ -396,13 +387,13 @@ impl<'r> Walk<'r> {
     fn simplify(&mut self, i: u32, filter: &Filter) -> Result<(), Error> {
         let Some(path) = &filter.path else { return Ok(()) };
         let node = &self.nodes[i as usize];
-        let (tree, position, parents) = (node.tree, node.position, node.parents.clone());
+        let (id, tree, parents) = (node.id, node.tree, node.parents.clone());
         let mut compare = std::mem::replace(&mut self.compare, Compare::new(self.repo));
         let mut parent = |n: usize| -> Result<(ObjectId, bool), Error> {
             self.parse(parents[n])?;
             Ok((self.nodes[parents[n] as usize].tree, true))
         };
-        let simplified = compare.simplify(path, tree, position, parents.len(), filter.first_parent, &mut parent);
+        let simplified = compare.simplify(path, id, tree, parents.len(), filter.first_parent, &mut parent);
         self.compare = compare;
         let simplified = simplified?;
         let node = &mut self.nodes[i as usize];
@@ -788,7 +779,7 @@ impl super::range::Simplify for RangeSimplify<'_, '_> {
         };
         let mut parent = |n: usize| parent(n).map_err(Error::from);
         self.compare
-            .simplify(path, commit.tree, commit.position, parents, self.filter.first_parent, &mut parent)
+            .simplify(path, commit.id, commit.tree, parents, self.filter.first_parent, &mut parent)
             .map_err(boxed)
     }
 }
