@@ -4,7 +4,8 @@
 //!
 //! gix's blame (`gix-blame`) does the work: it reads the commit-graph when there is one, and
 //! when the graph has changed-path Bloom filters it reads the history through [`skip`], which
-//! skips what the filters vouch did not change the file, as git's blame does.
+//! skips what the filters vouch did not change the file, as git's blame does. Attributes are
+//! read as git reads them in a bare repository (not from `HEAD`'s tree: see [`resources`]).
 
 mod skip;
 
@@ -40,25 +41,26 @@ pub fn file(
     path: &str,
     range: Option<(u32, u32)>,
 ) -> Result<Vec<Group>, Error> {
-    let mut options =
-        gix::repository::blame_file::Options { rewrites: Some(gix::diff::Rewrites::default()), ..Default::default() };
-    if let Some((start, end)) = range {
-        options.ranges =
-            gix::blame::BlameRanges::from_one_based_inclusive_range(start..=end).map_err(|_| Error::Range)?;
-    }
+    let ranges = match range {
+        Some((start, end)) => {
+            gix::blame::BlameRanges::from_one_based_inclusive_range(start..=end).map_err(|_| Error::Range)?
+        }
+        None => gix::blame::BlameRanges::default(),
+    };
     let outcome = match skip::Skipping::new(repo, path) {
         Some(skipping) => {
-            let outcome = skipping_blame(repo, &skipping, path, commit, options.clone())?;
+            // Its commits come from the commit-graph: gix-blame is given no graph of its own.
+            let outcome = blame(repo, &skipping, None, path, commit, ranges.clone())?;
             // The filters were asked for `path` alone: once a line was followed to another
             // path (a rename), blame again reading every commit.
             let renamed = outcome.entries.iter().any(|e| e.source_file_name.as_ref().is_some_and(|n| n != path));
             if renamed {
-                repo.blame_file(path.into(), commit, options).map_err(|e| Error::Blame(boxed(e)))?
+                blame(repo, &repo.objects, repo.commit_graph_if_enabled().ok().flatten(), path, commit, ranges)?
             } else {
                 outcome
             }
         }
-        None => repo.blame_file(path.into(), commit, options).map_err(|e| Error::Blame(boxed(e)))?,
+        None => blame(repo, &repo.objects, repo.commit_graph_if_enabled().ok().flatten(), path, commit, ranges)?,
     };
     let lines: Vec<&[u8]> = outcome.blob.split_inclusive(|b| *b == b'\n').collect();
     let mut groups: Vec<Group> = Vec::new();
@@ -77,27 +79,36 @@ pub fn file(
     Ok(groups)
 }
 
-/// gix's blame over `skipping` (whose commits come from the commit-graph, so gix-blame is given
-/// no graph of its own), with what `Repository::blame_file` would set up.
-fn skipping_blame(
+/// gix's blame of `path` at `commit` reading objects from `objects` (and commits from `graph`
+/// when given), renames followed, with the repository's diff algorithm.
+fn blame(
     repo: &gix::Repository,
-    skipping: &skip::Skipping<'_>,
+    objects: impl gix::objs::Find + gix::objs::FindHeader,
+    graph: Option<gix::commitgraph::Graph>,
     path: &str,
     commit: ObjectId,
-    options: gix::repository::blame_file::Options,
+    ranges: gix::blame::BlameRanges,
 ) -> Result<gix::blame::Outcome, Error> {
-    let mut resources = repo.diff_resource_cache_for_tree_diff().map_err(|e| Error::Blame(boxed(e)))?;
-    let diff_algorithm = match options.diff_algorithm {
-        Some(algorithm) => algorithm,
-        None => repo.diff_algorithm().map_err(|e| Error::Blame(boxed(e)))?,
-    };
+    let broken = |e: gix::Error| Error::Blame(boxed(e));
+    let mut resources = resources(repo).map_err(broken)?;
     let options = gix::blame::Options {
-        diff_algorithm,
-        ranges: options.ranges,
-        since: options.since,
-        rewrites: options.rewrites,
+        diff_algorithm: repo.diff_algorithm().map_err(broken)?,
+        ranges,
+        since: None,
+        rewrites: Some(gix::diff::Rewrites::default()),
         debug_track_path: false,
     };
-    gix::blame::file(skipping, gix::blame::Start::Commit(commit), None, &mut resources, path.into(), options)
-        .map_err(|e| Error::Blame(boxed(e)))
+    gix::blame::file(objects, gix::blame::Start::Commit(commit), graph, &mut resources, path.into(), options)
+        .map_err(broken)
+}
+
+/// The blob diff platform gix's blame diffs with, its attributes read as git reads them in a
+/// bare repository (`info/attributes`, not the `.gitattributes` of `HEAD`): gix's own
+/// `diff_resource_cache_for_tree_diff` builds an index of `HEAD`'s whole tree to find them,
+/// which for a large tree was most of a blame's time.
+fn resources(repo: &gix::Repository) -> gix::Result<gix::diff::blob::Platform> {
+    let empty = gix::index::State::new(repo.object_hash());
+    let source = gix::worktree::stack::state::attributes::Source::IdMapping;
+    let attributes = repo.attributes_only(&empty, source)?.detach();
+    gix::diff::resource_cache(repo, gix::diff::blob::pipeline::Mode::ToGit, attributes, Default::default())
 }
