@@ -37,6 +37,26 @@ pub struct Config {
     /// then: missing or older than 2.39.4 refuses `fc_open`.
     #[serde(default = "default_git_binary")]
     pub git_binary: String,
+    #[serde(default)]
+    pub maintenance: MaintenanceConfig,
+}
+
+/// `"maintenance": {"enabled": true, "run_timeout_seconds": 3600, "check_interval_seconds":
+/// 600}`: housekeeping of the repositories served (`src/git/maintenance`): after forgecore
+/// changes one, and when a request finds one unmaintained (looked at most once every
+/// `check_interval_seconds` per repository); one run takes at most `run_timeout_seconds`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MaintenanceConfig {
+    pub enabled: bool,
+    pub run_timeout_seconds: u64,
+    pub check_interval_seconds: u64,
+}
+
+impl Default for MaintenanceConfig {
+    fn default() -> Self {
+        MaintenanceConfig { enabled: true, run_timeout_seconds: 3600, check_interval_seconds: 600 }
+    }
 }
 
 fn default_git_binary() -> String {

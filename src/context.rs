@@ -6,6 +6,7 @@ use crate::cache::Caches;
 use crate::config::{Config, RateLimit};
 use crate::error::{ApiError, ApiResult};
 use crate::git::command::Git;
+use crate::git::maintenance::{worker::Maintenance, Limits};
 use crate::store::{self, Store};
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,6 +19,8 @@ pub struct Context {
     pub archive_builds: Arc<Slots>,
     /// The git binary, checked at open, that git's own programs run from.
     pub git: Git,
+    /// Housekeeping of the repositories served: a thread of its own, closed with the context.
+    pub maintenance: Maintenance,
 }
 
 const _: () = {
@@ -35,7 +38,14 @@ impl Context {
             config.limits.archive_builds as usize,
             Duration::from_millis(config.limits.archive_queue_millis),
         ));
-        Ok(Context { config, store, caches, archive_builds, git })
+        let settings = &config.maintenance;
+        let maintenance = if settings.enabled {
+            let limits = Limits { run: Duration::from_secs(settings.run_timeout_seconds) };
+            Maintenance::new(git.clone(), limits, Duration::from_secs(settings.check_interval_seconds))
+        } else {
+            Maintenance::off()
+        };
+        Ok(Context { config, store, caches, archive_builds, git, maintenance })
     }
 
     pub fn from_json(config_json: &str) -> Result<Context, String> {

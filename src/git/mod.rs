@@ -16,6 +16,7 @@ pub mod fork_view;
 pub mod health;
 pub mod last_commit;
 pub mod log;
+pub mod maintenance;
 pub mod merge_base;
 pub mod parallel;
 pub mod range;
