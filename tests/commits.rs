@@ -606,6 +606,10 @@ fn changed_path_filters_are_read_as_git_writes_them() {
             )
             .is_empty();
             let certain = filters.certainly_unchanged(&oid, &keys);
+            // A position hint from another reading of the graph is checked, never trusted blindly.
+            let position = forgecore::git::open(&dir).unwrap().commit_graph().unwrap().lookup(oid).unwrap().0;
+            assert_eq!(filters.certainly_unchanged_at(&oid, Some(position), &keys), certain);
+            assert_eq!(filters.certainly_unchanged_at(&oid, Some(0), &keys), certain, "a wrong hint");
             assert!(!(changed && certain), "{path} changed in {id}, yet the filter says it did not");
             unchanged += usize::from(!changed);
             skipped += usize::from(certain);

@@ -11,9 +11,10 @@
 //! request.
 //!
 //! A commit is found by its id in the object ids of the very files its filter was read from,
-//! never by a position from another reader of the graph: maintenance rewrites the commit-graph
-//! while requests walk, and a position in one version of the graph names another commit in the
-//! next.
+//! never by a position from another reader of the graph alone: maintenance rewrites the
+//! commit-graph while requests walk, and a position in one version of the graph names another
+//! commit in the next. A position is taken as a hint, used when the id there is the commit's
+//! (one comparison, where a search of the ids would cost a walk of many commits dearly).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -104,28 +105,47 @@ impl Graph {
     /// Whether commit `id` certainly did not change the path of `keys` against its first parent
     /// (`false`, "maybe", for a commit the graph does not hold).
     pub fn certainly_unchanged(&self, id: &gix::oid, keys: &Keys) -> bool {
+        self.certainly_unchanged_at(id, None, keys)
+    }
+
+    /// As [`Graph::certainly_unchanged`], with `hint` the commit's position (over every layer)
+    /// in another reading of the graph, checked before it is trusted.
+    pub fn certainly_unchanged_at(&self, id: &gix::oid, hint: Option<u32>, keys: &Keys) -> bool {
         let id = id.as_bytes();
-        for layer in &self.layers {
-            let width = id.len();
-            let Ok(local) = binary_search(&layer.ids, width, layer.commits, id) else { continue };
-            let Some(filters) = &layer.filters else { return false };
-            if filters.version != 2 && !keys.ascii {
-                return false;
+        let width = id.len();
+        let hinted = hint.and_then(|position| {
+            let mut local = position;
+            for (n, layer) in self.layers.iter().enumerate() {
+                if local < layer.commits {
+                    let at = local as usize * width;
+                    return (layer.ids.get(at..at + width) == Some(id)).then_some((n, local));
+                }
+                local -= layer.commits;
             }
-            let end = filters.index.get(local as usize).copied().unwrap_or(0) as usize;
-            let start =
-                if local == 0 { 0 } else { filters.index.get(local as usize - 1).copied().unwrap_or(0) as usize };
-            let Some(filter) = filters.data.get(start..end).filter(|f| !f.is_empty()) else { return false };
-            let bits = filter.len() as u64 * 8;
-            // git: any key whose bits are not all set means "definitely not changed".
-            return keys.keys.iter().any(|&(h0, h1)| {
-                (0..filters.hashes).any(|i| {
-                    let bit = u64::from(h0.wrapping_add(i.wrapping_mul(h1))) % bits;
-                    filter[(bit / 8) as usize] & (1 << (bit % 8)) == 0
-                })
-            });
+            None
+        });
+        let found = hinted.or_else(|| {
+            self.layers
+                .iter()
+                .enumerate()
+                .find_map(|(n, layer)| binary_search(&layer.ids, width, layer.commits, id).ok().map(|local| (n, local)))
+        });
+        let Some((n, local)) = found else { return false };
+        let Some(filters) = &self.layers[n].filters else { return false };
+        if filters.version != 2 && !keys.ascii {
+            return false;
         }
-        false
+        let end = filters.index.get(local as usize).copied().unwrap_or(0) as usize;
+        let start = if local == 0 { 0 } else { filters.index.get(local as usize - 1).copied().unwrap_or(0) as usize };
+        let Some(filter) = filters.data.get(start..end).filter(|f| !f.is_empty()) else { return false };
+        let bits = filter.len() as u64 * 8;
+        // git: any key whose bits are not all set means "definitely not changed".
+        keys.keys.iter().any(|&(h0, h1)| {
+            (0..filters.hashes).any(|i| {
+                let bit = u64::from(h0.wrapping_add(i.wrapping_mul(h1))) % bits;
+                filter[(bit / 8) as usize] & (1 << (bit % 8)) == 0
+            })
+        })
     }
 }
 

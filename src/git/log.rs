@@ -151,6 +151,8 @@ struct Node {
     parents: Vec<u32>,
     /// The parents walked after simplification (git rewrites `commit->parents` so).
     walked: Vec<u32>,
+    /// Position in gix's reading of the commit-graph: a hint for the Bloom filters' lookup.
+    position: Option<u32>,
     /// Generation number from the commit-graph; `u32::MAX` (git's infinity) without one.
     generation: u32,
     parsed: bool,
@@ -197,9 +199,9 @@ impl<'r> Compare<'r> {
     }
 
     /// Whether the filter of commit `id` says it certainly left the path as its first parent
-    /// had it.
-    pub(super) fn certainly_unchanged(&self, id: &gix::oid) -> bool {
-        self.bloom.as_ref().is_some_and(|(graph, keys)| graph.certainly_unchanged(id, keys))
+    /// had it; `hint` is its position in gix's reading of the commit-graph, when known.
+    pub(super) fn certainly_unchanged(&self, id: &gix::oid, hint: Option<u32>) -> bool {
+        self.bloom.as_ref().is_some_and(|(graph, keys)| graph.certainly_unchanged_at(id, hint, keys))
     }
 
     /// The entry at `path` in tree `tree` (id and mode). Each level's answer is kept by
@@ -251,15 +253,14 @@ impl<'r> Compare<'r> {
     fn simplify(
         &mut self,
         path: &[Vec<u8>],
-        id: ObjectId,
-        tree: ObjectId,
+        commit: &super::range::Commit,
         parents: usize,
         first_parent: bool,
         parent: &mut dyn FnMut(usize) -> Result<(ObjectId, bool), Error>,
     ) -> Result<super::range::Simplified, Error> {
         use super::range::Simplified;
         if parents == 0 {
-            let treesame = self.entry(tree, path)?.is_none();
+            let treesame = self.entry(commit.tree, path)?.is_none();
             return Ok(Simplified { keep: None, treesame });
         }
         let mut own = None;
@@ -270,12 +271,12 @@ impl<'r> Compare<'r> {
             }
             let (theirs, relevant) = parent(n)?;
             relevant_parents += usize::from(relevant);
-            let same = if n == 0 && self.certainly_unchanged(&id) {
+            let same = if n == 0 && self.certainly_unchanged(&commit.id, commit.position) {
                 true
             } else {
                 let own = match own {
                     Some(own) => own,
-                    None => *own.insert(self.entry(tree, path)?),
+                    None => *own.insert(self.entry(commit.tree, path)?),
                 };
                 self.entry(theirs, path)? == own
             };
@@ -319,6 +320,7 @@ impl<'r> Walk<'r> {
             tree: ObjectId::null(id.kind()),
             parents: Vec::new(),
             walked: Vec::new(),
+            position: None,
             generation: u32::MAX,
             parsed: false,
             seen: false,
@@ -338,8 +340,11 @@ impl<'r> Walk<'r> {
         let mut parents = Vec::new();
         let mut from_graph = None;
         let mut generation = u32::MAX;
+        let mut position = None;
         if let Some(graph) = &self.graph {
-            if let Some(commit) = graph.commit_by_id(id) {
+            if let Some(at) = graph.lookup(id) {
+                let commit = graph.commit_at(at);
+                position = Some(at.0);
                 let ok: Result<(), _> =
                     commit.iter_parents().try_for_each(|p| p.map(|pos| parents.push(graph.id_at(pos).to_owned())));
                 if ok.is_ok() {
@@ -378,6 +383,7 @@ impl<'r> Walk<'r> {
         node.walked = parents.clone();
         node.parents = parents;
         node.generation = if from_graph.is_some() { generation } else { u32::MAX };
+        node.position = position;
         node.parsed = true;
         Ok(())
     }
@@ -387,13 +393,14 @@ impl<'r> Walk<'r> {
     fn simplify(&mut self, i: u32, filter: &Filter) -> Result<(), Error> {
         let Some(path) = &filter.path else { return Ok(()) };
         let node = &self.nodes[i as usize];
-        let (id, tree, parents) = (node.id, node.tree, node.parents.clone());
+        let commit = super::range::Commit { id: node.id, tree: node.tree, position: node.position };
+        let parents = node.parents.clone();
         let mut compare = std::mem::replace(&mut self.compare, Compare::new(self.repo));
         let mut parent = |n: usize| -> Result<(ObjectId, bool), Error> {
             self.parse(parents[n])?;
             Ok((self.nodes[parents[n] as usize].tree, true))
         };
-        let simplified = compare.simplify(path, id, tree, parents.len(), filter.first_parent, &mut parent);
+        let simplified = compare.simplify(path, &commit, parents.len(), filter.first_parent, &mut parent);
         self.compare = compare;
         let simplified = simplified?;
         let node = &mut self.nodes[i as usize];
@@ -778,9 +785,7 @@ impl super::range::Simplify for RangeSimplify<'_, '_> {
             return Ok(super::range::Simplified { keep: None, treesame: false });
         };
         let mut parent = |n: usize| parent(n).map_err(Error::from);
-        self.compare
-            .simplify(path, commit.id, commit.tree, parents, self.filter.first_parent, &mut parent)
-            .map_err(boxed)
+        self.compare.simplify(path, commit, parents, self.filter.first_parent, &mut parent).map_err(boxed)
     }
 }
 

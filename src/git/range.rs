@@ -95,6 +95,8 @@ struct Node {
     time: i64,
     /// The root tree, for a path-limited walk's [`Simplify`].
     tree: ObjectId,
+    /// Position in the commit-graph, when it answered for the commit (a hint for [`Simplify`]).
+    position: Option<u32>,
     /// `start..end` in [`Walk::parents`].
     parents: (u32, u32),
     /// Index in [`Reader::authors`], when kept and read.
@@ -164,6 +166,7 @@ struct Detail {
 struct Read {
     time: i64,
     tree: ObjectId,
+    position: Option<u32>,
     author: Option<u32>,
     detail: Option<u32>,
 }
@@ -184,14 +187,15 @@ impl Reader<'_> {
     /// details when they are kept and the object was read.
     fn read(&mut self, id: ObjectId, out: &mut Vec<ObjectId>) -> Result<Read, RangeError> {
         if let Some(graph) = &self.graph {
-            if let Some(commit) = graph.commit_by_id(id) {
+            if let Some(position) = graph.lookup(id) {
+                let commit = graph.commit_at(position);
                 let before = out.len();
                 let parents: Result<(), _> =
                     commit.iter_parents().try_for_each(|p| p.map(|pos| out.push(graph.id_at(pos).to_owned())));
                 if parents.is_ok() {
                     let time = i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX);
                     let tree = commit.root_tree_id().to_owned();
-                    return Ok(Read { time, tree, author: None, detail: None });
+                    return Ok(Read { time, tree, position: Some(position.0), author: None, detail: None });
                 }
                 // A damaged graph: the object says the same, slower.
                 out.truncate(before);
@@ -237,7 +241,7 @@ impl Reader<'_> {
             }
             _ => None,
         };
-        Ok(Read { time, tree, author, detail })
+        Ok(Read { time, tree, position: None, author, detail })
     }
 }
 
@@ -264,6 +268,7 @@ impl Walk<'_> {
             id,
             time: 0,
             tree: ObjectId::null(id.kind()),
+            position: None,
             parents: (0, 0),
             author: None,
             detail: None,
@@ -293,6 +298,7 @@ impl Walk<'_> {
         let node = &mut self.nodes[i as usize];
         node.time = read.time;
         node.tree = read.tree;
+        node.position = read.position;
         node.author = read.author;
         node.detail = read.detail;
         node.parents = (start, self.parents.len() as u32);
@@ -353,7 +359,7 @@ impl Walk<'_> {
         if let (false, Some(simplify)) = (uninteresting, simplify) {
             let parents = self.parents_of(i);
             let node = &self.nodes[i as usize];
-            let commit = Commit { id: node.id, tree: node.tree };
+            let commit = Commit { id: node.id, tree: node.tree, position: node.position };
             let mut parent = |n: usize| -> Result<(ObjectId, bool), RangeError> {
                 let p = self.parents[parents.start + n];
                 self.parse(p)?;
@@ -394,6 +400,8 @@ impl Walk<'_> {
 pub struct Commit {
     pub id: ObjectId,
     pub tree: ObjectId,
+    /// Its position in the commit-graph, when the graph answered for it (a hint only).
+    pub position: Option<u32>,
 }
 
 /// What simplifying a commit decided.

@@ -56,10 +56,11 @@ impl<'r> Skipping<'r> {
     /// `parent` lacks the path.
     fn skip_from(&self, state: &mut State<'r>, parent: ObjectId) -> ObjectId {
         let mut current = parent;
-        while let Some(commit) = self.graph.commit_by_id(current) {
-            if !state.compare.certainly_unchanged(&current) {
+        while let Some(position) = self.graph.lookup(current) {
+            if !state.compare.certainly_unchanged(&current, Some(position.0)) {
                 break;
             }
+            let commit = self.graph.commit_at(position);
             let Some(Ok(first)) = commit.iter_parents().next() else { break };
             current = self.graph.id_at(first).to_owned();
         }
