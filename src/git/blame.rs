@@ -2,9 +2,9 @@
 //! (renames followed, as git does by default), grouped the way GitLab's `Gitlab::Blame` groups
 //! them: each run of consecutive lines from one commit is one group.
 //!
-//! gix's blame (`gix-blame`) does the work: it reads the commit-graph when there is one, and
-//! when the graph has changed-path Bloom filters it reads the history through [`skip`], which
-//! skips what the filters vouch did not change the file, as git's blame does. Attributes are
+//! gix's blame (`gix-blame`) does the work, reading the history through [`skip`], which skips
+//! the commits that certainly did not change the file (the commit-graph's changed-path Bloom
+//! filters say so, as git's blame asks them, or the file's entry is its first parent's). Attributes are
 //! read as git reads them in a bare repository (not from `HEAD`'s tree: see [`resources`]).
 
 mod skip;
@@ -47,20 +47,17 @@ pub fn file(
         }
         None => gix::blame::BlameRanges::default(),
     };
-    let outcome = match skip::Skipping::new(repo, path) {
-        Some(skipping) => {
-            // Its commits come from the commit-graph: gix-blame is given no graph of its own.
-            let outcome = blame(repo, &skipping, None, path, commit, ranges.clone())?;
-            // The filters were asked for `path` alone: once a line was followed to another
-            // path (a rename), blame again reading every commit.
-            let renamed = outcome.entries.iter().any(|e| e.source_file_name.as_ref().is_some_and(|n| n != path));
-            if renamed {
-                blame(repo, &repo.objects, repo.commit_graph_if_enabled().ok().flatten(), path, commit, ranges)?
-            } else {
-                outcome
-            }
-        }
-        None => blame(repo, &repo.objects, repo.commit_graph_if_enabled().ok().flatten(), path, commit, ranges)?,
+    // Its commits are written anew (from the commit-graph when it has them): gix-blame is
+    // given no graph of its own.
+    let skipping = skip::Skipping::new(repo, path);
+    let outcome = blame(repo, &skipping, None, path, commit, ranges.clone())?;
+    // What was skipped was judged for `path` alone: once a line was followed to another path
+    // (a rename), blame again reading every commit.
+    let renamed = outcome.entries.iter().any(|e| e.source_file_name.as_ref().is_some_and(|n| n != path));
+    let outcome = if renamed {
+        blame(repo, &repo.objects, repo.commit_graph_if_enabled().ok().flatten(), path, commit, ranges)?
+    } else {
+        outcome
     };
     let lines: Vec<&[u8]> = outcome.blob.split_inclusive(|b| *b == b'\n').collect();
     let mut groups: Vec<Group> = Vec::new();

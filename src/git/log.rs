@@ -193,11 +193,6 @@ impl<'r> Compare<'r> {
         }
     }
 
-    /// Whether the commit-graph has changed-path filters to ask.
-    pub(super) fn has_bloom(&self) -> bool {
-        self.bloom.is_some()
-    }
-
     /// Whether the filter of commit `id` says it certainly left the path as its first parent
     /// had it; `hint` is its position in gix's reading of the commit-graph, when known.
     pub(super) fn certainly_unchanged(&self, id: &gix::oid, hint: Option<u32>) -> bool {
