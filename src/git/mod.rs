@@ -19,6 +19,7 @@ pub mod log;
 pub mod maintenance;
 pub mod merge_base;
 pub mod parallel;
+pub mod prefetch;
 pub mod range;
 pub mod refs;
 pub mod rename;

@@ -180,6 +180,8 @@ struct Reader<'r> {
     buf: Vec<u8>,
     authors: Option<Authors>,
     details: Option<Vec<Detail>>,
+    /// Commit objects read ahead on another core (no commit-graph, a walk of many commits).
+    prefetch: Option<super::prefetch::Prefetch>,
 }
 
 impl Reader<'_> {
@@ -201,7 +203,13 @@ impl Reader<'_> {
                 out.truncate(before);
             }
         }
-        let iter = self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| RangeError::NotACommit(id))?;
+        let iter = match self.prefetch.as_ref().and_then(|p| p.take(&id)) {
+            Some(read_ahead) => {
+                self.buf = read_ahead;
+                gix::objs::CommitRefIter::from_bytes(&self.buf, id.kind())
+            }
+            None => self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| RangeError::NotACommit(id))?,
+        };
         let (mut time, mut author, mut tree) = (None, None, None);
         let mut detail = self.details.is_some().then(Detail::default);
         for token in iter {
@@ -459,12 +467,19 @@ fn walk<'r>(
     mut simplify: Option<&mut (dyn Simplify + '_)>,
 ) -> Result<Option<(Walk<'r>, Vec<u32>)>, RangeError> {
     let graph = repo.commit_graph_if_enabled().ok().flatten();
+    // Walks that read every commit of a history or a changelog range (authors or details
+    // kept) read ahead from the newest tip when there is no commit-graph.
+    let prefetch = match (&graph, tips.iter().rev().find(|(_, excluded)| !excluded)) {
+        (None, Some(&(tip, _))) if bounds.authors || bounds.details => super::prefetch::Prefetch::start(repo, tip),
+        _ => None,
+    };
     let reader = Reader {
         repo,
         graph,
         buf: Vec::new(),
         authors: bounds.authors.then(Authors::default),
         details: bounds.details.then(Vec::new),
+        prefetch,
     };
     let mut walk = Walk {
         reader,
