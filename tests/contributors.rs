@@ -253,4 +253,16 @@ fn a_packed_history_without_a_commit_graph_read_ahead_counts_the_same() {
         let body: Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(as_map(&body), expected(&repo, rev), "{rev}");
     }
+    // The path walks read ahead too (src/git/log.rs): the commits list of a path, and a file's
+    // last commit.
+    for path in ["f3.txt", "f16.txt"] {
+        let target = format!("/api/v4/projects/fx%2Flong/repository/commits?path={path}&per_page=100&page=2");
+        let (status, list) = instance.request_json("GET", &target, &[], b"");
+        assert_eq!(status, 200, "{list}");
+        let ids: Vec<&str> = list.as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+        let log =
+            String::from_utf8(git(&repo, &["log", "--format=%H", "--skip=100", "-100", "main", "--", path])).unwrap();
+        assert_eq!(ids, log.lines().collect::<Vec<_>>(), "{path}");
+        assert!(ids.len() > 10, "{path}: a second page of a path changed every 17th commit");
+    }
 }

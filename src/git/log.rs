@@ -167,6 +167,8 @@ struct Walk<'r> {
     index: gix::hashtable::HashMap<ObjectId, u32>,
     buf: Vec<u8>,
     compare: Compare<'r>,
+    /// Commit objects read ahead on another core (a path walk without a commit-graph).
+    prefetch: Option<super::prefetch::Prefetch>,
 }
 
 /// What git's `rev_compare_tree` reads to tell whether a commit changed the path: the path's
@@ -296,6 +298,7 @@ impl<'r> Walk<'r> {
             index: Default::default(),
             buf: Vec::new(),
             compare: Compare::new(repo),
+            prefetch: None,
         }
     }
 
@@ -354,7 +357,15 @@ impl<'r> Walk<'r> {
         let (time, tree) = match from_graph {
             Some(found) => found,
             None => {
-                let iter = self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| Error::NotACommit(id))?;
+                let iter = match self.prefetch.as_ref().and_then(|p| p.take(&id)) {
+                    Some(read_ahead) => {
+                        self.buf = read_ahead;
+                        gix::objs::CommitRefIter::from_bytes(&self.buf, id.kind())
+                    }
+                    None => {
+                        self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| Error::NotACommit(id))?
+                    }
+                };
                 let (mut time, mut tree) = (None, None);
                 for token in iter {
                     match token.map_err(|e| Error::Decode { id, source: boxed(e) })? {
@@ -441,6 +452,11 @@ pub fn page(
 ) -> Result<Option<Vec<ObjectId>>, Error> {
     let mut walk = Walk::new(repo);
     walk.use_bloom(filter.path.as_deref());
+    // A path walk reads commits until the page is full of ones that changed the path: often
+    // much of the history. Without a commit-graph its commits are read ahead on another core.
+    if let (Some(_), None, Some(&tip)) = (&filter.path, &walk.graph, tips.first()) {
+        walk.prefetch = super::prefetch::Prefetch::start(repo, tip);
+    }
     if filter.topo && filter.since.is_none() && walk.graph.is_some() {
         return Topo::new(walk).page(tips, filter, window, deadline);
     }
