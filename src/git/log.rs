@@ -169,7 +169,14 @@ struct Walk<'r> {
     compare: Compare<'r>,
     /// Commit objects read ahead on another core (a path walk without a commit-graph).
     prefetch: Option<super::prefetch::Prefetch>,
+    /// Where reading ahead would start, once the walk has read [`READ_AHEAD_AFTER`] objects.
+    read_ahead_from: Option<ObjectId>,
+    objects_read: usize,
 }
+
+/// Commit objects a walk reads itself before it is deemed long enough to read ahead for: a
+/// page filled within the newest commits never pays for the thread's setup.
+const READ_AHEAD_AFTER: usize = 256;
 
 /// What git's `rev_compare_tree` reads to tell whether a commit changed the path: the path's
 /// entry in trees, and first the commit-graph's changed-path Bloom filters.
@@ -299,6 +306,8 @@ impl<'r> Walk<'r> {
             buf: Vec::new(),
             compare: Compare::new(repo),
             prefetch: None,
+            read_ahead_from: None,
+            objects_read: 0,
         }
     }
 
@@ -357,6 +366,12 @@ impl<'r> Walk<'r> {
         let (time, tree) = match from_graph {
             Some(found) => found,
             None => {
+                self.objects_read += 1;
+                if self.objects_read == READ_AHEAD_AFTER {
+                    if let Some(tip) = self.read_ahead_from.take() {
+                        self.prefetch = super::prefetch::Prefetch::start(self.repo, tip, READ_AHEAD_AFTER);
+                    }
+                }
                 let iter = match self.prefetch.as_ref().and_then(|p| p.take(&id)) {
                     Some(read_ahead) => {
                         self.buf = read_ahead;
@@ -455,7 +470,7 @@ pub fn page(
     // A path walk reads commits until the page is full of ones that changed the path: often
     // much of the history. Without a commit-graph its commits are read ahead on another core.
     if let (Some(_), None, Some(&tip)) = (&filter.path, &walk.graph, tips.first()) {
-        walk.prefetch = super::prefetch::Prefetch::start(repo, tip);
+        walk.read_ahead_from = Some(tip);
     }
     if filter.topo && filter.since.is_none() && walk.graph.is_some() {
         return Topo::new(walk).page(tips, filter, window, deadline);

@@ -43,12 +43,13 @@ pub struct Prefetch {
 }
 
 impl Prefetch {
-    /// Starts reading the commits of `repo` ahead of a walk from `tip`; `None` on one core.
-    pub fn start(repo: &gix::Repository, tip: ObjectId) -> Option<Prefetch> {
+    /// Starts reading the commits of `repo` ahead of a walk from `tip` that has read `walked`
+    /// commits already; `None` on one core.
+    pub fn start(repo: &gix::Repository, tip: ObjectId, walked: usize) -> Option<Prefetch> {
         if std::thread::available_parallelism().map_or(1, usize::from) < 2 {
             return None;
         }
-        let shared = Arc::new(Shared::default());
+        let shared = Arc::new(Shared { walked: AtomicUsize::new(walked), ..Shared::default() });
         let (objects, kind) = (repo.objects.store_ref().path().to_path_buf(), repo.object_hash());
         let thread_shared = Arc::clone(&shared);
         // Detached: it stops soon after the walk lets go; nothing waits for it.
