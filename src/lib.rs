@@ -6,7 +6,8 @@
 //! - [`api`]: the operations in plain Rust, shared by `http` and the typed C exports.
 //! - [`auth`]: caller identity and the permission function every operation uses.
 //! - [`store`]: the SQLite store (schema, migrations, queries).
-//! - [`git`]: repository access through gix.
+//! - [`git`]: repository access through gix; git's own programs through `git::command` alone.
+//! - [`transport`]: git over HTTP (clone, fetch, push) beside `http`, on GitLab's routes.
 //!
 //! Beside it, crates of the workspace (`crates/`) that cannot reach any of these, used by
 //! `api`: `forgecore_archive` (repository archives: reads one repository, writes bytes),
@@ -26,6 +27,7 @@ pub mod http;
 pub mod params;
 pub mod response;
 pub mod store;
+pub mod transport;
 
 pub use config::Config;
 pub use context::Context;

@@ -16,24 +16,7 @@ use std::sync::OnceLock;
 /// The fixture repositories, built once per test process (deterministic, so reusable).
 fn fixture_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
-        if Path::new("/proc/self").exists() {
-            for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if let Some(pid) = name.strip_prefix("commits-fixture-") {
-                    if !Path::new("/proc").join(pid).exists() {
-                        let _ = std::fs::remove_dir_all(entry.path());
-                    }
-                }
-            }
-        }
-        let dir = root.join(format!("commits-fixture-{}", std::process::id()));
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/commits.sh");
-        let status = std::process::Command::new("bash").arg(script).arg(&dir).status().expect("bash runs");
-        assert!(status.success(), "tests/fixtures/commits.sh failed");
-        dir
-    })
+    DIR.get_or_init(|| common::shared_fixture("commits"))
 }
 
 struct World {

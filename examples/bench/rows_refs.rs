@@ -43,7 +43,7 @@ pub fn rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
             &["git", "-C", dir, "for-each-ref", "--sort=-creatordate", "refs/tags"],
         )
         .target(Target::RatioUnder(0.5))
-        .note("every tag's commit date read to order them");
+        .note("every tag's creator date read to order them");
 
     // 10,000 projects in one group the administrator is a member of, in one transaction.
     let config = json!({ "data_dir": fx.data_dir(), "maintenance": {"enabled": false} }).to_string();

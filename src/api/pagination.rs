@@ -62,6 +62,30 @@ pub fn offset_headers(call: &Call, page: Page, total: usize, defaults: &[(&str, 
     let total_pages = total.div_ceil(page.per_page).max(1);
     let next = (page.page < total_pages).then(|| page.page + 1);
     let prev = (page.page > 1).then(|| (page.page - 1).min(total_pages));
+    page_headers(call, page, next, prev, Some((total, total_pages)), defaults)
+}
+
+/// The offset headers of a list GitLab pages without counting it (`paginate_without_count`,
+/// as the commits list does): `size` items on `page`. No `X-Total`, `X-Total-Pages` or
+/// `rel="last"`; `X-Next-Page` and `rel="next"` exactly when the page is full (GitLab takes
+/// `offset + size + 1` as the total).
+pub fn headers_without_total(call: &Call, page: Page, size: usize) -> Vec<(String, String)> {
+    let next = (size >= page.per_page).then(|| page.page + 1);
+    let prev = (page.page > 1).then(|| page.page - 1);
+    page_headers(call, page, next, prev, None, &[])
+}
+
+/// GitLab's offset headers, in its order: the page, its neighbours and, for a counted list
+/// (`counted`: the total and the number of pages), the totals; `Link` with `prev`, `next`,
+/// `first` and, when counted, `last`.
+fn page_headers(
+    call: &Call,
+    page: Page,
+    next: Option<usize>,
+    prev: Option<usize>,
+    counted: Option<(usize, usize)>,
+    defaults: &[(&str, String)],
+) -> Vec<(String, String)> {
     let link = |target: usize, rel: &str| {
         let mut overrides: Vec<(&str, String)> =
             defaults.iter().filter(|(name, _)| !call.origin.query.iter().any(|(q, _)| q == name)).cloned().collect();
@@ -77,46 +101,22 @@ pub fn offset_headers(call: &Call, page: Page, total: usize, defaults: &[(&str, 
         links.push(link(next, "next"));
     }
     links.push(link(1, "first"));
-    links.push(link(total_pages, "last"));
+    if let Some((_, total_pages)) = counted {
+        links.push(link(total_pages, "last"));
+    }
     let text = |n: Option<usize>| n.map(|n| n.to_string()).unwrap_or_default();
-    vec![
+    let mut headers = vec![
         ("X-Page".into(), page.page.to_string()),
         ("X-Per-Page".into(), page.per_page.to_string()),
         ("X-Next-Page".into(), text(next)),
         ("X-Prev-Page".into(), text(prev)),
-        ("X-Total".into(), total.to_string()),
-        ("X-Total-Pages".into(), total_pages.to_string()),
-        ("Link".into(), links.join(", ")),
-    ]
-}
-
-/// The offset headers of a list GitLab pages without counting it (`paginate_without_count`,
-/// as the commits list does): `size` items on `page`. No `X-Total`, `X-Total-Pages` or
-/// `rel="last"`; `X-Next-Page` and `rel="next"` exactly when the page is full (GitLab takes
-/// `offset + size + 1` as the total).
-pub fn headers_without_total(call: &Call, page: Page, size: usize) -> Vec<(String, String)> {
-    let next = (size >= page.per_page).then(|| page.page + 1);
-    let prev = (page.page > 1).then(|| page.page - 1);
-    let link = |target: usize, rel: &str| {
-        let overrides = [("page", target.to_string()), ("per_page", page.per_page.to_string())];
-        format!("<{}>; rel=\"{rel}\"", link_url(call, &overrides))
-    };
-    let mut links = Vec::new();
-    if let Some(prev) = prev {
-        links.push(link(prev, "prev"));
+    ];
+    if let Some((total, total_pages)) = counted {
+        headers.push(("X-Total".into(), total.to_string()));
+        headers.push(("X-Total-Pages".into(), total_pages.to_string()));
     }
-    if let Some(next) = next {
-        links.push(link(next, "next"));
-    }
-    links.push(link(1, "first"));
-    let text = |n: Option<usize>| n.map(|n| n.to_string()).unwrap_or_default();
-    vec![
-        ("X-Page".into(), page.page.to_string()),
-        ("X-Per-Page".into(), page.per_page.to_string()),
-        ("X-Next-Page".into(), text(next)),
-        ("X-Prev-Page".into(), text(prev)),
-        ("Link".into(), links.join(", ")),
-    ]
+    headers.push(("Link".into(), links.join(", ")));
+    headers
 }
 
 /// The `pagination` parameter: offset (`legacy`, the default) or `keyset`; anything else 400.

@@ -22,6 +22,10 @@ pub enum ProjectAbility {
     ReadCode,
     /// Read changelog data (B9): like `ReadCode`, and the project's own job token may do it.
     ReadChangelog,
+    /// Fetch or clone it over git (GitLab's `download_code`): like `ReadCode`, but a custom
+    /// role's `read_code` alone is not enough (decisions D8); a job token fetches its own
+    /// project.
+    DownloadCode,
     /// Push to it (changelog commit, B8): Developer and above.
     PushCode,
     /// Read or generate repository health (B10): Maintainer and above.
@@ -72,6 +76,14 @@ impl ProjectAccess {
             || self.level >= REPORTER
             || self.has_flag("read_code")
     }
+
+    /// GitLab's `download_code`: as [`Self::can_read_code`] without the custom-role flag.
+    pub fn can_download_code(&self, visibility: Visibility) -> bool {
+        self.admin
+            || visibility == Visibility::Public
+            || (visibility == Visibility::Internal && self.signed_in)
+            || self.level >= REPORTER
+    }
 }
 
 /// Checks `ability` on `project` for `caller`: `Ok` when allowed, 404 "Project Not Found" when
@@ -79,8 +91,8 @@ impl ProjectAccess {
 pub fn authorize_project(db: &mut Db, caller: &Caller, project: &Project, ability: ProjectAbility) -> ApiResult<()> {
     if let Caller::Job { project_id } = caller {
         return match ability {
-            ProjectAbility::ReadChangelog if *project_id == project.id => Ok(()),
-            ProjectAbility::ReadChangelog | ProjectAbility::Read => {
+            ProjectAbility::ReadChangelog | ProjectAbility::DownloadCode if *project_id == project.id => Ok(()),
+            ProjectAbility::ReadChangelog | ProjectAbility::Read | ProjectAbility::DownloadCode => {
                 authorize_project(db, &Caller::Anonymous, project, ability)
             }
             _ if *project_id == project.id => Err(ApiError::Unauthorized),
@@ -98,6 +110,7 @@ pub fn authorize_project(db: &mut Db, caller: &Caller, project: &Project, abilit
     let allowed = match ability {
         ProjectAbility::Read => true,
         ProjectAbility::ReadCode | ProjectAbility::ReadChangelog => access.can_read_code(project.visibility),
+        ProjectAbility::DownloadCode => access.can_download_code(project.visibility),
         ProjectAbility::PushCode => access.admin || access.level >= DEVELOPER,
         ProjectAbility::ReadHealth => access.admin || access.level >= MAINTAINER,
     };

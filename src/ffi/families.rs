@@ -1,8 +1,8 @@
 //! The typed doors of projects, users, branches, tags and protected branches (issue 28): JSON
 //! in (`auth_json` as for every typed export, and a parameters object), the HTTP route's
-//! response out. The subject of a route (`"project"`, `"group"`, `"user_id"`, `"branch"`,
-//! `"tag_name"`, `"name"`) is a parameter; the rest are the route's own. Pagination links
-//! point at the equivalent HTTP route.
+//! response out. Each export names its HTTP route by its template, whose `:subjects`
+//! (`"project"`, `"group"`, `"user_id"`, `"branch"`, `"tag_name"`, `"name"`) are parameters;
+//! the rest are the route's own. Pagination links point at the equivalent HTTP route.
 
 use super::{c_str, context, fc_ctx, fc_response, guard};
 use crate::api::{self, branches, projects, protected_branches, tags, users, Call, Origin};
@@ -13,24 +13,30 @@ use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde_json::Value;
 use std::ffi::c_char;
 
-/// The names a route takes from the parameters, in path order, and how its HTTP path is made
-/// from their values.
-struct Route {
-    subjects: &'static [&'static str],
-    path: fn(&[String]) -> String,
+/// The subjects of `route` (the HTTP route's template, each `:name` a parameter of that
+/// name), in path order.
+fn subjects(route: &str) -> impl Iterator<Item = &str> {
+    route.split('/').filter_map(|segment| segment.strip_prefix(':'))
 }
 
-fn encoded(text: &str) -> String {
-    utf8_percent_encode(text, NON_ALPHANUMERIC).to_string()
+/// The HTTP path of `route` with each subject's value percent-encoded in its place.
+fn path_of(route: &str, values: &[String]) -> String {
+    let mut values = values.iter();
+    let segments = route.split('/').map(|segment| match segment.strip_prefix(':') {
+        Some(_) => utf8_percent_encode(values.next().map_or("", String::as_str), NON_ALPHANUMERIC).to_string(),
+        None => segment.to_string(),
+    });
+    segments.collect::<Vec<_>>().join("/")
 }
 
-/// Runs `operation` with the values of `route.subjects` (each required) taken out of the
+/// Runs `operation` with the values of the subjects of `route` (the HTTP route's template,
+/// `/projects/:project/repository/tags/:tag_name`; each subject required) taken out of the
 /// parameters.
 fn family_export(
     ctx: *const fc_ctx,
     auth_json: *const c_char,
     params_json: *const c_char,
-    route: Route,
+    route: &str,
     operation: fn(&Call, &[String], &Params) -> ApiResult<Response>,
 ) -> *mut fc_response {
     guard(|| {
@@ -39,10 +45,10 @@ fn family_export(
             unsafe { (context(ctx)?, c_str(auth_json, "auth_json")?, c_str(params_json, "params_json")?) };
         let (credentials, mut params) = super::exports::typed_arguments(auth_json, params_json)?;
         let mut values = Vec::new();
-        for subject in route.subjects {
+        for subject in subjects(route) {
             match params.string(subject) {
                 Ok(Some(value)) => values.push(value),
-                Ok(None) => return Ok(ApiError::MissingParam((*subject).into()).into_response()),
+                Ok(None) => return Ok(ApiError::MissingParam(subject.into()).into_response()),
                 Err(e) => return Ok(e.into_response()),
             }
             params.remove(subject);
@@ -55,7 +61,7 @@ fn family_export(
                 _ => None,
             })
             .collect();
-        let origin = Origin { path: (route.path)(&values), query };
+        let origin = Origin { path: path_of(route, &values), query };
         let answer = Call::new(&ctx, &credentials, api::base_url(&ctx, None), origin)
             .and_then(|call| operation(&call, &values, &params));
         Ok(answer.unwrap_or_else(|e| e.into_response()))
@@ -70,8 +76,7 @@ pub extern "C" fn fc_projects_list(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    let route = Route { subjects: &[], path: |_| "/projects".into() };
-    family_export(ctx, auth_json, params_json, route, |call, _, params| projects::list::list(call, params))
+    family_export(ctx, auth_json, params_json, "/projects", |call, _, params| projects::list::list(call, params))
 }
 
 /// `GET /groups/:id/projects`: `group` (id or full path), `include_subgroups` and the filters of `fc_projects_list`.
@@ -81,8 +86,7 @@ pub extern "C" fn fc_group_projects_list(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    let route = Route { subjects: &["group"], path: |v| format!("/groups/{}/projects", encoded(&v[0])) };
-    family_export(ctx, auth_json, params_json, route, |call, v, params| {
+    family_export(ctx, auth_json, params_json, "/groups/:group/projects", |call, v, params| {
         projects::list::list_of_group(call, &v[0], params)
     })
 }
@@ -94,8 +98,7 @@ pub extern "C" fn fc_project_get(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    let route = Route { subjects: &["project"], path: |v| format!("/projects/{}", encoded(&v[0])) };
-    family_export(ctx, auth_json, params_json, route, |call, v, _| projects::get(call, &v[0]))
+    family_export(ctx, auth_json, params_json, "/projects/:project", |call, v, _| projects::get(call, &v[0]))
 }
 
 /// `GET /user`: the signed-in caller (401 for anyone else).
@@ -105,8 +108,7 @@ pub extern "C" fn fc_user_current(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    let route = Route { subjects: &[], path: |_| "/user".into() };
-    family_export(ctx, auth_json, params_json, route, |call, _, _| users::current::current(call))
+    family_export(ctx, auth_json, params_json, "/user", |call, _, _| users::current::current(call))
 }
 
 /// `GET /users/:id`: `user_id`.
@@ -116,8 +118,7 @@ pub extern "C" fn fc_user_get(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    let route = Route { subjects: &["user_id"], path: |v| format!("/users/{}", encoded(&v[0])) };
-    family_export(ctx, auth_json, params_json, route, |call, v, _| users::get::get(call, &v[0]))
+    family_export(ctx, auth_json, params_json, "/users/:user_id", |call, v, _| users::get::get(call, &v[0]))
 }
 
 /// `GET /projects/:id/repository/branches`: `project`, optional `search`, `regex`, `sort`, `pagination`,
@@ -128,8 +129,9 @@ pub extern "C" fn fc_branches_list(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    let route = Route { subjects: &["project"], path: |v| format!("/projects/{}/repository/branches", encoded(&v[0])) };
-    family_export(ctx, auth_json, params_json, route, |call, v, params| branches::list::list(call, &v[0], params))
+    family_export(ctx, auth_json, params_json, "/projects/:project/repository/branches", |call, v, params| {
+        branches::list::list(call, &v[0], params)
+    })
 }
 
 /// `GET /projects/:id/repository/branches/:branch`: `project`, `branch`.
@@ -139,11 +141,9 @@ pub extern "C" fn fc_branch_get(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    let route = Route {
-        subjects: &["project", "branch"],
-        path: |v| format!("/projects/{}/repository/branches/{}", encoded(&v[0]), encoded(&v[1])),
-    };
-    family_export(ctx, auth_json, params_json, route, |call, v, _| branches::get::get(call, &v[0], &v[1], false))
+    family_export(ctx, auth_json, params_json, "/projects/:project/repository/branches/:branch", |call, v, _| {
+        branches::get::get(call, &v[0], &v[1], false)
+    })
 }
 
 /// `POST /projects/:id/repository/branches`: `project`, `branch`, `ref`. 201 and the branch.
@@ -153,8 +153,9 @@ pub extern "C" fn fc_branch_create(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    let route = Route { subjects: &["project"], path: |v| format!("/projects/{}/repository/branches", encoded(&v[0])) };
-    family_export(ctx, auth_json, params_json, route, |call, v, params| branches::create::create(call, &v[0], params))
+    family_export(ctx, auth_json, params_json, "/projects/:project/repository/branches", |call, v, params| {
+        branches::create::create(call, &v[0], params)
+    })
 }
 
 /// `DELETE /projects/:id/repository/branches/:branch`: `project`, `branch`. 204.
@@ -164,11 +165,9 @@ pub extern "C" fn fc_branch_delete(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    let route = Route {
-        subjects: &["project", "branch"],
-        path: |v| format!("/projects/{}/repository/branches/{}", encoded(&v[0]), encoded(&v[1])),
-    };
-    family_export(ctx, auth_json, params_json, route, |call, v, _| branches::delete::delete(call, &v[0], &v[1]))
+    family_export(ctx, auth_json, params_json, "/projects/:project/repository/branches/:branch", |call, v, _| {
+        branches::delete::delete(call, &v[0], &v[1])
+    })
 }
 
 /// `DELETE /projects/:id/repository/merged_branches`: `project`. 202.
@@ -178,9 +177,9 @@ pub extern "C" fn fc_branches_delete_merged(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    let route =
-        Route { subjects: &["project"], path: |v| format!("/projects/{}/repository/merged_branches", encoded(&v[0])) };
-    family_export(ctx, auth_json, params_json, route, |call, v, _| branches::delete_merged::delete_merged(call, &v[0]))
+    family_export(ctx, auth_json, params_json, "/projects/:project/repository/merged_branches", |call, v, _| {
+        branches::delete_merged::delete_merged(call, &v[0])
+    })
 }
 
 /// `GET /projects/:id/repository/tags`: `project`, optional `order_by`, `sort`, `search`, `pagination`,
@@ -191,8 +190,9 @@ pub extern "C" fn fc_tags_list(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    let route = Route { subjects: &["project"], path: |v| format!("/projects/{}/repository/tags", encoded(&v[0])) };
-    family_export(ctx, auth_json, params_json, route, |call, v, params| tags::list::list(call, &v[0], params))
+    family_export(ctx, auth_json, params_json, "/projects/:project/repository/tags", |call, v, params| {
+        tags::list::list(call, &v[0], params)
+    })
 }
 
 /// `GET /projects/:id/repository/tags/:tag_name`: `project`, `tag_name`.
@@ -202,11 +202,9 @@ pub extern "C" fn fc_tag_get(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    let route = Route {
-        subjects: &["project", "tag_name"],
-        path: |v| format!("/projects/{}/repository/tags/{}", encoded(&v[0]), encoded(&v[1])),
-    };
-    family_export(ctx, auth_json, params_json, route, |call, v, _| tags::get::get(call, &v[0], &v[1]))
+    family_export(ctx, auth_json, params_json, "/projects/:project/repository/tags/:tag_name", |call, v, _| {
+        tags::get::get(call, &v[0], &v[1])
+    })
 }
 
 /// `POST /projects/:id/repository/tags`: `project`, `tag_name`, `ref`, optional `message` (an annotated tag).
@@ -216,8 +214,9 @@ pub extern "C" fn fc_tag_create(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    let route = Route { subjects: &["project"], path: |v| format!("/projects/{}/repository/tags", encoded(&v[0])) };
-    family_export(ctx, auth_json, params_json, route, |call, v, params| tags::create::create(call, &v[0], params))
+    family_export(ctx, auth_json, params_json, "/projects/:project/repository/tags", |call, v, params| {
+        tags::create::create(call, &v[0], params)
+    })
 }
 
 /// `DELETE /projects/:id/repository/tags/:tag_name`: `project`, `tag_name`. 204.
@@ -227,11 +226,9 @@ pub extern "C" fn fc_tag_delete(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    let route = Route {
-        subjects: &["project", "tag_name"],
-        path: |v| format!("/projects/{}/repository/tags/{}", encoded(&v[0]), encoded(&v[1])),
-    };
-    family_export(ctx, auth_json, params_json, route, |call, v, _| tags::delete::delete(call, &v[0], &v[1]))
+    family_export(ctx, auth_json, params_json, "/projects/:project/repository/tags/:tag_name", |call, v, _| {
+        tags::delete::delete(call, &v[0], &v[1])
+    })
 }
 
 /// `GET /projects/:id/protected_branches`: `project`, optional `search`, `page`, `per_page`.
@@ -241,8 +238,7 @@ pub extern "C" fn fc_protected_branches_list(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    let route = Route { subjects: &["project"], path: |v| format!("/projects/{}/protected_branches", encoded(&v[0])) };
-    family_export(ctx, auth_json, params_json, route, |call, v, params| {
+    family_export(ctx, auth_json, params_json, "/projects/:project/protected_branches", |call, v, params| {
         protected_branches::list::list(call, &v[0], params)
     })
 }
@@ -254,11 +250,9 @@ pub extern "C" fn fc_protected_branch_get(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    let route = Route {
-        subjects: &["project", "name"],
-        path: |v| format!("/projects/{}/protected_branches/{}", encoded(&v[0]), encoded(&v[1])),
-    };
-    family_export(ctx, auth_json, params_json, route, |call, v, _| protected_branches::get::get(call, &v[0], &v[1]))
+    family_export(ctx, auth_json, params_json, "/projects/:project/protected_branches/:name", |call, v, _| {
+        protected_branches::get::get(call, &v[0], &v[1])
+    })
 }
 
 /// `POST /projects/:id/protected_branches`: `project`, `name`, optional `push_access_level`,
@@ -269,8 +263,7 @@ pub extern "C" fn fc_protected_branch_create(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    let route = Route { subjects: &["project"], path: |v| format!("/projects/{}/protected_branches", encoded(&v[0])) };
-    family_export(ctx, auth_json, params_json, route, |call, v, params| {
+    family_export(ctx, auth_json, params_json, "/projects/:project/protected_branches", |call, v, params| {
         protected_branches::create::create(call, &v[0], params)
     })
 }
@@ -282,11 +275,22 @@ pub extern "C" fn fc_protected_branch_delete(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    let route = Route {
-        subjects: &["project", "name"],
-        path: |v| format!("/projects/{}/protected_branches/{}", encoded(&v[0]), encoded(&v[1])),
-    };
-    family_export(ctx, auth_json, params_json, route, |call, v, _| {
+    family_export(ctx, auth_json, params_json, "/projects/:project/protected_branches/:name", |call, v, _| {
         protected_branches::delete::delete(call, &v[0], &v[1])
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{path_of, subjects};
+
+    #[test]
+    fn a_route_template_names_its_subjects_and_makes_its_path() {
+        let route = "/projects/:project/repository/tags/:tag_name";
+        assert_eq!(subjects(route).collect::<Vec<_>>(), ["project", "tag_name"]);
+        let values = ["fx/work".to_string(), "v1.0 rc".to_string()];
+        assert_eq!(path_of(route, &values), "/projects/fx%2Fwork/repository/tags/v1%2E0%20rc");
+        assert_eq!(subjects("/user").count(), 0);
+        assert_eq!(path_of("/user", &[]), "/user");
+    }
 }

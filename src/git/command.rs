@@ -159,6 +159,11 @@ fn is_executable(path: &Path) -> bool {
 fn directory(dir: &Path, mode: u32) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    // Nothing is written when it is already as it should be (a read-only data directory opens
+    // as far as the store, which says what is wrong).
+    if std::fs::metadata(dir).is_ok_and(|m| m.permissions().mode() & 0o7777 == mode) {
+        return Ok(());
+    }
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode))
         .map_err(|e| format!("cannot set the permissions of {}: {e}", dir.display()))
 }

@@ -31,6 +31,10 @@ pub trait BodySink: Send {
 
 /// Starts a request.
 pub fn open(ctx: &Context, meta: Meta, method: &str, target: &str, headers: Vec<(String, String)>) -> Opened {
+    // Git over HTTP takes its body as a stream, outside /api/v4.
+    if let Some(opened) = crate::transport::open(ctx, &meta, method, target, &headers) {
+        return opened;
+    }
     let announced = headers
         .iter()
         .find(|(name, _)| name.eq_ignore_ascii_case("content-length"))

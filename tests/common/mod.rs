@@ -426,6 +426,31 @@ impl Drop for TestInstance {
     }
 }
 
+/// The repositories `tests/fixtures/<name>.sh` builds, made once in this test process's own
+/// directory under `CARGO_TARGET_TMPDIR` (deterministic, so every test of the binary may share
+/// them read-only); earlier runs' directories whose process is gone are removed first (where
+/// `/proc` says so). Call it from a `OnceLock` so that it runs once.
+#[allow(dead_code)] // not every test binary builds a shared fixture
+pub fn shared_fixture(name: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let prefix = format!("{name}-fixture-");
+    if Path::new("/proc/self").exists() {
+        for entry in std::fs::read_dir(root).into_iter().flatten().flatten() {
+            let entry_name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(pid) = entry_name.strip_prefix(&prefix) {
+                if !Path::new("/proc").join(pid).exists() {
+                    let _ = std::fs::remove_dir_all(entry.path());
+                }
+            }
+        }
+    }
+    let dir = root.join(format!("{prefix}{}", std::process::id()));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/{name}.sh"));
+    let status = std::process::Command::new("bash").arg(script).arg(&dir).status().expect("bash runs");
+    assert!(status.success(), "tests/fixtures/{name}.sh failed");
+    dir
+}
+
 /// Runs `git` in `dir` with `args` and answers its standard output; panics when it fails.
 pub fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
     let output = std::process::Command::new("git")

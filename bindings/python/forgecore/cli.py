@@ -20,8 +20,8 @@ address; one over either cap is answered 503 by the accepting thread and closed,
 thread of its own. Request headers whose names contain `_` are dropped, as nginx and gunicorn
 do: WSGI spells `Private_Token` and `Private-Token` alike, and a proxy that filters one must not
 be bypassed by the other. A request with an obsolete folded header line (RFC 9112 5.2) is a
-400, never read as a header. A chunked request body is read (up to one byte over the core's
-limit) and handed on with its length. The request target is passed as it was sent: http.server
+400, never read as a header. A chunked request body is decoded as the application reads it
+(`wsgi.input_terminated`), never held whole: git sends pushes over 1 MiB chunked. The request target is passed as it was sent: http.server
 collapses a leading `//`, which the core and the Go host answer 404.
 """
 
@@ -147,6 +147,67 @@ class _CountingReader:
         return data
 
 
+class _ChunkedReader:
+    """wsgi.input for a chunked body (RFC 9112 7.1), decoded as the application reads it, so
+    memory stays flat whatever the body's size; trailer fields are read and dropped. A malformed
+    or truncated body, or one that misses the read deadline, is ConnectionAbortedError, which
+    wsgiref takes as a client gone: the core never sees a truncated body as a whole one."""
+
+    def __init__(self, raw):
+        self.raw = raw
+        self.left = 0  # bytes left in the current chunk
+        self.done = False
+
+    def _line(self):
+        try:
+            line = self.raw.readline(_CHUNK_LINE_MAX + 1)
+        except TimeoutError as error:
+            raise ConnectionAbortedError(str(error)) from error
+        if not line.endswith(b"\n") or len(line) > _CHUNK_LINE_MAX:
+            raise ConnectionAbortedError("a chunked body with a line that does not end")
+        return line
+
+    def _next_chunk(self):
+        size_text = self._line().split(b";", 1)[0].strip()
+        if not size_text or any(c not in b"0123456789abcdefABCDEF" for c in size_text):
+            raise ValueError("a chunk size that is not hexadecimal")
+        self.left = int(size_text, 16)
+        if self.left == 0:
+            while self._line() not in (b"\r\n", b"\n"):  # trailer fields, then the empty line
+                pass
+            self.done = True
+
+    def start(self):
+        """Reads the first chunk's size line before the application runs, so that a body
+        malformed from its start is a 400 (ValueError), not a client gone."""
+        self._next_chunk()
+
+    def read(self, size=-1):
+        if self.done:
+            return b""
+        if self.left == 0:
+            try:
+                self._next_chunk()
+            except ValueError as error:
+                raise ConnectionAbortedError(str(error)) from error
+            if self.done:
+                return b""
+        want = self.left if size is None or size < 0 else min(size, self.left)
+        try:
+            data = self.raw.read(want)
+        except TimeoutError as error:
+            raise ConnectionAbortedError(str(error)) from error
+        if len(data) < want:
+            raise ConnectionAbortedError("the body ended within a chunk")
+        self.left -= len(data)
+        if self.left == 0 and self.raw.read(2) != b"\r\n":
+            raise ConnectionAbortedError("a chunk that does not end with CRLF")
+        return data
+
+    def readline(self, size=-1):
+        return self.read(size)
+
+
 class RequestHandler(WSGIRequestHandler):
     """wsgiref's handler with the raw target in REQUEST_URI, no per-request log lines, and a
     lingering close for bodies the application did not read (a 413 answer, for one)."""
@@ -193,17 +254,20 @@ class RequestHandler(WSGIRequestHandler):
             self._refuse_request(BAD_REQUEST)
             return
         environ = self.get_environ()
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+        chunked = "chunked" in self.headers.get("Transfer-Encoding", "").lower()
+        if chunked:
+            # Decoded as the application reads it, never held whole: git sends pushes over
+            # 1 MiB chunked, and they may be gigabytes.
+            environ.pop("CONTENT_LENGTH", None)
+            environ["wsgi.input_terminated"] = True
+            body = _ChunkedReader(self.rfile)
             try:
-                decoded = self._read_chunked(self.server.get_app().max_body_read)
+                body.start()
             except (TimeoutError, ConnectionError):
                 return
             except ValueError:
                 self._refuse_request(BAD_REQUEST)
                 return
-            environ.pop("HTTP_TRANSFER_ENCODING", None)
-            environ["CONTENT_LENGTH"] = str(len(decoded))
-            body = _CountingReader(io.BufferedReader(io.BytesIO(decoded)), len(decoded))
         else:
             try:
                 length = max(int(self.headers.get("Content-Length") or 0), 0)
@@ -213,6 +277,10 @@ class RequestHandler(WSGIRequestHandler):
         handler = ServerHandler(body, self.wfile, self.get_stderr(), environ, multithread=True)
         handler.request_handler = self
         handler.run(self.server.get_app())
+        if chunked:
+            if not body.done:
+                self.close_connection = True  # the rest of the body is not worth reading
+            return
         self._drain(body)
 
     def _refuse_request(self, answer):
@@ -221,39 +289,6 @@ class RequestHandler(WSGIRequestHandler):
             self.wfile.write(answer)
         except OSError:
             pass
-
-    def _read_chunked(self, limit):
-        """The chunked body (RFC 9112 7.1), decoded, reading at most `limit` bytes of content
-        (one over the core's limit: the core answers 413; the rest is left unread and the
-        connection closed); trailer fields are read and dropped. ValueError when malformed."""
-        chunks, total = [], 0
-        while True:
-            line = self.rfile.readline(_CHUNK_LINE_MAX + 1)
-            if not line.endswith(b"\n") or len(line) > _CHUNK_LINE_MAX:
-                raise ValueError("a chunk-size line that does not end")
-            size_text = line.split(b";", 1)[0].strip()
-            if not size_text or any(c not in b"0123456789abcdefABCDEF" for c in size_text):
-                raise ValueError("a chunk size that is not hexadecimal")
-            size = int(size_text, 16)
-            if size == 0:
-                break
-            want = min(size, limit - total)
-            data = self.rfile.read(want) if want > 0 else b""
-            if len(data) < want:
-                raise ConnectionAbortedError("the body ended within a chunk")
-            chunks.append(data)
-            total += len(data)
-            if total >= limit:
-                self.close_connection = True
-                return b"".join(chunks)
-            if self.rfile.read(2) != b"\r\n":
-                raise ValueError("a chunk that does not end with CRLF")
-        while True:  # trailer fields, then the empty line
-            line = self.rfile.readline(_CHUNK_LINE_MAX + 1)
-            if not line.endswith(b"\n") or len(line) > _CHUNK_LINE_MAX:
-                raise ValueError("a trailer line that does not end")
-            if line in (b"\r\n", b"\n"):
-                return b"".join(chunks)
 
     def _drain(self, body):
         unread = body.length - body.count

@@ -37,15 +37,20 @@ pub struct View {
 }
 
 /// What the repository on this host says about a project: its default branch (HEAD's, even
-/// unborn) and whether it has no branch at all. `None` when this host cannot open it.
-fn repository_facts(ctx: &Context, project: &Project) -> Option<(Option<String>, bool)> {
+/// unborn) and, when `want_empty` (only the full entity shows it), whether it has no branch
+/// at all. `None` when this host cannot read it. The branch comes from the `HEAD` file alone:
+/// a page of projects must not open every repository to show it.
+fn repository_facts(ctx: &Context, project: &Project, want_empty: bool) -> Option<(Option<String>, bool)> {
     let git_dir = super::call::git_dir(ctx, project).ok()?;
-    let repo = git::open(&git_dir).ok()?;
-    let empty = match repo.references() {
-        Ok(refs) => refs.local_branches().map(|mut branches| branches.next().is_none()).unwrap_or(true),
-        Err(_) => true,
+    let head = git::head_file_branch(&git_dir)?;
+    let empty = want_empty && {
+        let repo = git::open(&git_dir).ok()?;
+        match repo.references() {
+            Ok(refs) => refs.local_branches().map(|mut branches| branches.next().is_none()).unwrap_or(true),
+            Err(_) => true,
+        }
     };
-    Some((git::default_branch(&git_dir), empty))
+    Some((head, empty))
 }
 
 fn namespace_entity(base_url: &str, namespace: Option<&Group>) -> Value {
@@ -78,7 +83,7 @@ pub fn details(ctx: &Context, base_url: &str, listed: &Listed, view: View, paren
     let web_url = format!("{base_url}/{}", project.full_path);
     // A repository this host cannot open (its storage is elsewhere) has no default branch to
     // show; one without a HEAD branch shows the instance's.
-    let facts = repository_facts(ctx, project);
+    let facts = repository_facts(ctx, project, !view.simple);
     let empty_repo = facts.as_ref().is_none_or(|(_, empty)| *empty);
     let default_branch = match facts {
         Some((head, _)) => json!(head.unwrap_or_else(|| INSTANCE_DEFAULT_BRANCH.to_string())),

@@ -1,0 +1,149 @@
+//! Who is fetching or pushing, and whether they may: one function, [`authorize`], for every
+//! credential form git clients send (a Gitea CVE came from two paths disagreeing).
+//!
+//! Credentials are HTTP Basic, as GitLab's git routes take them: any user name with a personal
+//! access token as the password (so `oauth2:<token>` works), or `gitlab-ci-token:<job token>`.
+//! Both are checked by the API's own `auth::identify` (no second token check). Answers follow
+//! GitLab's order (reference `git-http.md` §3): anonymous (or bad credentials) where credentials
+//! are needed, 401 with a `Basic` challenge (without it git never sends any), so private and
+//! missing projects look the same to anonymous callers; authenticated but unable to see the
+//! project, 404; seen but not fetchable or pushable, 403 with GitLab's text. Fetch needs GitLab's
+//! `download_code` (Reporter; a custom role's `read_code` alone is not enough), push Developer.
+
+use super::Service;
+use crate::auth::permissions::{self, ProjectAbility};
+use crate::auth::{self, Caller, Credentials};
+use crate::context::Context;
+use crate::error::ApiError;
+use crate::response::Response;
+use crate::store::projects::{Name, Project};
+use base64::Engine;
+use std::path::PathBuf;
+
+/// GitLab's text for missing or wrong credentials.
+pub const ACCESS_DENIED: &str = "HTTP Basic: Access denied. If a password was provided for Git authentication, the \
+     password was incorrect or you're required to use a token instead of a password. If a token was provided, it \
+     was either incorrect, expired, or improperly scoped.";
+/// GitLab's text for a project the caller may not see (or that does not exist).
+pub const NOT_FOUND: &str =
+    "The project you were looking for could not be found or you don't have permission to view it.";
+/// The user name that makes the password a CI job token.
+pub const JOB_USER: &str = "gitlab-ci-token";
+
+/// A caller allowed to run a service on a project, and where its repository is.
+pub struct Access {
+    pub caller: Caller,
+    pub project: Project,
+    pub git_dir: PathBuf,
+}
+
+/// 401 with GitLab's challenge.
+pub fn challenge() -> Response {
+    super::text(401, ACCESS_DENIED).with_header("WWW-Authenticate", "Basic realm=\"GitLab\"")
+}
+
+fn forbidden(service: Service) -> Response {
+    super::text(
+        403,
+        match service {
+            Service::UploadPack => "You are not allowed to download code from this project.",
+            Service::ReceivePack => "You are not allowed to push code to this project.",
+        },
+    )
+}
+
+/// A store failure (or anything else the API would answer) as a `text/plain` answer.
+fn failed(error: ApiError) -> Response {
+    let body = error.body();
+    let message = body["message"].as_str().or(body["error"].as_str()).unwrap_or("The request failed").to_string();
+    super::text(error.status(), &message)
+}
+
+/// The credentials of a request's `Authorization` header, as tokens by kind; `Err` for a
+/// header that is not a well-formed Basic one.
+fn credentials(headers: &[(String, String)]) -> Result<Credentials, ()> {
+    let mut found = Credentials::default();
+    let Some(value) = super::header(headers, "authorization").map(str::trim) else { return Ok(found) };
+    let (scheme, encoded) = value.split_once(' ').ok_or(())?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return Err(());
+    }
+    let decoded = base64::engine::general_purpose::STANDARD.decode(encoded.trim()).map_err(|_| ())?;
+    let decoded = String::from_utf8(decoded).map_err(|_| ())?;
+    let (user, secret) = decoded.split_once(':').ok_or(())?;
+    if secret.is_empty() {
+        return Err(());
+    }
+    if user == JOB_USER {
+        found.job.push(secret.to_string());
+    } else {
+        found.personal.push(secret.to_string());
+    }
+    Ok(found)
+}
+
+/// Whether `caller` may run `service` on the project at `full_path`, and the project if so;
+/// otherwise GitLab's answer (401, 403 or 404, `text/plain`).
+pub fn authorize(
+    ctx: &Context,
+    full_path: &str,
+    service: Service,
+    headers: &[(String, String)],
+) -> Result<Access, Response> {
+    let credentials = credentials(headers).map_err(|()| challenge())?;
+    let caller = match auth::identify(ctx, &credentials) {
+        Ok(caller) => caller,
+        Err(ApiError::Unauthorized) => return Err(challenge()),
+        Err(e) => return Err(failed(e)),
+    };
+    let anonymous = caller == Caller::Anonymous;
+    // Every anonymous push needs credentials, whatever the project.
+    if anonymous && service == Service::ReceivePack {
+        return Err(challenge());
+    }
+    let unseen = || if anonymous { challenge() } else { super::text(404, NOT_FOUND) };
+    let project = match ctx.store.project(&Name::FullPath(full_path.to_string())) {
+        Ok(Some(project)) => project,
+        Ok(None) => return Err(unseen()),
+        Err(e) => return Err(failed(e.into())),
+    };
+    let ability = match service {
+        Service::UploadPack => ProjectAbility::DownloadCode,
+        Service::ReceivePack => ProjectAbility::PushCode,
+    };
+    match ctx.store.read(|db| permissions::authorize_project(db, &caller, &project, ability)) {
+        Ok(()) => {}
+        Err(ApiError::NotFound(_)) => return Err(unseen()),
+        // Anonymous callers who see a project they may not fetch still get the challenge:
+        // signing in may be what they lack.
+        Err(ApiError::Forbidden(_)) | Err(ApiError::Unauthorized) if anonymous => return Err(challenge()),
+        Err(ApiError::Forbidden(_)) | Err(ApiError::Unauthorized) => return Err(forbidden(service)),
+        Err(e) => return Err(failed(e)),
+    }
+    let git_dir = super::repository_dir(ctx, &project)?;
+    Ok(Access { caller, project, git_dir })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn basic(text: &str) -> Vec<(String, String)> {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+        vec![("Authorization".into(), format!("Basic {encoded}"))]
+    }
+
+    #[test]
+    fn basic_credentials_by_user_name() {
+        let oauth = credentials(&basic("oauth2:glpat-x")).unwrap();
+        assert_eq!((oauth.personal, oauth.job), (vec!["glpat-x".to_string()], vec![]));
+        let any = credentials(&basic("whoever:glpat-y")).unwrap();
+        assert_eq!(any.personal, ["glpat-y"]);
+        let job = credentials(&basic("gitlab-ci-token:glcbt-z")).unwrap();
+        assert_eq!((job.personal.len(), job.job), (0, vec!["glcbt-z".to_string()]));
+        assert!(credentials(&basic("user:")).is_err());
+        assert!(credentials(&basic("nocolon")).is_err());
+        assert!(credentials(&[("Authorization".into(), "Bearer glpat-x".into())]).is_err());
+        assert!(credentials(&[]).unwrap().personal.is_empty());
+    }
+}

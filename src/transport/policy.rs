@@ -1,0 +1,550 @@
+//! The push policy, in two stages (reference `git-http.md` §4). Every decision about a branch is
+//! `auth::protection::check`'s (the one rule); this module only says which change a ref line
+//! makes and words the refusal as GitLab does.
+//!
+//! 1. Before receive-pack starts, [`parse_commands`] reads the command list at the head of the
+//!    body (`<old> <new> <ref>` pkt-lines; no objects needed) and [`stage_one`] refuses refs
+//!    outside `refs/heads/` and `refs/tags/`, deleting the default branch, creating 40-hex branch
+//!    names, and protected-branch creation, update or deletion without the right. A refused push
+//!    never starts git: its answer is the report git would give ([`refused_report`]).
+//! 2. While receive-pack runs, forgecore's own `pre-receive` ([`PRE_RECEIVE`], in forgecore's
+//!    `core.hooksPath`; a repository's hooks never run) hands the ref lines and the quarantine's
+//!    object directories back over two FIFOs in a private (0700) directory ([`HookChannel`]).
+//!    The core decides force pushes there, opening the repository with gix over the pushed
+//!    objects in the quarantine: an update whose old tip is not an ancestor of the new one is a
+//!    force push. The refusal is printed by the hook, so git shows
+//!    `remote: GitLab: ...` and `[remote rejected] ... (pre-receive hook declined)`.
+
+use super::auth::Access;
+use super::pkt_line;
+use crate::auth::protection::{self, RefChange, Refusal};
+use crate::context::Context;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::Duration;
+
+/// forgecore's `pre-receive` hook (POSIX `sh`, no program of ours): the ref lines and the
+/// quarantine's directories to `$FORGECORE_PUSH_DIR/request`, then the core's answer from
+/// `$FORGECORE_PUSH_DIR/answer`: a first line `ok` accepts, anything else refuses, and the lines
+/// after it are shown to the client. Without the directory (a receive-pack forgecore did not
+/// start), it refuses.
+pub const PRE_RECEIVE: &str = r#"#!/bin/sh
+# forgecore's pre-receive: installed by forgecore in its own core.hooksPath (a repository's
+# hooks never run). It hands the pushed ref lines and the quarantine's object directories to
+# the forgecore process serving the push, and prints its answer.
+dir=$FORGECORE_PUSH_DIR
+if [ -z "$dir" ] || [ ! -p "$dir/request" ] || [ ! -p "$dir/answer" ]; then
+    echo "GitLab: pushes are accepted only through forgecore" >&2
+    exit 1
+fi
+{
+    printf 'quarantine %s\n' "$GIT_QUARANTINE_PATH"
+    printf 'objects %s\n' "$GIT_OBJECT_DIRECTORY"
+    printf 'alternates %s\n' "$GIT_ALTERNATE_OBJECT_DIRECTORIES"
+    printf '\n'
+    cat
+} > "$dir/request"
+{
+    IFS= read -r verdict
+    cat >&2
+} < "$dir/answer"
+[ "$verdict" = ok ]
+"#;
+
+/// The hooks forgecore installs in its `core.hooksPath`.
+pub const HOOKS: &[(&str, &str)] = &[("pre-receive", PRE_RECEIVE)];
+
+const ZERO: &str = "0000000000000000000000000000000000000000";
+
+/// One ref a push changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Command {
+    pub old: String,
+    pub new: String,
+    pub name: String,
+}
+
+impl Command {
+    fn is_create(&self) -> bool {
+        self.old == ZERO
+    }
+
+    fn is_delete(&self) -> bool {
+        self.new == ZERO
+    }
+}
+
+/// The command list at the head of a receive-pack body.
+#[derive(Debug, Default)]
+pub struct Commands {
+    pub commands: Vec<Command>,
+    /// The client's capabilities (after the NUL of the first command).
+    pub capabilities: Vec<String>,
+}
+
+fn is_hex_id(text: &str) -> bool {
+    text.len() == 40 && text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// Parses the command list from the head of `body`: `Ok(None)` while its flush has not
+/// arrived, `Ok(Some((commands, length)))` once it has (`length`: the bytes it took), `Err`
+/// for a malformed list.
+pub fn parse_commands(body: &[u8]) -> Result<Option<(Commands, usize)>, String> {
+    let mut parsed = Commands::default();
+    let mut at = 0;
+    loop {
+        let Some(head) = body.get(at..at + 4) else { return Ok(None) };
+        let head = std::str::from_utf8(head).map_err(|_| "a pkt-line length is not hex".to_string())?;
+        let length = usize::from_str_radix(head, 16).map_err(|_| "a pkt-line length is not hex".to_string())?;
+        if length == 0 {
+            return Ok(Some((parsed, at + 4)));
+        }
+        if length < 4 {
+            return Err("an unexpected special pkt-line in the command list".into());
+        }
+        let Some(data) = body.get(at + 4..at + length) else { return Ok(None) };
+        at += length;
+        let line = data.strip_suffix(b"\n").unwrap_or(data);
+        let (line, capabilities) = match line.iter().position(|b| *b == 0) {
+            Some(nul) => (&line[..nul], Some(&line[nul + 1..])),
+            None => (line, None),
+        };
+        let line = std::str::from_utf8(line).map_err(|_| "a command is not UTF-8".to_string())?;
+        if let Some(capabilities) = capabilities {
+            parsed.capabilities = String::from_utf8_lossy(capabilities)
+                .split(' ')
+                .filter(|c| !c.is_empty())
+                .map(str::to_string)
+                .collect();
+        }
+        if line.starts_with("shallow ") {
+            continue;
+        }
+        if line.starts_with("push-cert") {
+            return Err("signed pushes are not supported".into());
+        }
+        let mut parts = line.splitn(3, ' ');
+        let (Some(old), Some(new), Some(name)) = (parts.next(), parts.next(), parts.next()) else {
+            return Err(format!("a malformed command {line:?}"));
+        };
+        if !is_hex_id(old) || !is_hex_id(new) || name.is_empty() {
+            return Err(format!("a malformed command {line:?}"));
+        }
+        parsed.commands.push(Command { old: old.into(), new: new.into(), name: name.into() });
+    }
+}
+
+/// GitLab's words for a refusal of `change` to a protected branch.
+fn protected_text(refusal: Refusal, change: RefChange) -> &'static str {
+    match refusal {
+        Refusal::DeleteDefault => "The default branch of a project cannot be deleted.",
+        Refusal::DeleteProtected => {
+            "You are not allowed to delete protected branches from this project. Only a project maintainer or \
+             owner can delete a protected branch."
+        }
+        Refusal::ForcePush => "You are not allowed to force push code to a protected branch on this project.",
+        Refusal::Push if change == RefChange::Create => {
+            "You are not allowed to create protected branches on this project."
+        }
+        Refusal::Push => "You are not allowed to push code to protected branches on this project.",
+    }
+}
+
+/// Why `command` may not be applied as `change` (for a branch), if it may not; `Err` when the
+/// store could not answer.
+fn refusal(
+    ctx: &Context,
+    access: &Access,
+    default_branch: Option<&str>,
+    command: &Command,
+    force: bool,
+) -> Result<Option<String>, crate::error::ApiError> {
+    if let Some(tag) = command.name.strip_prefix("refs/tags/") {
+        if !command.is_delete() && !crate::git::write::refs::valid_tag_name(tag) {
+            return Ok(Some(format!("The tag name {tag:?} is invalid.")));
+        }
+        return Ok(None);
+    }
+    let Some(branch) = command.name.strip_prefix("refs/heads/") else {
+        return Ok(Some(format!(
+            "You are not allowed to push to {}: only branches (refs/heads/) and tags (refs/tags/) may be pushed.",
+            command.name
+        )));
+    };
+    if command.is_create() && is_hex_id(&branch.to_ascii_lowercase()) {
+        return Ok(Some("You cannot create a branch with a 40-character hexadecimal branch name.".into()));
+    }
+    if !command.is_delete() && !crate::git::write::refs::valid_branch_name(branch) {
+        return Ok(Some(format!("The branch name {branch:?} is invalid.")));
+    }
+    let change = if command.is_create() {
+        RefChange::Create
+    } else if command.is_delete() {
+        RefChange::Delete
+    } else if force {
+        RefChange::ForceUpdate
+    } else {
+        RefChange::Update
+    };
+    let decided =
+        ctx.store.read(|db| protection::check(db, &access.caller, &access.project, default_branch, branch, change))?;
+    Ok(decided.err().map(|refusal| protected_text(refusal, change).to_string()))
+}
+
+/// Stage 1: GitLab's refusals for `commands`, each prefixed `GitLab: ` (empty: go on). Updates
+/// are judged as fast-forwards here; stage 2 judges force pushes.
+pub fn stage_one(ctx: &Context, access: &Access, commands: &[Command]) -> Result<Vec<String>, crate::error::ApiError> {
+    let default_branch = crate::git::default_branch(&access.git_dir);
+    let mut messages = Vec::new();
+    for command in commands {
+        if let Some(text) = refusal(ctx, access, default_branch.as_deref(), command, false)? {
+            let line = format!("GitLab: {text}");
+            if !messages.contains(&line) {
+                messages.push(line);
+            }
+        }
+    }
+    Ok(messages)
+}
+
+/// The answer receive-pack would give when its pre-receive hook declines every command: the
+/// messages on side band 2 (git prints them as `remote: ...`), then the report.
+pub fn refused_report(parsed: &Commands, messages: &[String]) -> Vec<u8> {
+    let has = |name: &str| parsed.capabilities.iter().any(|c| c == name);
+    let sideband = has("side-band-64k") || has("side-band");
+    let mut report = Vec::new();
+    if has("report-status") || has("report-status-v2") {
+        report.extend(pkt_line(b"unpack ok\n"));
+        for command in &parsed.commands {
+            report.extend(pkt_line(format!("ng {} pre-receive hook declined\n", command.name).as_bytes()));
+        }
+        report.extend_from_slice(b"0000");
+    }
+    if !sideband {
+        return report;
+    }
+    let band_size = if has("side-band-64k") { 65515 } else { 995 };
+    let mut out = Vec::new();
+    for message in messages {
+        let mut data = vec![2u8];
+        data.extend_from_slice(message.as_bytes());
+        data.push(b'\n');
+        out.extend(pkt_line(&data));
+    }
+    for piece in report.chunks(band_size) {
+        let mut data = vec![1u8];
+        data.extend_from_slice(piece);
+        out.extend(pkt_line(&data));
+    }
+    out.extend_from_slice(b"0000");
+    out
+}
+
+/// What the hook handed over: the quarantine's directories and the ref lines.
+#[derive(Debug, Default)]
+struct HookRequest {
+    quarantine: String,
+    objects: String,
+    alternates: String,
+    commands: Vec<Command>,
+}
+
+fn parse_request(text: &str) -> Option<HookRequest> {
+    let (head, lines) = text.split_once("\n\n")?;
+    let mut request = HookRequest::default();
+    for line in head.lines() {
+        let (key, value) = line.split_once(' ').unwrap_or((line, ""));
+        match key {
+            "quarantine" => request.quarantine = value.to_string(),
+            "objects" => request.objects = value.to_string(),
+            "alternates" => request.alternates = value.to_string(),
+            _ => return None,
+        }
+    }
+    for line in lines.lines().filter(|l| !l.is_empty()) {
+        let mut parts = line.splitn(3, ' ');
+        let (Some(old), Some(new), Some(name)) = (parts.next(), parts.next(), parts.next()) else { return None };
+        if !is_hex_id(old) || !is_hex_id(new) {
+            return None;
+        }
+        request.commands.push(Command { old: old.into(), new: new.into(), name: name.into() });
+    }
+    Some(request)
+}
+
+/// Whether `path` (a directory git named) lies inside `git_dir`.
+fn inside(path: &str, git_dir: &Path) -> bool {
+    !path.is_empty() && Path::new(path).canonicalize().is_ok_and(|p| p.starts_with(git_dir))
+}
+
+/// Stage 2: the hook's answer to `text` (first line `ok` or `refused`, then messages);
+/// `scratch` is the push's private directory.
+pub fn stage_two(ctx: &Context, access: &Access, text: &str, scratch: &Path) -> String {
+    let refuse = |message: &str| format!("refused\nGitLab: {message}\n");
+    let Some(request) = parse_request(text) else { return refuse("The push could not be checked.") };
+    let directories_ok = inside(&request.objects, &access.git_dir)
+        && (request.quarantine.is_empty() || inside(&request.quarantine, &access.git_dir))
+        && request.alternates.split(':').filter(|p| !p.is_empty()).all(|p| inside(p, &access.git_dir));
+    if !directories_ok {
+        return refuse("The push could not be checked.");
+    }
+    let default_branch = crate::git::default_branch(&access.git_dir);
+    let mut messages = Vec::new();
+    for command in &request.commands {
+        let update = command.name.starts_with("refs/heads/") && !command.is_create() && !command.is_delete();
+        let force = if update {
+            match is_ancestor(access, &request, &command.old, &command.new, scratch) {
+                Some(ancestor) => !ancestor,
+                None => return refuse("The push could not be checked."),
+            }
+        } else {
+            false
+        };
+        match refusal(ctx, access, default_branch.as_deref(), command, force) {
+            Ok(None) => {}
+            Ok(Some(text)) => {
+                let line = format!("GitLab: {text}");
+                if !messages.contains(&line) {
+                    messages.push(line);
+                }
+            }
+            Err(_) => return refuse("The push could not be checked: the store is unavailable."),
+        }
+    }
+    if messages.is_empty() {
+        "ok\n".into()
+    } else {
+        format!("refused\n{}\n", messages.join("\n"))
+    }
+}
+
+/// Whether `old` is an ancestor of `new`, seeing the pushed objects in the quarantine; `None`
+/// when it cannot be said. The repository is opened with gix over an object directory of our
+/// own in `scratch` (the push's private directory) that holds nothing but an alternates file
+/// naming the quarantine and the repository's objects (gix reads a store's alternates from that
+/// file only; git's quarantine has none, and is git's to move, so it is not written to).
+fn is_ancestor(access: &Access, request: &HookRequest, old: &str, new: &str, scratch: &Path) -> Option<bool> {
+    let (old, new) = (gix::ObjectId::from_hex(old.as_bytes()).ok()?, gix::ObjectId::from_hex(new.as_bytes()).ok()?);
+    if old == new {
+        return Some(true);
+    }
+    let objects = scratch.join("objects");
+    std::fs::create_dir_all(objects.join("info")).ok()?;
+    let mut alternates = vec![request.objects.clone()];
+    alternates.extend(request.alternates.split(':').filter(|p| !p.is_empty()).map(str::to_string));
+    std::fs::write(objects.join("info").join("alternates"), alternates.join("\n") + "\n").ok()?;
+    let mut repo = crate::git::open(&access.git_dir).ok()?;
+    let store = gix::odb::at(&objects, repo.object_hash()).ok()?;
+    repo.objects = store.into();
+    match repo.merge_base(old, new) {
+        Ok(base) => Some(base.is_some_and(|base| base.detach() == old)),
+        Err(_) => None,
+    }
+}
+
+/// The private directory and the two FIFOs one push's hook talks to the core through, and the
+/// thread that waits for the hook. Dropping it unblocks that thread and removes the directory.
+pub struct HookChannel {
+    dir: PathBuf,
+    requests: Receiver<(String, Sender<String>)>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// A hook's request and where its answer goes.
+pub type HookCall = (String, Sender<String>);
+
+impl HookChannel {
+    /// Makes the directory (0700) under `base` with its FIFOs, and the waiting thread.
+    pub fn new(base: &Path) -> std::io::Result<HookChannel> {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::create_dir_all(base)?;
+        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+        let dir = base.join(format!("push-{}-{n}-{nanos}", std::process::id()));
+        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+        let mode = rustix::fs::Mode::from_raw_mode(0o600);
+        for name in ["request", "answer"] {
+            rustix::fs::mkfifoat(rustix::fs::CWD, dir.join(name), mode)?;
+        }
+        let (tx, requests) = mpsc::channel();
+        let (request, answer) = (dir.join("request"), dir.join("answer"));
+        let thread = std::thread::Builder::new().name("git-pre-receive".into()).spawn(move || {
+            let _ = serve_once(&request, &answer, &tx);
+        });
+        let thread = match thread {
+            Ok(thread) => thread,
+            Err(e) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(e);
+            }
+        };
+        Ok(HookChannel { dir, requests, thread: Some(thread) })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The hook's request, if it came within `wait`.
+    pub fn poll(&self, wait: Duration) -> Option<HookCall> {
+        self.requests.recv_timeout(wait).ok()
+    }
+}
+
+/// Removes the push directories under `base` that processes no longer running left behind
+/// (a host that died mid-push); those of live processes, this one's included, stay.
+pub fn sweep(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let pid =
+            name.strip_prefix("push-").and_then(|rest| rest.split('-').next()).and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            if !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+}
+
+/// Waits for one hook: reads its request to the end, hands it on, writes the answer back.
+fn serve_once(request: &Path, answer: &Path, tx: &Sender<HookCall>) -> std::io::Result<()> {
+    let mut text = String::new();
+    std::fs::File::open(request)?.take(super::MAX_NEGOTIATION_BYTES).read_to_string(&mut text)?;
+    if text.is_empty() {
+        return Ok(());
+    }
+    let (reply_tx, reply_rx) = mpsc::channel();
+    if tx.send((text, reply_tx)).is_err() {
+        return Ok(());
+    }
+    let reply = reply_rx.recv().unwrap_or_else(|_| "refused\nGitLab: The push could not be checked.\n".into());
+    std::fs::OpenOptions::new().write(true).open(answer)?.write_all(reply.as_bytes())
+}
+
+impl Drop for HookChannel {
+    fn drop(&mut self) {
+        use std::os::unix::fs::OpenOptionsExt;
+        // The thread may still wait for a reply, or in a blocking open of either FIFO: opening
+        // the other end without blocking lets it through (an empty request, or an answer no one
+        // reads).
+        if let Some(thread) = self.thread.take() {
+            let nonblocking = libc::O_NONBLOCK;
+            while !thread.is_finished() {
+                // A request nobody will answer: dropping it drops its reply's sender, so the
+                // thread answers a refusal instead of waiting.
+                while self.requests.try_recv().is_ok() {}
+                let writer =
+                    std::fs::OpenOptions::new().write(true).custom_flags(nonblocking).open(self.dir.join("request"));
+                let reader =
+                    std::fs::OpenOptions::new().read(true).custom_flags(nonblocking).open(self.dir.join("answer"));
+                std::thread::sleep(Duration::from_millis(5));
+                drop((writer, reader));
+            }
+            let _ = thread.join();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_list_and_its_end() {
+        let old = "1".repeat(40);
+        let new = "2".repeat(40);
+        let mut body = pkt_line(format!("{old} {new} refs/heads/main\0report-status side-band-64k\n").as_bytes());
+        assert!(parse_commands(&body).unwrap().is_none(), "no flush yet");
+        body.extend(pkt_line(format!("{ZERO} {new} refs/tags/v1\n").as_bytes()));
+        body.extend_from_slice(b"0000PACK...");
+        let (parsed, length) = parse_commands(&body).unwrap().unwrap();
+        assert_eq!(&body[length..], b"PACK...");
+        assert_eq!(parsed.commands.len(), 2);
+        assert_eq!(parsed.commands[1].name, "refs/tags/v1");
+        assert_eq!(parsed.capabilities, ["report-status", "side-band-64k"]);
+        assert!(parse_commands(b"0010not a command0000").is_err());
+        assert!(parse_commands(b"zzzz").is_err());
+    }
+
+    #[test]
+    fn a_refusal_reads_as_receive_pack_writes_it() {
+        let parsed = Commands {
+            commands: vec![Command { old: ZERO.into(), new: "2".repeat(40), name: "refs/heads/x".into() }],
+            capabilities: vec!["report-status".into()],
+        };
+        let report = refused_report(&parsed, &["GitLab: no".into()]);
+        assert_eq!(report, b"000eunpack ok\n002eng refs/heads/x pre-receive hook declined\n0000".to_vec());
+    }
+
+    fn scratch() -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("fc-hook-test-{}-{:?}", std::process::id(), std::thread::current().id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_channel_nobody_used_ends_at_once() {
+        let base = scratch();
+        let channel = HookChannel::new(&base).unwrap();
+        let dir = channel.dir().to_path_buf();
+        assert!(dir.join("request").exists());
+        let started = std::time::Instant::now();
+        drop(channel);
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(!dir.exists());
+        let _ = std::fs::remove_dir_all(base);
+    }
+
+    #[test]
+    fn a_hook_gets_its_answer_and_an_unanswered_one_a_refusal() {
+        let base = scratch();
+        for answer in [true, false] {
+            let channel = HookChannel::new(&base).unwrap();
+            let dir = channel.dir().to_path_buf();
+            let hook = std::thread::spawn(move || {
+                std::fs::write(dir.join("request"), "objects /x\n\nline\n").unwrap();
+                std::fs::read_to_string(dir.join("answer")).unwrap()
+            });
+            let (request, reply) = channel.poll(Duration::from_secs(10)).unwrap();
+            assert_eq!(request, "objects /x\n\nline\n");
+            if answer {
+                reply.send("ok\n".into()).unwrap();
+                assert_eq!(hook.join().unwrap(), "ok\n");
+                drop(channel);
+            } else {
+                drop(reply);
+                drop(channel);
+                assert!(hook.join().unwrap().starts_with("refused\n"));
+            }
+        }
+        let _ = std::fs::remove_dir_all(base);
+    }
+
+    #[test]
+    fn leftovers_of_dead_processes_are_swept() {
+        let base = scratch();
+        let dead = base.join("push-999999999-0-0");
+        let mine = base.join(format!("push-{}-0-0", std::process::id()));
+        for dir in [&dead, &mine] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        sweep(&base);
+        assert!(!dead.exists() && mine.exists());
+        let _ = std::fs::remove_dir_all(base);
+    }
+
+    #[test]
+    fn hook_requests_parse() {
+        let text = format!("quarantine /q\nobjects /o\nalternates /a:/b\n\n{ZERO} {} refs/heads/x\n", "2".repeat(40));
+        let request = parse_request(&text).unwrap();
+        assert_eq!((request.quarantine.as_str(), request.alternates.as_str()), ("/q", "/a:/b"));
+        assert_eq!(request.commands.len(), 1);
+        assert!(parse_request("nonsense").is_none());
+    }
+}

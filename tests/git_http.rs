@@ -1,0 +1,754 @@
+//! Git over HTTP with the real `git` client: clone, fetch and push through a small HTTP/1.1
+//! server in this test that hands every request to `http::call::open` as the hosts do
+//! (`fc_call_open`/`write`/`finish`: the body in 64 KiB pieces, chunked or not, the answer
+//! streamed back chunked). The `git` CLI is the oracle for what the repository holds.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{git, git_text, TempDir};
+use forgecore::http::call::{self, Opened};
+use forgecore::http::meta::Meta;
+use forgecore::params::Params;
+use forgecore::response::Body;
+use forgecore::Context;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Tests of this binary run one at a time: one changes the process's environment.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Reads one request (head, then the body as the core takes it) and writes the answer.
+fn serve_connection(ctx: &Context, stream: TcpStream) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    let mut parts = line.split_whitespace();
+    let (Some(method), Some(target)) = (parts.next(), parts.next()) else { return Ok(()) };
+    let (method, target) = (method.to_string(), target.to_string());
+    let mut headers = Vec::new();
+    loop {
+        let mut header = String::new();
+        reader.read_line(&mut header)?;
+        let header = header.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':') {
+            headers.push((name.trim().to_string(), value.trim().to_string()));
+        }
+    }
+    let find = |name: &str| headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone());
+    let chunked = find("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked"));
+    let length: u64 = find("content-length").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let response = match call::open(ctx, Meta::default(), &method, &target, headers) {
+        Opened::Answer(response) => response,
+        Opened::Body(mut sink) => {
+            let mut early = None;
+            let mut piece = vec![0u8; 64 * 1024];
+            let mut feed = |data: &[u8], early: &mut Option<forgecore::Response>| -> bool {
+                if early.is_none() {
+                    *early = sink.write(ctx, data);
+                }
+                early.is_none()
+            };
+            if chunked {
+                loop {
+                    let mut size = String::new();
+                    reader.read_line(&mut size)?;
+                    let size = usize::from_str_radix(size.trim().split(';').next().unwrap_or(""), 16).unwrap_or(0);
+                    if size == 0 {
+                        let mut end = String::new();
+                        reader.read_line(&mut end)?;
+                        break;
+                    }
+                    let mut left = size;
+                    while left > 0 {
+                        let n = reader.read(&mut piece[..left.min(64 * 1024)])?;
+                        if n == 0 {
+                            return Ok(());
+                        }
+                        left -= n;
+                        if !feed(&piece[..n], &mut early) {
+                            break;
+                        }
+                    }
+                    if early.is_some() {
+                        break;
+                    }
+                    let mut crlf = [0u8; 2];
+                    reader.read_exact(&mut crlf)?;
+                }
+            } else {
+                let mut left = length;
+                while left > 0 {
+                    let n = reader.read(&mut piece[..(left.min(64 * 1024)) as usize])?;
+                    if n == 0 {
+                        return Ok(());
+                    }
+                    left -= n as u64;
+                    if !feed(&piece[..n], &mut early) {
+                        break;
+                    }
+                }
+            }
+            match early {
+                Some(response) => response,
+                None => sink.finish(ctx),
+            }
+        }
+    };
+    let mut out = stream;
+    let mut head = format!("HTTP/1.1 {} X\r\nConnection: close\r\n", response.status);
+    for (name, value) in &response.headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    match response.body {
+        Body::Bytes(bytes) => {
+            head.push_str(&format!("Content-Length: {}\r\n\r\n", bytes.len()));
+            out.write_all(head.as_bytes())?;
+            out.write_all(&bytes)?;
+        }
+        Body::Stream(mut reader) => {
+            head.push_str("Transfer-Encoding: chunked\r\n\r\n");
+            out.write_all(head.as_bytes())?;
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                let n = reader.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                out.write_all(format!("{n:x}\r\n").as_bytes())?;
+                out.write_all(&buf[..n])?;
+                out.write_all(b"\r\n")?;
+            }
+            out.write_all(b"0\r\n\r\n")?;
+        }
+    }
+    out.flush()
+}
+
+/// A context with a public project `pub/repo`, a private one `corp/secret`, and its members.
+struct Forge {
+    ctx: Arc<Context>,
+    /// The configuration `ctx` was opened with (another host opens the same data with it).
+    config: Value,
+    url: String,
+    dir: TempDir,
+    /// The bare repositories behind `pub/repo` and `corp/secret`.
+    public: PathBuf,
+    private: PathBuf,
+    maintainer: String,
+    developer: String,
+    reporter: String,
+    guest: String,
+}
+
+fn admin(ctx: &Context, command: Value) -> Value {
+    let response = forgecore::api::admin::run(ctx, &Params::from_json_object(command.clone()).unwrap()).unwrap();
+    let body = response.into_bytes().unwrap();
+    serde_json::from_slice(&body).unwrap_or(Value::Null)
+}
+
+/// A bare repository at `path` with a few commits on `main`.
+fn seeded(dir: &Path, path: &Path) {
+    let work = dir.join(format!("seed-{}", path.file_name().unwrap().to_string_lossy()));
+    std::fs::create_dir_all(&work).unwrap();
+    git(&work, &["init", "-q", "-b", "main"]);
+    for i in 0..3 {
+        std::fs::write(work.join(format!("f{i}.txt")), format!("{i}\n")).unwrap();
+        git(&work, &["add", "."]);
+        git(&work, &["-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-q", "-m", &format!("c{i}")]);
+    }
+    git(dir, &["clone", "-q", "--bare", &work.to_string_lossy(), &path.to_string_lossy()]);
+}
+
+fn forge(limits: Value) -> Forge {
+    let dir = TempDir::new();
+    let mut config = json!({"data_dir": dir.path().join("data"), "limits": limits});
+    // On PostgreSQL (make test-rust-postgres), as a host of a cluster keeps its data.
+    if let Some(server) = common::postgres_server() {
+        config["store"] = json!({"postgres": common::new_postgres_database(&server)});
+    }
+    let ctx = Arc::new(Context::from_json(&config.to_string()).unwrap());
+    let config = config.clone();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let served = Arc::clone(&ctx);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let ctx = Arc::clone(&served);
+            std::thread::spawn(move || {
+                let _ = serve_connection(&ctx, stream);
+            });
+        }
+    });
+    let (public, private) = (dir.path().join("public.git"), dir.path().join("secret.git"));
+    seeded(dir.path(), &public);
+    seeded(dir.path(), &private);
+    admin(&ctx, json!({"command": "group_add", "path": "pub", "visibility": "public"}));
+    admin(&ctx, json!({"command": "group_add", "path": "corp"}));
+    admin(&ctx, json!({"command": "project_add", "path": "pub/repo", "repo": public, "visibility": "public"}));
+    admin(&ctx, json!({"command": "project_add", "path": "corp/secret", "repo": private, "visibility": "private"}));
+    let mut tokens = Vec::new();
+    for (user, level) in [("mona", 40), ("dev", 30), ("rita", 20), ("gus", 10)] {
+        admin(&ctx, json!({"command": "user_add", "username": user, "name": user, "email": format!("{user}@x.org")}));
+        for project in ["pub/repo", "corp/secret"] {
+            admin(&ctx, json!({"command": "member_add", "username": user, "project": project, "access_level": level}));
+        }
+        tokens.push(
+            admin(&ctx, json!({"command": "token_add", "username": user}))["token"].as_str().unwrap().to_string(),
+        );
+    }
+    admin(&ctx, json!({"command": "group_add", "path": "other"}));
+    let empty = dir.path().join("empty.git");
+    git(dir.path(), &["init", "-q", "--bare", "-b", "main", &empty.to_string_lossy()]);
+    admin(&ctx, json!({"command": "project_add", "path": "corp/empty", "repo": empty, "visibility": "private"}));
+    admin(&ctx, json!({"command": "member_add", "username": "mona", "project": "corp/empty", "access_level": 40}));
+    let guest = tokens.pop().unwrap();
+    let reporter = tokens.pop().unwrap();
+    let developer = tokens.pop().unwrap();
+    let maintainer = tokens.pop().unwrap();
+    Forge { ctx, config, url, dir, public, private, maintainer, developer, reporter, guest }
+}
+
+impl Forge {
+    /// `http://oauth2:<token>@host/<project>.git`, or without credentials.
+    fn remote(&self, project: &str, token: Option<&str>) -> String {
+        match token {
+            Some(token) => {
+                self.url.replacen("http://", &format!("http://oauth2:{token}@"), 1) + &format!("/{project}.git")
+            }
+            None => format!("{}/{project}.git", self.url),
+        }
+    }
+
+    /// The git client, isolated from this machine's configuration, in `cwd`.
+    fn client(&self, cwd: &Path, protocol: u8, args: &[&str]) -> Output {
+        let home = self.dir.path().join("client-home");
+        std::fs::create_dir_all(&home).unwrap();
+        Command::new("git")
+            .current_dir(cwd)
+            .arg("-c")
+            .arg(format!("protocol.version={protocol}"))
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("HOME", &home)
+            .env_remove("GIT_ASKPASS")
+            .env_remove("SSH_ASKPASS")
+            .output()
+            .unwrap()
+    }
+
+    fn clone(&self, project: &str, token: Option<&str>, protocol: u8, name: &str) -> (Output, PathBuf) {
+        let into = self.dir.path().join(name);
+        let out = self.client(
+            self.dir.path(),
+            protocol,
+            &["clone", "-q", &self.remote(project, token), &into.to_string_lossy()],
+        );
+        (out, into)
+    }
+
+    fn api(&self, path: &str, token: &str) -> (u16, Value) {
+        let response =
+            forgecore::http::handle(&self.ctx, "GET", path, vec![("PRIVATE-TOKEN".into(), token.into())], b"");
+        let status = response.status;
+        let body = response.into_bytes().unwrap();
+        (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
+    }
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Commits a file in the work tree `work` (with its content) and answers the new commit.
+fn commit(work: &Path, file: &str, content: &[u8]) -> String {
+    std::fs::write(work.join(file), content).unwrap();
+    git(work, &["add", file]);
+    git(work, &["-c", "user.name=B", "-c", "user.email=b@example.com", "commit", "-q", "-m", file]);
+    git_text(work, &["rev-parse", "HEAD"])
+}
+
+#[test]
+fn anonymous_clone_of_a_public_project_in_v0_and_v2() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    for protocol in [0u8, 2] {
+        let (out, into) = forge.clone("pub/repo", None, protocol, &format!("anon-v{protocol}"));
+        assert!(out.status.success(), "v{protocol}: {}", stderr(&out));
+        assert_eq!(git_text(&into, &["rev-parse", "HEAD"]), git_text(&forge.public, &["rev-parse", "main"]));
+        assert_eq!(git_text(&into, &["rev-list", "--count", "HEAD"]), "3");
+        let remote = forge.remote("pub/repo", None);
+        let listed = forge.client(&into, protocol, &["ls-remote", &remote]);
+        assert!(String::from_utf8_lossy(&listed.stdout).contains("refs/heads/main"), "{}", stderr(&listed));
+    }
+    // The project's http_url_to_repo names this URL's path.
+    let (status, project) = forge.api("/api/v4/projects/pub%2Frepo", &forge.reporter);
+    assert_eq!(status, 200);
+    assert!(project["http_url_to_repo"].as_str().unwrap().ends_with("/pub/repo.git"), "{project}");
+}
+
+#[test]
+fn private_projects_ask_for_credentials_and_need_reporter() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    let (out, _) = forge.clone("corp/secret", None, 2, "anon");
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("could not read Username"), "git was challenged: {}", stderr(&out));
+    // Missing projects look the same to anonymous callers.
+    let (missing, _) = forge.clone("corp/nothing", None, 2, "anon-missing");
+    assert!(stderr(&missing).contains("could not read Username"), "{}", stderr(&missing));
+    for protocol in [0u8, 2] {
+        let (out, into) = forge.clone("corp/secret", Some(&forge.reporter), protocol, &format!("rita-{protocol}"));
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(git_text(&into, &["rev-parse", "HEAD"]), git_text(&forge.private, &["rev-parse", "main"]));
+    }
+    let (bad, _) = forge.clone("corp/secret", Some("glpat-wrongwrongwrongwrongwrong"), 2, "bad");
+    assert!(
+        stderr(&bad).contains("Authentication failed") || stderr(&bad).contains("HTTP Basic: Access denied"),
+        "{}",
+        stderr(&bad)
+    );
+    // A guest sees the project but may not download its code.
+    let (guest, _) = forge.clone("corp/secret", Some(&forge.guest), 2, "gus");
+    assert!(!guest.status.success());
+    assert!(stderr(&guest).contains("You are not allowed to download code from this project."), "{}", stderr(&guest));
+    // Nor may a guest whose custom role grants read_code (GitLab's download_code needs
+    // Reporter), though the API serves them the code.
+    admin(&forge.ctx, json!({"command": "user_add", "username": "root", "admin": true}));
+    let root =
+        admin(&forge.ctx, json!({"command": "token_add", "username": "root"}))["token"].as_str().unwrap().to_string();
+    let created = forgecore::http::handle(
+        &forge.ctx,
+        "POST",
+        "/api/v4/groups/corp/member_roles",
+        vec![("PRIVATE-TOKEN".into(), root), ("Content-Type".into(), "application/json".into())],
+        json!({"name": "Code reader", "base_access_level": 10, "read_code": true}).to_string().as_bytes(),
+    );
+    assert_eq!(created.status, 201);
+    let role: Value = serde_json::from_slice(&created.into_bytes().unwrap()).unwrap();
+    admin(&forge.ctx, json!({"command": "user_add", "username": "grace"}));
+    let grace =
+        admin(&forge.ctx, json!({"command": "token_add", "username": "grace"}))["token"].as_str().unwrap().to_string();
+    admin(
+        &forge.ctx,
+        json!({"command": "member_add", "group": "corp", "username": "grace", "access_level": 10,
+                             "member_role_id": role["id"]}),
+    );
+    let (status, _) = forge.api("/api/v4/projects/corp%2Fsecret/repository/tree", &grace);
+    assert_eq!(status, 200, "read_code reads code through the API");
+    let (reader, _) = forge.clone("corp/secret", Some(&grace), 0, "grace");
+    assert!(stderr(&reader).contains("You are not allowed to download code from this project."), "{}", stderr(&reader));
+    // An authenticated caller who cannot see a project is told it is not found.
+    let (nothing, _) = forge.clone("corp/nothing", Some(&forge.reporter), 2, "nothing");
+    assert!(stderr(&nothing).contains("could not be found"), "{}", stderr(&nothing));
+}
+
+#[test]
+fn pushes_follow_the_protection_rule() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    let (out, work) = forge.clone("pub/repo", Some(&forge.developer), 2, "dev");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let dev_remote = forge.remote("pub/repo", Some(&forge.developer));
+    // A new branch: seen by the API at once.
+    git(&work, &["checkout", "-q", "-b", "feature"]);
+    let tip = commit(&work, "feature.txt", b"feature\n");
+    let out = forge.client(&work, 0, &["push", "-q", &dev_remote, "feature"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(git_text(&forge.public, &["rev-parse", "feature"]), tip);
+    let (status, branch) = forge.api("/api/v4/projects/pub%2Frepo/repository/branches/feature", &forge.developer);
+    assert_eq!(status, 200, "{branch}");
+    assert_eq!(branch["commit"]["id"], tip);
+    // The protected default branch: Developers may not push.
+    let before = git_text(&forge.public, &["rev-parse", "main"]);
+    git(&work, &["checkout", "-q", "main"]);
+    let ahead = commit(&work, "main.txt", b"main\n");
+    let refused = forge.client(&work, 0, &["push", &dev_remote, "main"]);
+    assert!(!refused.status.success());
+    let text = stderr(&refused);
+    assert!(
+        text.contains("remote: GitLab: You are not allowed to push code to protected branches on this project."),
+        "{text}"
+    );
+    assert!(text.contains("[remote rejected] main -> main (pre-receive hook declined)"), "{text}");
+    assert_eq!(git_text(&forge.public, &["rev-parse", "main"]), before);
+    // A Maintainer fast-forwards it.
+    let mona_remote = forge.remote("pub/repo", Some(&forge.maintainer));
+    let out = forge.client(&work, 2, &["push", "-q", &mona_remote, "main"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(git_text(&forge.public, &["rev-parse", "main"]), ahead);
+    // Nobody force-pushes it: a rewritten tip, whose objects only the push carries.
+    git(&work, &["reset", "-q", "--hard", "HEAD~1"]);
+    commit(&work, "other.txt", b"rewritten\n");
+    let forced = forge.client(&work, 0, &["push", "--force", &mona_remote, "main"]);
+    assert!(!forced.status.success());
+    let text = stderr(&forced);
+    assert!(
+        text.contains("remote: GitLab: You are not allowed to force push code to a protected branch on this project."),
+        "{text}"
+    );
+    assert!(text.contains("[remote rejected] main -> main (pre-receive hook declined)"), "{text}");
+    assert_eq!(git_text(&forge.public, &["rev-parse", "main"]), ahead);
+    // A force push to an unprotected branch is a Developer's to make.
+    git(&work, &["checkout", "-q", "feature"]);
+    git(&work, &["reset", "-q", "--hard", "HEAD~1"]);
+    let rewritten = commit(&work, "feature2.txt", b"again\n");
+    let out = forge.client(&work, 0, &["push", "-q", "--force", &dev_remote, "feature"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(git_text(&forge.public, &["rev-parse", "feature"]), rewritten);
+    // Deleting the default branch is refused to everyone; refs outside heads and tags too.
+    let out = forge.client(&work, 0, &["push", &mona_remote, ":main"]);
+    assert!(stderr(&out).contains("The default branch of a project cannot be deleted."), "{}", stderr(&out));
+    let out = forge.client(&work, 0, &["push", &dev_remote, "HEAD:refs/notes/x"]);
+    assert!(!out.status.success() && stderr(&out).contains("only branches (refs/heads/) and tags"), "{}", stderr(&out));
+    let hex = "0123456789abcdef0123456789abcdef01234567";
+    let out = forge.client(&work, 0, &["push", &dev_remote, &format!("HEAD:refs/heads/{hex}")]);
+    assert!(stderr(&out).contains("40-character hexadecimal branch name"), "{}", stderr(&out));
+    // Push options, as GitLab's clients send them, are taken (and change nothing here).
+    let out = forge.client(&work, 0, &["push", "-q", "-o", "ci.skip", &dev_remote, "feature:with-options"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(git_text(&forge.public, &["rev-parse", "with-options"]), rewritten);
+    // A tag.
+    git(&work, &["tag", "v1.0"]);
+    let out = forge.client(&work, 2, &["push", "-q", &dev_remote, "v1.0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (status, tag) = forge.api("/api/v4/projects/pub%2Frepo/repository/tags/v1.0", &forge.developer);
+    assert_eq!((status, tag["commit"]["id"].as_str()), (200, Some(rewritten.as_str())), "{tag}");
+    // Anonymous pushes are challenged; a Reporter may not push.
+    let out = forge.client(&work, 0, &["push", &forge.remote("pub/repo", None), "feature:other"]);
+    assert!(stderr(&out).contains("could not read Username"), "{}", stderr(&out));
+    let out = forge.client(&work, 0, &["push", &forge.remote("pub/repo", Some(&forge.reporter)), "feature:other"]);
+    assert!(stderr(&out).contains("You are not allowed to push code to this project."), "{}", stderr(&out));
+}
+
+#[test]
+fn another_host_sees_a_push_at_once() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    // A second host on the same data (the same SQLite file, or the same PostgreSQL database with
+    // its own memos and listener), which answers from the old refs first.
+    let mut config = forge.config.clone();
+    if config.get("store").is_some() {
+        config["data_dir"] = json!(forge.dir.path().join("other-host"));
+    }
+    let other = Context::from_json(&config.to_string()).unwrap();
+    let get = |path: &str| {
+        let headers = vec![("PRIVATE-TOKEN".to_string(), forge.developer.clone())];
+        let response = forgecore::http::handle(&other, "GET", path, headers, b"");
+        let status = response.status;
+        (status, serde_json::from_slice::<Value>(&response.into_bytes().unwrap()).unwrap_or(Value::Null))
+    };
+    let branch = "/api/v4/projects/pub%2Frepo/repository/branches/elsewhere";
+    assert_eq!(get(branch).0, 404);
+    let (out, work) = forge.clone("pub/repo", Some(&forge.developer), 2, "dev");
+    assert!(out.status.success(), "{}", stderr(&out));
+    git(&work, &["checkout", "-q", "-b", "elsewhere"]);
+    let tip = commit(&work, "elsewhere.txt", b"x\n");
+    let out = forge.client(&work, 0, &["push", "-q", &forge.remote("pub/repo", Some(&forge.developer)), "elsewhere"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (status, seen) = get(branch);
+    assert_eq!((status, seen["commit"]["id"].as_str()), (200, Some(tip.as_str())), "{seen}");
+}
+
+#[test]
+fn job_tokens_fetch_their_own_project_only() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    let job = admin(&forge.ctx, json!({"command": "job_token_add", "project": "corp/secret"}))["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let remote = forge.url.replacen("http://", &format!("http://gitlab-ci-token:{job}@"), 1) + "/corp/secret.git";
+    let into = forge.dir.path().join("job");
+    let out = forge.client(forge.dir.path(), 2, &["clone", "-q", &remote, &into.to_string_lossy()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(git_text(&into, &["rev-parse", "HEAD"]), git_text(&forge.private, &["rev-parse", "main"]));
+    // Not a push token.
+    git(&into, &["checkout", "-q", "-b", "from-job"]);
+    let out = forge.client(&into, 0, &["push", &remote, "from-job"]);
+    assert!(stderr(&out).contains("You are not allowed to push code to this project."), "{}", stderr(&out));
+    // Another private project is not its to see; a public one is anyone's.
+    let other = forge.url.replacen("http://", &format!("http://gitlab-ci-token:{job}@"), 1) + "/corp/empty.git";
+    let out = forge.client(forge.dir.path(), 2, &["ls-remote", &other]);
+    assert!(stderr(&out).contains("could not be found"), "{}", stderr(&out));
+    let public = forge.url.replacen("http://", &format!("http://gitlab-ci-token:{job}@"), 1) + "/pub/repo.git";
+    let out = forge.client(forge.dir.path(), 2, &["ls-remote", &public]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn a_first_push_fills_an_empty_repository() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    let (status, project) = forge.api("/api/v4/projects/corp%2Fempty", &forge.maintainer);
+    assert_eq!((status, &project["empty_repo"]), (200, &json!(true)), "{project}");
+    let work = forge.dir.path().join("first");
+    std::fs::create_dir_all(&work).unwrap();
+    git(&work, &["init", "-q", "-b", "main"]);
+    let tip = commit(&work, "README.md", b"first\n");
+    let out = forge.client(&work, 0, &["push", "-q", &forge.remote("corp/empty", Some(&forge.maintainer)), "main"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (_, project) = forge.api("/api/v4/projects/corp%2Fempty", &forge.maintainer);
+    assert_eq!((&project["empty_repo"], &project["default_branch"]), (&json!(false), &json!("main")), "{project}");
+    let (status, branches) = forge.api("/api/v4/projects/corp%2Fempty/repository/branches", &forge.maintainer);
+    assert_eq!(status, 200);
+    assert_eq!(branches[0]["commit"]["id"], tip, "{branches}");
+}
+
+#[test]
+fn limits_refuse_cleanly() {
+    let _serial = serial();
+    let forge = forge(json!({"git_push_max_bytes": 200_000}));
+    let (out, work) = forge.clone("pub/repo", Some(&forge.developer), 0, "dev");
+    assert!(out.status.success(), "{}", stderr(&out));
+    git(&work, &["checkout", "-q", "-b", "big"]);
+    // 2 MiB that do not compress: chunked on the way, over the limit once unpacked.
+    let mut noise = Vec::with_capacity(2 << 20);
+    let mut x: u64 = 0x9e3779b97f4a7c15;
+    while noise.len() < 2 << 20 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        noise.extend_from_slice(&x.to_le_bytes());
+    }
+    commit(&work, "noise.bin", &noise);
+    let out = forge.client(&work, 0, &["push", &forge.remote("pub/repo", Some(&forge.developer)), "big"]);
+    assert!(!out.status.success(), "a push over the limit is refused");
+    assert!(stderr(&out).contains("remote: fatal: pack exceeds maximum allowed size"), "{}", stderr(&out));
+    assert!(git(&forge.public, &["branch", "--list", "big"]).is_empty(), "the branch was not made");
+    // A negotiation body over 10 MiB: 413 before it is all read.
+    let headers = vec![("Content-Type".to_string(), "application/x-git-upload-pack-request".to_string())];
+    let Opened::Body(mut sink) =
+        call::open(&forge.ctx, Meta::default(), "POST", "/pub/repo.git/git-upload-pack", headers)
+    else {
+        panic!("the negotiation is taken as a stream")
+    };
+    let piece = vec![b'0'; 64 * 1024];
+    let mut answer = None;
+    for _ in 0..200 {
+        answer = sink.write(&forge.ctx, &piece);
+        if answer.is_some() {
+            break;
+        }
+    }
+    let answer = answer.expect("refused before 12.5 MiB");
+    assert_eq!(answer.status, 413);
+    // The announced length alone is enough.
+    let headers = vec![
+        ("Content-Type".to_string(), "application/x-git-upload-pack-request".to_string()),
+        ("Content-Length".to_string(), (11u64 << 20).to_string()),
+    ];
+    let Opened::Answer(early) =
+        call::open(&forge.ctx, Meta::default(), "POST", "/pub/repo.git/git-upload-pack", headers)
+    else {
+        panic!("answered at once")
+    };
+    assert_eq!(early.status, 413);
+}
+
+#[test]
+fn git_programs_per_repository_are_capped() {
+    let _serial = serial();
+    let forge = forge(json!({"git_per_repository": 1}));
+    let headers = vec![("Content-Type".to_string(), "application/x-git-upload-pack-request".to_string())];
+    let Opened::Body(held) = call::open(&forge.ctx, Meta::default(), "POST", "/pub/repo.git/git-upload-pack", headers)
+    else {
+        panic!("the negotiation is taken as a stream")
+    };
+    let Opened::Answer(busy) =
+        call::open(&forge.ctx, Meta::default(), "GET", "/pub/repo.git/info/refs?service=git-upload-pack", vec![])
+    else {
+        panic!("info/refs answers at once")
+    };
+    assert_eq!(busy.status, 503);
+    assert!(busy.header("Retry-After").is_some());
+    drop(held);
+    let Opened::Answer(served) =
+        call::open(&forge.ctx, Meta::default(), "GET", "/pub/repo.git/info/refs?service=git-upload-pack", vec![])
+    else {
+        panic!("info/refs answers at once")
+    };
+    assert_eq!(served.status, 200);
+    assert!(served.into_bytes().unwrap().starts_with(b"001e# service=git-upload-pack\n0000"));
+    // No dumb protocol; HEAD is refused; a wrong content type is 415.
+    let answer = |method: &str, target: &str, headers: Vec<(String, String)>| match call::open(
+        &forge.ctx,
+        Meta::default(),
+        method,
+        target,
+        headers,
+    ) {
+        Opened::Answer(response) => response.status,
+        Opened::Body(sink) => sink.finish(&forge.ctx).status,
+    };
+    assert_eq!(answer("GET", "/pub/repo.git/info/refs", vec![]), 404);
+    assert_eq!(answer("HEAD", "/pub/repo.git/info/refs?service=git-upload-pack", vec![]), 403);
+    let json = vec![("Content-Type".to_string(), "application/json".to_string())];
+    assert_eq!(answer("POST", "/pub/repo.git/git-upload-pack", json), 415);
+}
+
+/// The pids of processes whose command line mentions `needle`.
+fn processes_mentioning(needle: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        if String::from_utf8_lossy(&cmdline).contains(needle) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+#[test]
+fn a_client_killed_mid_clone_leaves_no_process_behind() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    // A repository large enough that a clone takes a while: 24 MiB of incompressible files.
+    let (out, work) = forge.clone("pub/repo", Some(&forge.maintainer), 0, "mona");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut x: u64 = 88172645463325252;
+    for file in 0..6 {
+        let mut noise = Vec::with_capacity(4 << 20);
+        while noise.len() < 4 << 20 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            noise.extend_from_slice(&x.to_le_bytes());
+        }
+        std::fs::write(work.join(format!("big{file}.bin")), &noise).unwrap();
+    }
+    git(&work, &["add", "."]);
+    git(&work, &["-c", "user.name=B", "-c", "user.email=b@example.com", "commit", "-q", "-m", "big"]);
+    let out = forge.client(&work, 0, &["push", "-q", &forge.remote("pub/repo", Some(&forge.maintainer)), "main"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let marker = forge.public.canonicalize().unwrap().to_string_lossy().into_owned();
+    let into = forge.dir.path().join("killed");
+    let mut client = Command::new("git")
+        .args(["-c", "protocol.version=2", "clone", "-q", &forge.remote("pub/repo", None), &into.to_string_lossy()])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        // Slow the client's side so that the server is still sending when it dies.
+        .env("GIT_TRACE_PACKET", "0")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the server runs upload-pack for this clone (the POST, after the advertisement).
+    let until = Instant::now() + Duration::from_secs(20);
+    while processes_mentioning("pack-objects").is_empty() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert!(!processes_mentioning("pack-objects").is_empty(), "the clone was killed while the server packed");
+    client.kill().unwrap();
+    client.wait().unwrap();
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let left: Vec<u32> = processes_mentioning(&marker);
+        let packers = processes_mentioning("pack-objects");
+        if left.is_empty() && packers.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < until, "still running after the client died: {left:?} {packers:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn hostile_configuration_and_repository_hooks_never_run() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    let marker = forge.dir.path().join("pwned");
+    // The host's own HOME has a configuration an attacker wrote.
+    let home = forge.dir.path().join("host-home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(
+        home.join(".gitconfig"),
+        format!("[uploadpack]\n\tpackObjectsHook = touch {} && exec\n", marker.display()),
+    )
+    .unwrap();
+    let old_home = std::env::var_os("HOME");
+    std::env::set_var("HOME", &home);
+    // The repository has hooks of its own.
+    for hook in ["pre-receive", "update", "post-receive", "post-update"] {
+        let path = forge.public.join("hooks").join(hook);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("#!/bin/sh\ntouch {}\nexit 1\n", marker.display())).unwrap();
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    let (out, work) = forge.clone("pub/repo", Some(&forge.developer), 2, "dev");
+    let cloned = out.status.success();
+    git(&work, &["checkout", "-q", "-b", "hooked"]);
+    commit(&work, "h.txt", b"h\n");
+    let pushed = forge.client(&work, 0, &["push", "-q", &forge.remote("pub/repo", Some(&forge.developer)), "hooked"]);
+    match old_home {
+        Some(old) => std::env::set_var("HOME", old),
+        None => std::env::remove_var("HOME"),
+    }
+    assert!(cloned, "{}", stderr(&out));
+    assert!(pushed.status.success(), "the repository's failing pre-receive did not run: {}", stderr(&pushed));
+    assert!(!marker.exists(), "a hostile hook ran");
+}
+
+/// An upload-pack request, gzip-compressed as git sends bodies over 1 KiB, through the sink.
+fn gzip_post(forge: &Forge, body: &[u8]) -> forgecore::Response {
+    use flate2::write::GzEncoder;
+    let mut encoder = GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(body).unwrap();
+    let compressed = encoder.finish().unwrap();
+    let headers = vec![
+        ("Content-Type".to_string(), "application/x-git-upload-pack-request".to_string()),
+        ("Content-Encoding".to_string(), "gzip".to_string()),
+    ];
+    let Opened::Body(mut sink) =
+        call::open(&forge.ctx, Meta::default(), "POST", "/pub/repo.git/git-upload-pack", headers)
+    else {
+        panic!("the negotiation is taken as a stream")
+    };
+    for piece in compressed.chunks(1000) {
+        if let Some(early) = sink.write(&forge.ctx, piece) {
+            return early;
+        }
+    }
+    sink.finish(&forge.ctx)
+}
+
+#[test]
+fn gzip_negotiations_are_inflated_and_bombs_refused() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    let tip = git_text(&forge.public, &["rev-parse", "main"]);
+    let mut request = String::from_utf8(forgecore::transport::pkt_line(format!("want {tip}\n").as_bytes())).unwrap();
+    request.push_str("0000");
+    // Haves the repository does not know, as many as make git compress a body (over 1 KiB).
+    for i in 0..40u32 {
+        let unknown = format!("{i:040x}");
+        request.push_str(
+            &String::from_utf8(forgecore::transport::pkt_line(format!("have {unknown}\n").as_bytes())).unwrap(),
+        );
+    }
+    request.push_str(&String::from_utf8(forgecore::transport::pkt_line(b"done\n")).unwrap());
+    let answer = gzip_post(&forge, request.as_bytes());
+    assert_eq!(answer.status, 200);
+    let body = answer.into_bytes().unwrap();
+    assert!(body.windows(4).any(|w| w == b"PACK"), "a pack: {}", String::from_utf8_lossy(&body[..body.len().min(200)]));
+    // 11 MiB of zeros are a few kilobytes compressed: refused once inflated past 10 MiB.
+    let bomb = vec![b'0'; 11 << 20];
+    let answer = gzip_post(&forge, &bomb);
+    assert_eq!(answer.status, 413);
+}

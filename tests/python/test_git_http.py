@@ -1,0 +1,164 @@
+"""Git over HTTP through both hosts (the Python stdlib host and the Go host): the real `git`
+client clones and pushes, protocol v0 and v2, and a 60 MiB push (sent chunked, as git sends
+any body over 1 MiB) leaves the host's memory flat: its resident size is sampled while the push
+streams through it, and must stay within a bound far below the push's size. What the core
+decides (permissions, protection, limits) is tested once, in tests/git_http.rs; here only the
+transport: bytes, chunked bodies, streamed answers, memory.
+"""
+
+import os
+import subprocess
+import threading
+import time
+
+import pytest
+
+from conftest import REPO, start_host, start_server, stop_server
+
+GO_HOST = REPO / "target" / "debug" / "forgecore-http"
+PUSH_BYTES = 60 << 20
+# The host may grow by this much while a 60 MiB push streams through it (measured: about 1 MiB
+# through either host).
+GROWTH_LIMIT_KIB = 16 << 10
+
+
+def start_kind(kind, data_dir):
+    if kind == "go":
+        assert GO_HOST.exists(), f"{GO_HOST} is missing: make build"
+        return start_host([GO_HOST, "-listen", "127.0.0.1:0", "-data-dir", data_dir, "-print-admin-token"], data_dir)
+    return start_server(data_dir)
+
+
+@pytest.fixture(scope="module", params=["python", "go"])
+def host(request, tmp_path_factory):
+    data_dir = tmp_path_factory.mktemp(f"git-http-{request.param}")
+    server = start_kind(request.param, data_dir)
+    server.kind = request.param
+    work = tmp_path_factory.mktemp(f"git-http-work-{request.param}")
+    seed = work / "seed"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
+    subprocess.run([*git, "init", "-q", str(seed)], check=True)
+    (seed / "README.md").write_text("hello\n")
+    subprocess.run([*git, "-C", str(seed), "add", "README.md"], check=True)
+    subprocess.run([*git, "-C", str(seed), "commit", "-q", "-m", "first"], check=True)
+    bare = work / "repo.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(seed), str(bare)], check=True)
+    server.admin("group", "add", "gh", "--visibility", "public")
+    server.admin("project", "add", "gh/repo", "--repo", bare, "--visibility", "public")
+    server.bare = bare
+    server.work = work
+    yield server
+    code, stderr = stop_server(server)
+    assert code == 0, f"host exited with {code}: {stderr}"
+    assert "Traceback" not in stderr, stderr
+
+
+def client(host, *args, cwd=None):
+    env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL="/dev/null", GIT_TERMINAL_PROMPT="0")
+    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def remote(host, token=None):
+    base = host.url if token is None else host.url.replace("http://", f"http://oauth2:{token}@", 1)
+    return f"{base}/gh/repo.git"
+
+
+def rev(repo, name):
+    return subprocess.run(["git", "-C", str(repo), "rev-parse", name], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+@pytest.mark.parametrize("protocol", ["0", "2"])
+def test_clone_and_push(host, protocol):
+    into = host.work / f"clone-{protocol}"
+    out = client(host, "-c", f"protocol.version={protocol}", "clone", "-q", remote(host), str(into))
+    assert out.returncode == 0, out.stderr
+    assert rev(into, "HEAD") == rev(host.bare, "main")
+    # A push of a little over 1 MiB: git sends it chunked.
+    subprocess.run(["git", "-C", str(into), "checkout", "-q", "-b", f"chunked-{protocol}"], check=True)
+    (into / "blob.bin").write_bytes(os.urandom(3 << 19))
+    subprocess.run(["git", "-C", str(into), "add", "blob.bin"], check=True)
+    subprocess.run(["git", "-C", str(into), "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q",
+                    "-m", "blob"], check=True)
+    out = client(host, "-c", f"protocol.version={protocol}", "push", "-q", remote(host, host.token),
+                 f"chunked-{protocol}", cwd=into)
+    assert out.returncode == 0, out.stderr
+    assert rev(host.bare, f"chunked-{protocol}") == rev(into, "HEAD")
+    status, branch = host.json("GET", f"/api/v4/projects/gh%2Frepo/repository/branches/chunked-{protocol}",
+                               token=host.token)
+    assert status == 200 and branch["commit"]["id"] == rev(into, "HEAD")
+
+
+def test_another_host_sees_a_push_at_once(host):
+    """Two hosts on one data set (the other kind of host, on the same data directory): a push
+    through one is seen by the other's API at once, though it answered from the old refs just
+    before."""
+    other = start_kind("python" if host.kind == "go" else "go", host.data_dir)
+    try:
+        into = host.work / "two-hosts"
+        out = client(host, "clone", "-q", remote(host), str(into))
+        assert out.returncode == 0, out.stderr
+        status, _ = other.json("GET", "/api/v4/projects/gh%2Frepo/repository/branches/two-hosts", token=other.token)
+        assert status == 404
+        subprocess.run(["git", "-C", str(into), "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q",
+                        "--allow-empty", "-m", "two hosts"], check=True)
+        out = client(host, "push", "-q", remote(host, host.token), "HEAD:refs/heads/two-hosts", cwd=into)
+        assert out.returncode == 0, out.stderr
+        status, branch = other.json("GET", "/api/v4/projects/gh%2Frepo/repository/branches/two-hosts",
+                                    token=other.token)
+        assert status == 200 and branch["commit"]["id"] == rev(into, "HEAD")
+    finally:
+        code, stderr = stop_server(other)
+        assert code == 0, stderr
+
+
+def test_a_large_push_keeps_the_host_flat(host):
+    into = host.work / "large"
+    out = client(host, "clone", "-q", remote(host), str(into))
+    assert out.returncode == 0, out.stderr
+    subprocess.run(["git", "-C", str(into), "checkout", "-q", "-b", "large"], check=True)
+    for i in range(PUSH_BYTES >> 22):
+        (into / f"noise{i}.bin").write_bytes(os.urandom(4 << 20))
+    subprocess.run(["git", "-C", str(into), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(into), "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q",
+                    "-m", "large"], check=True)
+    pid = host.process.pid
+    idle = rss_kib(pid)
+    peak = [idle]
+    done = threading.Event()
+
+    def sample():
+        while not done.is_set():
+            peak[0] = max(peak[0], rss_kib(pid))
+            time.sleep(0.005)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        out = client(host, "push", "-q", remote(host, host.token), "large", cwd=into)
+    finally:
+        done.set()
+        sampler.join()
+    assert out.returncode == 0, out.stderr
+    assert rev(host.bare, "large") == rev(into, "HEAD")
+    assert peak[0] - idle < GROWTH_LIMIT_KIB, f"the host grew by {peak[0] - idle} KiB for a {PUSH_BYTES >> 20} MiB push"
+    # And a clone of it streams out the same way.
+    peak[0] = idle = rss_kib(pid)
+    done.clear()
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        out = client(host, "clone", "-q", "--branch", "large", remote(host), str(host.work / "large-clone"))
+    finally:
+        done.set()
+        sampler.join()
+    assert out.returncode == 0, out.stderr
+    assert peak[0] - idle < GROWTH_LIMIT_KIB, f"the host grew by {peak[0] - idle} KiB for a {PUSH_BYTES >> 20} MiB clone"
