@@ -44,6 +44,9 @@ pub struct Config {
     /// The `/-/` routes (probes and metrics): who may reach them, and whether metrics are kept.
     #[serde(default)]
     pub monitoring: MonitoringConfig,
+    /// Housekeeping of the repositories served (commit-graph, repacks).
+    #[serde(default)]
+    pub maintenance: MaintenanceConfig,
 }
 
 /// `"requests": {"trusted_proxies": ["10.0.0.0/8"], "trust_request_id": false}`.
@@ -72,6 +75,24 @@ impl Default for MonitoringConfig {
     fn default() -> Self {
         let loopback = ["127.0.0.0/8", "::1/128"].iter().filter_map(|c| Cidr::parse(c).ok()).collect();
         MonitoringConfig { ip_allowlist: loopback, metrics: true }
+    }
+}
+
+/// `"maintenance": {"enabled": true, "run_timeout_seconds": 3600, "check_interval_seconds":
+/// 600}`: housekeeping of the repositories served (`src/git/maintenance`): after forgecore
+/// changes one, and when a request finds one unmaintained (looked at most once every
+/// `check_interval_seconds` per repository); one run takes at most `run_timeout_seconds`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MaintenanceConfig {
+    pub enabled: bool,
+    pub run_timeout_seconds: u64,
+    pub check_interval_seconds: u64,
+}
+
+impl Default for MaintenanceConfig {
+    fn default() -> Self {
+        MaintenanceConfig { enabled: true, run_timeout_seconds: 3600, check_interval_seconds: 600 }
     }
 }
 

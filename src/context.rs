@@ -6,6 +6,7 @@ use crate::cache::Caches;
 use crate::config::{Config, RateLimit};
 use crate::error::{ApiError, ApiResult};
 use crate::git::command::Git;
+use crate::git::maintenance::{worker::Maintenance, Limits};
 use crate::observe::metrics::Metrics;
 use crate::store::{self, Store};
 use std::sync::Arc;
@@ -23,6 +24,8 @@ pub struct Context {
     pub git: Git,
     /// The git programs running per repository (`limits.git_per_repository`).
     pub git_places: crate::transport::Places,
+    /// Housekeeping of the repositories served: a thread of its own, closed with the context.
+    pub maintenance: Maintenance,
 }
 
 const _: () = {
@@ -41,6 +44,13 @@ impl Context {
             config.limits.archive_builds as usize,
             Duration::from_millis(config.limits.archive_queue_millis),
         ));
+        let settings = &config.maintenance;
+        let maintenance = if settings.enabled {
+            let limits = Limits { run: Duration::from_secs(settings.run_timeout_seconds) };
+            Maintenance::new(git.clone(), limits, Duration::from_secs(settings.check_interval_seconds))
+        } else {
+            Maintenance::off()
+        };
         Ok(Context {
             config,
             store,
@@ -49,6 +59,7 @@ impl Context {
             git,
             git_places: Default::default(),
             metrics: Arc::new(Metrics::new()),
+            maintenance,
         })
     }
 

@@ -206,3 +206,63 @@ fn tempfile_dir(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+#[test]
+fn a_packed_history_without_a_commit_graph_read_ahead_counts_the_same() {
+    // Long enough (2,000 commits, in one pack, no commit-graph) for the commits to be read
+    // ahead on a second core (src/git/prefetch.rs); a merge and a side branch so that the walk
+    // is not one line.
+    let instance = common::open_instance(json!({}));
+    let repo = instance.root_dir().join("long.git");
+    git(instance.root_dir(), &["init", "-q", "--bare", "-b", "main", repo.to_str().unwrap()]);
+    let mut stream = String::new();
+    for i in 1..=2000u32 {
+        let who = ["Ann", "Ben", "Cat", "Dan", "Eve"][i as usize % 5];
+        let when = 1_700_000_000 + i * 60;
+        let (content, message) = (format!("line {i}\n"), format!("commit {i}\n"));
+        stream.push_str(&format!(
+            "commit refs/heads/{branch}\nmark :{i}\nauthor {who} <{lower}@example.com> {when} +0000\n\
+             committer C <c@example.com> {when} +0000\ndata {mlen}\n{message}{from}M 100644 inline f{file}.txt\n\
+             data {len}\n{content}\n",
+            mlen = message.len(),
+            branch = if i % 97 == 0 { "side" } else { "main" },
+            lower = who.to_lowercase(),
+            from = if i == 1 { String::new() } else { format!("from :{}\n", i - 1) },
+            file = i % 17,
+            len = content.len(),
+        ));
+    }
+    let mut import = std::process::Command::new("git")
+        .args(["-C", repo.to_str().unwrap(), "fast-import", "--quiet"])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    import.stdin.take().unwrap().write_all(stream.as_bytes()).unwrap();
+    assert!(import.wait().unwrap().success());
+    git(&repo, &["repack", "-adq"]);
+    assert!(!repo.join("objects/info/commit-graph").exists() && !repo.join("objects/info/commit-graphs").exists());
+    instance.admin_ok(json!({"command": "group_add", "path": "fx", "visibility": "public"}));
+    instance.admin_ok(json!({"command": "project_add", "path": "fx/long", "repo": repo, "visibility": "public"}));
+    for rev in ["main", "side"] {
+        let target = format!("/api/v4/projects/fx%2Flong/repository/contributors?ref={rev}&per_page=100");
+        let (status, _, body) = instance.request("GET", &target, &[], b"");
+        assert_eq!(status, 200);
+        let body: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(as_map(&body), expected(&repo, rev), "{rev}");
+    }
+    // The path walks read ahead too (src/git/log.rs): the commits list of a path, and a file's
+    // last commit.
+    for path in ["f3.txt", "f16.txt"] {
+        let target = format!("/api/v4/projects/fx%2Flong/repository/commits?path={path}&per_page=100&page=2");
+        let (status, list) = instance.request_json("GET", &target, &[], b"");
+        assert_eq!(status, 200, "{list}");
+        let ids: Vec<&str> = list.as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+        let log =
+            String::from_utf8(git(&repo, &["log", "--format=%H", "--skip=100", "-100", "main", "--", path])).unwrap();
+        assert_eq!(ids, log.lines().collect::<Vec<_>>(), "{path}");
+        assert!(ids.len() > 10, "{path}: a second page of a path changed every 17th commit");
+    }
+}

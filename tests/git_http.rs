@@ -507,6 +507,13 @@ fn a_first_push_fills_an_empty_repository() {
     let (status, branches) = forge.api("/api/v4/projects/corp%2Fempty/repository/branches", &forge.maintainer);
     assert_eq!(status, 200);
     assert_eq!(branches[0]["commit"]["id"], tip, "{branches}");
+    // The push queued maintenance (transport::after_refs_changed; on by default): the repository
+    // gets its commit-graph with changed-path Bloom filters, its run recorded as after a change.
+    assert!(forge.ctx.maintenance.wait_idle(Duration::from_secs(60)));
+    let empty = forge.dir.path().join("empty.git");
+    assert!(forgecore::git::bloom::load(&empty.join("objects")).is_some(), "a commit-graph with filters");
+    let record = forgecore::git::maintenance::record::load(&empty);
+    assert!(record.runs.iter().any(|run| run.reason == "changed" && run.outcome == "done"), "{record:?}");
 }
 
 #[test]

@@ -190,9 +190,10 @@ fn reports_agree_with_git_count_objects_and_the_files_on_disk() {
         "is_object_pool",
         "last_full_repack",
         "updated_at",
+        "maintenance",
     ];
     expected_keys.sort();
-    assert_eq!(keys, expected_keys, "every field of GitLab's entity, and no other");
+    assert_eq!(keys, expected_keys, "every field of GitLab's entity, forgecore's maintenance, and no other");
 
     // Only loose objects: the first commit's three are stale, one stray file is garbage.
     let loose = &reports["loose"];

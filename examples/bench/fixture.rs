@@ -70,7 +70,13 @@ impl Fixture {
         let dir = scratch_dir("data")?;
         // The archive rows download far more than 5 archives a minute.
         let rate_limits = json!({"archive": {"limit": 0, "period_seconds": 60}});
-        let config = json!({ "data_dir": dir.join("data"), "rate_limits": rate_limits, "cache": cache });
+        // No housekeeping: each setting measures the repositories as they are (the maintained
+        // copies are what maintenance leaves), and a run in the background would take the
+        // cores the rows are timed on.
+        let maintenance = json!({"enabled": false});
+        let config = json!({
+            "data_dir": dir.join("data"), "rate_limits": rate_limits, "cache": cache, "maintenance": maintenance,
+        });
         let config = c(&config.to_string());
         let mut ctx: *mut fc_ctx = std::ptr::null_mut();
         let failure = fc_open(config.as_ptr(), &mut ctx);

@@ -276,7 +276,7 @@ fn breakdown_rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
     use forgecore::auth::{self, tokens, Credentials};
     use forgecore::store;
 
-    let config = json!({ "data_dir": fx.data_dir() }).to_string();
+    let config = json!({ "data_dir": fx.data_dir(), "maintenance": {"enabled": false} }).to_string();
     let ctx = forgecore::Context::from_json(&config)?;
     let token = fx.token.clone();
     let digest = tokens::digest(&token);

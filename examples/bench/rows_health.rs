@@ -14,6 +14,7 @@ pub fn rows(bench: &mut Bench, fx: &Fixture, repo: &Path) -> Result<(), String> 
     let config = json!({
         "data_dir": fx.data_dir(),
         "rate_limits": {"health_generate": {"limit": 0, "period_seconds": 3600}},
+        "maintenance": {"enabled": false},
     });
     let ctx = forgecore::Context::from_json(&config.to_string())?;
     let headers = vec![("PRIVATE-TOKEN".to_string(), fx.token.clone())];

@@ -46,7 +46,7 @@ pub fn rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
         .note("every tag's creator date read to order them");
 
     // 10,000 projects in one group the administrator is a member of, in one transaction.
-    let config = json!({ "data_dir": fx.data_dir() }).to_string();
+    let config = json!({ "data_dir": fx.data_dir(), "maintenance": {"enabled": false} }).to_string();
     let ctx = forgecore::Context::from_json(&config)?;
     let last = ctx
         .store

@@ -91,6 +91,8 @@ fn config(data_dir: &Path, limits: Value, caches: bool) -> String {
         "rate_limits": {"archive": off, "large_blob": off},
         "limits": limits,
         "cache": cache,
+        // The repository measured is left untouched: no housekeeping writes to it.
+        "maintenance": {"enabled": false},
     })
     .to_string()
 }

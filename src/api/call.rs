@@ -179,8 +179,13 @@ impl<'a> Call<'a> {
 
     /// The project's repository; one that cannot be opened is GitLab's `not_found` (`"Tree"`,
     /// `"Ref"`, ...: what the endpoint says is missing).
+    /// Opening it tells maintenance it is served (a look at whether it needs any, queued at
+    /// most once every `maintenance.check_interval_seconds`).
     pub fn repository(&self, project: &Project, not_found: &'static str) -> ApiResult<gix::Repository> {
-        git::open(git_dir(self.ctx, project)?).map_err(|_| ApiError::NotFound(not_found))
+        let dir = git_dir(self.ctx, project)?;
+        let repo = git::open(&dir).map_err(|_| ApiError::NotFound(not_found))?;
+        self.ctx.maintenance.served(&dir);
+        Ok(repo)
     }
 
     /// Where the project's repository is on this host: see [`git_dir`].
@@ -199,6 +204,14 @@ impl<'a> Call<'a> {
             self.ctx.metrics.git_operation(op, spent);
         }
         result
+    }
+
+    /// This call changed the project's references (a commit, a branch or tag written or
+    /// deleted): the repository is queued for maintenance, which never delays the answer.
+    pub fn refs_changed(&self, project: &Project) {
+        if let Ok(dir) = git_dir(self.ctx, project) {
+            self.ctx.maintenance.after_refs_changed(&dir);
+        }
     }
 
     pub fn web_url(&self, full_path: &str) -> String {

@@ -331,6 +331,7 @@ pub fn commit(call: &Call, project: &str, params: &Params) -> ApiResult<Response
     );
     let commit = match written {
         Ok(Some(id)) => {
+            call.refs_changed(&project);
             let info = git::commit::read(&repo, id).or_broken()?;
             commits::entity(call, &project, &info)
         }

@@ -6,12 +6,16 @@
 //! must be on (404); the caller must be a Maintainer or an administrator (403); generating counts
 //! against the per-project rate limit (429). Without `generate`, the stored report or 404. The
 //! report is GitLab's `RepositoryHealth` entity, in its key order, sizes in bytes; it is stored as
-//! the JSON it is served as, so a stored report reads back byte for byte.
+//! the JSON it is served as, so a stored report reads back byte for byte. forgecore adds one key
+//! at the end, `maintenance`: what its housekeeping last did to the repository and when
+//! (`src/git/maintenance/record.rs`), where GitLab shows Gitaly's housekeeping only through
+//! `last_full_repack`.
 
 use super::Call;
 use crate::auth::permissions::{self, ProjectAbility};
 use crate::error::{ApiError, ApiResult};
 use crate::git::health::{self as facts, Bitmap, Health, ReferenceBackend};
+use crate::git::maintenance::{self, record};
 use crate::params::Params;
 use crate::response::{Body, Response};
 use crate::store;
@@ -54,7 +58,8 @@ pub fn generate_report(git_dir: &Path) -> ApiResult<(String, i64)> {
         _ => ApiError::internal(e),
     })?;
     let millis = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64);
-    let report = serde_json::to_string(&entity(&health, millis)).map_err(ApiError::internal)?;
+    let record = record::load(&maintenance::common_dir(git_dir));
+    let report = serde_json::to_string(&entity(&health, &record, millis)).map_err(ApiError::internal)?;
     Ok((report, millis))
 }
 
@@ -72,6 +77,26 @@ struct Entity<'a> {
     is_object_pool: bool,
     last_full_repack: Option<Timestamp>,
     updated_at: String,
+    maintenance: Maintenance,
+}
+
+/// forgecore's housekeeping of the repository: its last runs that did something (or failed),
+/// newest first, and when it last looked.
+#[derive(Serialize)]
+struct Maintenance {
+    runs: Vec<MaintenanceRun>,
+    last_checked_at: Option<String>,
+}
+
+#[derive(Serialize)]
+struct MaintenanceRun {
+    started_at: String,
+    finished_at: String,
+    reason: String,
+    tasks: Vec<String>,
+    outcome: String,
+    error: Option<String>,
+    host: String,
 }
 
 #[derive(Serialize)]
@@ -131,7 +156,7 @@ struct Timestamp {
     nanos: u32,
 }
 
-fn entity(health: &Health, millis: i64) -> Entity<'_> {
+fn entity<'a>(health: &'a Health, record: &record::Record, millis: i64) -> Entity<'a> {
     let (loose, packs) = (&health.loose, &health.packs);
     let bitmap = |b: &Bitmap| BitmapEntity {
         has_hash_cache: b.has_hash_cache,
@@ -182,6 +207,22 @@ fn entity(health: &Health, millis: i64) -> Entity<'_> {
             .last_full_repack
             .map(|t| Timestamp { seconds: epoch_millis(t).div_euclid(1000), nanos: 0 }),
         updated_at: iso_millis(millis),
+        maintenance: Maintenance {
+            runs: record
+                .runs
+                .iter()
+                .map(|run| MaintenanceRun {
+                    started_at: iso_millis(run.started_at),
+                    finished_at: iso_millis(run.finished_at),
+                    reason: run.reason.clone(),
+                    tasks: run.tasks.clone(),
+                    outcome: run.outcome.clone(),
+                    error: run.error.clone(),
+                    host: run.host.clone(),
+                })
+                .collect(),
+            last_checked_at: record.last_checked_at.map(iso_millis),
+        },
     }
 }
 

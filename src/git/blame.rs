@@ -2,7 +2,12 @@
 //! (renames followed, as git does by default), grouped the way GitLab's `Gitlab::Blame` groups
 //! them: each run of consecutive lines from one commit is one group.
 //!
-//! gix's blame (`gix-blame`) does the work: it reads the commit-graph when there is one.
+//! gix's blame (`gix-blame`) does the work, reading the history through [`skip`], which skips
+//! the commits that certainly did not change the file (the commit-graph's changed-path Bloom
+//! filters say so, as git's blame asks them, or the file's entry is its first parent's). Attributes are
+//! read as git reads them in a bare repository (not from `HEAD`'s tree: see [`resources`]).
+
+mod skip;
 
 use super::error::{boxed, BoxError, Classify, Missing};
 use gix::ObjectId;
@@ -36,15 +41,23 @@ pub fn file(
     path: &str,
     range: Option<(u32, u32)>,
 ) -> Result<Vec<Group>, Error> {
-    let mut options =
-        gix::repository::blame_file::Options { rewrites: Some(gix::diff::Rewrites::default()), ..Default::default() };
-    if let Some((start, end)) = range {
-        options.ranges =
-            gix::blame::BlameRanges::from_one_based_inclusive_range(start..=end).map_err(|_| Error::Range)?;
-    }
-    let outcome = match repo.blame_file(path.into(), commit, options) {
-        Ok(outcome) => outcome,
-        Err(e) => return Err(Error::Blame(boxed(e))),
+    let ranges = match range {
+        Some((start, end)) => {
+            gix::blame::BlameRanges::from_one_based_inclusive_range(start..=end).map_err(|_| Error::Range)?
+        }
+        None => gix::blame::BlameRanges::default(),
+    };
+    // Its commits are written anew (from the commit-graph when it has them): gix-blame is
+    // given no graph of its own.
+    let skipping = skip::Skipping::new(repo, path);
+    let outcome = blame(repo, &skipping, None, path, commit, ranges.clone())?;
+    // What was skipped was judged for `path` alone: once a line was followed to another path
+    // (a rename), blame again reading every commit.
+    let renamed = outcome.entries.iter().any(|e| e.source_file_name.as_ref().is_some_and(|n| n != path));
+    let outcome = if renamed {
+        blame(repo, &repo.objects, repo.commit_graph_if_enabled().ok().flatten(), path, commit, ranges)?
+    } else {
+        outcome
     };
     let lines: Vec<&[u8]> = outcome.blob.split_inclusive(|b| *b == b'\n').collect();
     let mut groups: Vec<Group> = Vec::new();
@@ -61,4 +74,38 @@ pub fn file(
         }
     }
     Ok(groups)
+}
+
+/// gix's blame of `path` at `commit` reading objects from `objects` (and commits from `graph`
+/// when given), renames followed, with the repository's diff algorithm.
+fn blame(
+    repo: &gix::Repository,
+    objects: impl gix::objs::Find + gix::objs::FindHeader,
+    graph: Option<gix::commitgraph::Graph>,
+    path: &str,
+    commit: ObjectId,
+    ranges: gix::blame::BlameRanges,
+) -> Result<gix::blame::Outcome, Error> {
+    let broken = |e: gix::Error| Error::Blame(boxed(e));
+    let mut resources = resources(repo).map_err(broken)?;
+    let options = gix::blame::Options {
+        diff_algorithm: repo.diff_algorithm().map_err(broken)?,
+        ranges,
+        since: None,
+        rewrites: Some(gix::diff::Rewrites::default()),
+        debug_track_path: false,
+    };
+    gix::blame::file(objects, gix::blame::Start::Commit(commit), graph, &mut resources, path.into(), options)
+        .map_err(broken)
+}
+
+/// The blob diff platform gix's blame diffs with, its attributes read as git reads them in a
+/// bare repository (`info/attributes`, not the `.gitattributes` of `HEAD`): gix's own
+/// `diff_resource_cache_for_tree_diff` builds an index of `HEAD`'s whole tree to find them,
+/// which for a large tree was most of a blame's time.
+fn resources(repo: &gix::Repository) -> gix::Result<gix::diff::blob::Platform> {
+    let empty = gix::index::State::new(repo.object_hash());
+    let source = gix::worktree::stack::state::attributes::Source::IdMapping;
+    let attributes = repo.attributes_only(&empty, source)?.detach();
+    gix::diff::resource_cache(repo, gix::diff::blob::pipeline::Mode::ToGit, attributes, Default::default())
 }

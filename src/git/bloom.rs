@@ -9,6 +9,12 @@
 //! filters, or a layer of a chain without them, answers "maybe" for its commits. Filters are
 //! read once per graph file and kept (keyed by path, size and modification time) for the next
 //! request.
+//!
+//! A commit is found by its id in the object ids of the very files its filter was read from,
+//! never by a position from another reader of the graph alone: maintenance rewrites the
+//! commit-graph while requests walk, and a position in one version of the graph names another
+//! commit in the next. A position is taken as a hint, used when the id there is the commit's
+//! (one comparison, where a search of the ids would cost a walk of many commits dearly).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -23,6 +29,8 @@ const SEED1: u32 = 0x7e64_6e2c;
 /// One graph file's filters: `index[i]` ends commit `i`'s filter in `data`.
 struct Layer {
     commits: u32,
+    /// The `OIDL` chunk: the layer's commit ids, sorted.
+    ids: Vec<u8>,
     /// `None` when the file has no filters.
     filters: Option<Filters>,
 }
@@ -94,34 +102,67 @@ pub fn murmur3(seed: u32, data: &[u8]) -> u32 {
 }
 
 impl Graph {
-    /// Whether the commit at gix's graph position `position` certainly did not change the path
-    /// of `keys` against its first parent.
-    pub fn certainly_unchanged(&self, position: u32, keys: &Keys) -> bool {
-        let mut local = position;
-        for layer in &self.layers {
-            if local >= layer.commits {
-                local -= layer.commits;
-                continue;
-            }
-            let Some(filters) = &layer.filters else { return false };
-            if filters.version != 2 && !keys.ascii {
-                return false;
-            }
-            let end = filters.index.get(local as usize).copied().unwrap_or(0) as usize;
-            let start =
-                if local == 0 { 0 } else { filters.index.get(local as usize - 1).copied().unwrap_or(0) as usize };
-            let Some(filter) = filters.data.get(start..end).filter(|f| !f.is_empty()) else { return false };
-            let bits = filter.len() as u64 * 8;
-            // git: any key whose bits are not all set means "definitely not changed".
-            return keys.keys.iter().any(|&(h0, h1)| {
-                (0..filters.hashes).any(|i| {
-                    let bit = u64::from(h0.wrapping_add(i.wrapping_mul(h1))) % bits;
-                    filter[(bit / 8) as usize] & (1 << (bit % 8)) == 0
-                })
-            });
-        }
-        false
+    /// Whether commit `id` certainly did not change the path of `keys` against its first parent
+    /// (`false`, "maybe", for a commit the graph does not hold).
+    pub fn certainly_unchanged(&self, id: &gix::oid, keys: &Keys) -> bool {
+        self.certainly_unchanged_at(id, None, keys)
     }
+
+    /// As [`Graph::certainly_unchanged`], with `hint` the commit's position (over every layer)
+    /// in another reading of the graph, checked before it is trusted.
+    pub fn certainly_unchanged_at(&self, id: &gix::oid, hint: Option<u32>, keys: &Keys) -> bool {
+        let id = id.as_bytes();
+        let width = id.len();
+        let hinted = hint.and_then(|position| {
+            let mut local = position;
+            for (n, layer) in self.layers.iter().enumerate() {
+                if local < layer.commits {
+                    let at = local as usize * width;
+                    return (layer.ids.get(at..at + width) == Some(id)).then_some((n, local));
+                }
+                local -= layer.commits;
+            }
+            None
+        });
+        let found = hinted.or_else(|| {
+            self.layers
+                .iter()
+                .enumerate()
+                .find_map(|(n, layer)| binary_search(&layer.ids, width, layer.commits, id).ok().map(|local| (n, local)))
+        });
+        let Some((n, local)) = found else { return false };
+        let Some(filters) = &self.layers[n].filters else { return false };
+        if filters.version != 2 && !keys.ascii {
+            return false;
+        }
+        let end = filters.index.get(local as usize).copied().unwrap_or(0) as usize;
+        let start = if local == 0 { 0 } else { filters.index.get(local as usize - 1).copied().unwrap_or(0) as usize };
+        let Some(filter) = filters.data.get(start..end).filter(|f| !f.is_empty()) else { return false };
+        let bits = filter.len() as u64 * 8;
+        // git: any key whose bits are not all set means "definitely not changed".
+        keys.keys.iter().any(|&(h0, h1)| {
+            (0..filters.hashes).any(|i| {
+                let bit = u64::from(h0.wrapping_add(i.wrapping_mul(h1))) % bits;
+                filter[(bit / 8) as usize] & (1 << (bit % 8)) == 0
+            })
+        })
+    }
+}
+
+/// The index of `id` among `count` sorted ids of `width` bytes laid end to end.
+fn binary_search(ids: &[u8], width: usize, count: u32, id: &[u8]) -> Result<u32, ()> {
+    let (mut low, mut high) = (0u32, count);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        let at = middle as usize * width;
+        let Some(here) = ids.get(at..at + width) else { return Err(()) };
+        match here.cmp(id) {
+            std::cmp::Ordering::Less => low = middle + 1,
+            std::cmp::Ordering::Greater => high = middle,
+            std::cmp::Ordering::Equal => return Ok(middle),
+        }
+    }
+    Err(())
 }
 
 fn be32(data: &[u8], at: usize) -> Option<u32> {
@@ -148,6 +189,13 @@ fn layer(bytes: &[u8]) -> Option<Layer> {
     let chunk = |id: &[u8; 4]| table.get(id).and_then(|&(start, end)| bytes.get(start..end));
     let fanout = chunk(b"OIDF")?;
     let commits = be32(fanout, 255 * 4)?;
+    // Version 1 graphs name their hash (1: SHA-1, 2: SHA-256).
+    let width = match bytes.get(5) {
+        Some(1) => 20,
+        Some(2) => 32,
+        _ => return None,
+    };
+    let ids = chunk(b"OIDL")?.get(..commits as usize * width)?.to_vec();
     let filters = (|| {
         let (bidx, bdat) = (chunk(b"BIDX")?, chunk(b"BDAT")?);
         let index: Vec<u32> = (0..commits as usize).map(|i| be32(bidx, i * 4)).collect::<Option<_>>()?;
@@ -160,7 +208,7 @@ fn layer(bytes: &[u8]) -> Option<Layer> {
         let sane = index.windows(2).all(|w| w[0] <= w[1]) && index.last().is_none_or(|&l| l as usize <= data.len());
         sane.then_some(Filters { version, hashes, index, data })
     })();
-    Some(Layer { commits, filters })
+    Some(Layer { commits, ids, filters })
 }
 
 /// The graph files gix reads for `objects/info`, in its order.

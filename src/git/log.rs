@@ -151,7 +151,7 @@ struct Node {
     parents: Vec<u32>,
     /// The parents walked after simplification (git rewrites `commit->parents` so).
     walked: Vec<u32>,
-    /// Position in the commit-graph (gix's, over every layer), when it holds the commit.
+    /// Position in gix's reading of the commit-graph: a hint for the Bloom filters' lookup.
     position: Option<u32>,
     /// Generation number from the commit-graph; `u32::MAX` (git's infinity) without one.
     generation: u32,
@@ -166,115 +166,52 @@ struct Walk<'r> {
     nodes: Vec<Node>,
     index: gix::hashtable::HashMap<ObjectId, u32>,
     buf: Vec<u8>,
+    compare: Compare<'r>,
+    /// Commit objects read ahead on another core (a path walk without a commit-graph).
+    prefetch: Option<super::prefetch::Prefetch>,
+    /// Where reading ahead would start, once the walk has read [`READ_AHEAD_AFTER`] objects.
+    read_ahead_from: Option<ObjectId>,
+    objects_read: usize,
+}
+
+/// Commit objects a walk reads itself before it is deemed long enough to read ahead for: a
+/// page filled within the newest commits never pays for the thread's setup.
+const READ_AHEAD_AFTER: usize = 256;
+
+/// What git's `rev_compare_tree` reads to tell whether a commit changed the path: the path's
+/// entry in trees, and first the commit-graph's changed-path Bloom filters.
+pub(super) struct Compare<'r> {
+    repo: &'r gix::Repository,
+    buf: Vec<u8>,
     /// The entry (id and mode) of the filter's path component at each depth, by tree.
     entries: std::collections::HashMap<(ObjectId, usize), Option<(ObjectId, u16)>>,
     /// The commit-graph's changed-path filters and the filter path's keys, when both exist.
     bloom: Option<(std::sync::Arc<super::bloom::Graph>, super::bloom::Keys)>,
 }
 
-impl<'r> Walk<'r> {
-    fn new(repo: &'r gix::Repository) -> Walk<'r> {
-        Walk {
-            repo,
-            graph: repo.commit_graph_if_enabled().ok().flatten(),
-            nodes: Vec::new(),
-            index: Default::default(),
-            buf: Vec::new(),
-            entries: Default::default(),
-            bloom: None,
-        }
+impl<'r> Compare<'r> {
+    pub(super) fn new(repo: &'r gix::Repository) -> Compare<'r> {
+        Compare { repo, buf: Vec::new(), entries: Default::default(), bloom: None }
     }
 
     /// Reads the commit-graph's changed-path filters for `path`, when there are any.
-    fn use_bloom(&mut self, path: Option<&[Vec<u8>]>) {
-        if let (Some(path), Some(_)) = (path, &self.graph) {
+    pub(super) fn use_bloom(&mut self, path: Option<&[Vec<u8>]>, graph: bool) {
+        if let (Some(path), true) = (path, graph) {
             let objects = self.repo.common_dir().join("objects");
             self.bloom = super::bloom::load(&objects).map(|graph| (graph, super::bloom::Keys::new(path)));
         }
     }
 
-    fn lookup(&mut self, id: ObjectId) -> u32 {
-        if let Some(&i) = self.index.get(&id) {
-            return i;
-        }
-        let i = self.nodes.len() as u32;
-        self.nodes.push(Node {
-            id,
-            time: 0,
-            tree: ObjectId::null(id.kind()),
-            parents: Vec::new(),
-            walked: Vec::new(),
-            position: None,
-            generation: u32::MAX,
-            parsed: false,
-            seen: false,
-            treesame: false,
-        });
-        self.index.insert(id, i);
-        i
-    }
-
-    /// Parents, committer date and root tree of node `i`, from the commit-graph when it has
-    /// the commit, else from the object.
-    fn parse(&mut self, i: u32) -> Result<(), Error> {
-        if self.nodes[i as usize].parsed {
-            return Ok(());
-        }
-        let id = self.nodes[i as usize].id;
-        let mut parents = Vec::new();
-        let mut from_graph = None;
-        let mut position = None;
-        let mut generation = u32::MAX;
-        if let Some(graph) = &self.graph {
-            position = graph.lookup(id).map(|p| p.0);
-            if let Some(commit) = graph.commit_by_id(id) {
-                let ok: Result<(), _> =
-                    commit.iter_parents().try_for_each(|p| p.map(|pos| parents.push(graph.id_at(pos).to_owned())));
-                if ok.is_ok() {
-                    let time = i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX);
-                    from_graph = Some((time, commit.root_tree_id().to_owned()));
-                    generation = commit.generation();
-                } else {
-                    parents.clear();
-                }
-            }
-        }
-        let (time, tree) = match from_graph {
-            Some(found) => found,
-            None => {
-                let iter = self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| Error::NotACommit(id))?;
-                let (mut time, mut tree) = (None, None);
-                for token in iter {
-                    match token.map_err(|e| Error::Decode { id, source: boxed(e) })? {
-                        Token::Tree { id } => tree = Some(id),
-                        Token::Parent { id } => parents.push(id),
-                        Token::Committer { signature } => {
-                            time = Some(signature.seconds());
-                            break;
-                        }
-                        _ => {}
-                    }
-                }
-                let missing = |what: &str| Error::Decode { id, source: format!("the commit has no {what}").into() };
-                (time.ok_or_else(|| missing("committer"))?, tree.ok_or_else(|| missing("tree"))?)
-            }
-        };
-        let parents: Vec<u32> = parents.into_iter().map(|p| self.lookup(p)).collect();
-        let node = &mut self.nodes[i as usize];
-        node.time = time;
-        node.tree = tree;
-        node.walked = parents.clone();
-        node.parents = parents;
-        node.position = position.filter(|_| from_graph.is_some());
-        node.generation = if from_graph.is_some() { generation } else { u32::MAX };
-        node.parsed = true;
-        Ok(())
+    /// Whether the filter of commit `id` says it certainly left the path as its first parent
+    /// had it; `hint` is its position in gix's reading of the commit-graph, when known.
+    pub(super) fn certainly_unchanged(&self, id: &gix::oid, hint: Option<u32>) -> bool {
+        self.bloom.as_ref().is_some_and(|(graph, keys)| graph.certainly_unchanged_at(id, hint, keys))
     }
 
     /// The entry at `path` in tree `tree` (id and mode). Each level's answer is kept by
     /// (tree, depth): consecutive commits share most subtrees, so a commit usually costs one
     /// read of its root tree.
-    fn entry(&mut self, tree: ObjectId, path: &[Vec<u8>]) -> Result<Option<(ObjectId, u16)>, Error> {
+    pub(super) fn entry(&mut self, tree: ObjectId, path: &[Vec<u8>]) -> Result<Option<(ObjectId, u16)>, Error> {
         if self.entries.len() >= ENTRY_CACHE_MAX {
             // Only a cache: a walk through a long history starts it afresh now and then.
             self.entries.clear();
@@ -312,43 +249,186 @@ impl<'r> Walk<'r> {
         Ok(found)
     }
 
+    /// git's `try_to_simplify_commit` for a commit whose root tree is `tree`, with `parents`
+    /// parents: `parent(n)` reads the `n`th and answers its root tree and whether it is relevant
+    /// (git's `relevant_commit`: always in an unlimited walk). A commit TREESAME to a relevant
+    /// parent walks on that (first such) parent alone; TREESAME to an irrelevant one, it keeps
+    /// them all. The first parent is asked of the Bloom filter first, as git asks it.
+    fn simplify(
+        &mut self,
+        path: &[Vec<u8>],
+        commit: &super::range::Commit,
+        parents: usize,
+        first_parent: bool,
+        parent: &mut dyn FnMut(usize) -> Result<(ObjectId, bool), Error>,
+    ) -> Result<super::range::Simplified, Error> {
+        use super::range::Simplified;
+        if parents == 0 {
+            let treesame = self.entry(commit.tree, path)?.is_none();
+            return Ok(Simplified { keep: None, treesame });
+        }
+        let mut own = None;
+        let (mut relevant_parents, mut relevant_change, mut irrelevant_change) = (0, false, false);
+        for n in 0..parents {
+            if n == 1 && first_parent {
+                break;
+            }
+            let (theirs, relevant) = parent(n)?;
+            relevant_parents += usize::from(relevant);
+            let same = if n == 0 && self.certainly_unchanged(&commit.id, commit.position) {
+                true
+            } else {
+                let own = match own {
+                    Some(own) => own,
+                    None => *own.insert(self.entry(commit.tree, path)?),
+                };
+                self.entry(theirs, path)? == own
+            };
+            match (same, relevant) {
+                (true, true) => return Ok(Simplified { keep: Some(n), treesame: true }),
+                (true, false) => {}
+                (false, true) => relevant_change = true,
+                (false, false) => irrelevant_change = true,
+            }
+        }
+        let treesame = if relevant_parents > 0 { !relevant_change } else { !irrelevant_change };
+        Ok(Simplified { keep: None, treesame })
+    }
+}
+
+impl<'r> Walk<'r> {
+    fn new(repo: &'r gix::Repository) -> Walk<'r> {
+        Walk {
+            repo,
+            graph: repo.commit_graph_if_enabled().ok().flatten(),
+            nodes: Vec::new(),
+            index: Default::default(),
+            buf: Vec::new(),
+            compare: Compare::new(repo),
+            prefetch: None,
+            read_ahead_from: None,
+            objects_read: 0,
+        }
+    }
+
+    /// Reads the commit-graph's changed-path filters for `path`, when there are any.
+    fn use_bloom(&mut self, path: Option<&[Vec<u8>]>) {
+        self.compare.use_bloom(path, self.graph.is_some());
+    }
+
+    fn lookup(&mut self, id: ObjectId) -> u32 {
+        if let Some(&i) = self.index.get(&id) {
+            return i;
+        }
+        let i = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            id,
+            time: 0,
+            tree: ObjectId::null(id.kind()),
+            parents: Vec::new(),
+            walked: Vec::new(),
+            position: None,
+            generation: u32::MAX,
+            parsed: false,
+            seen: false,
+            treesame: false,
+        });
+        self.index.insert(id, i);
+        i
+    }
+
+    /// Parents, committer date and root tree of node `i`, from the commit-graph when it has
+    /// the commit, else from the object.
+    fn parse(&mut self, i: u32) -> Result<(), Error> {
+        if self.nodes[i as usize].parsed {
+            return Ok(());
+        }
+        let id = self.nodes[i as usize].id;
+        let mut parents = Vec::new();
+        let mut from_graph = None;
+        let mut generation = u32::MAX;
+        let mut position = None;
+        if let Some(graph) = &self.graph {
+            if let Some(at) = graph.lookup(id) {
+                let commit = graph.commit_at(at);
+                position = Some(at.0);
+                let ok: Result<(), _> =
+                    commit.iter_parents().try_for_each(|p| p.map(|pos| parents.push(graph.id_at(pos).to_owned())));
+                if ok.is_ok() {
+                    let time = i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX);
+                    from_graph = Some((time, commit.root_tree_id().to_owned()));
+                    generation = commit.generation();
+                } else {
+                    parents.clear();
+                }
+            }
+        }
+        let (time, tree) = match from_graph {
+            Some(found) => found,
+            None => {
+                self.objects_read += 1;
+                if self.objects_read == READ_AHEAD_AFTER {
+                    if let Some(tip) = self.read_ahead_from.take() {
+                        self.prefetch = super::prefetch::Prefetch::start(self.repo, tip, READ_AHEAD_AFTER);
+                    }
+                }
+                let iter = match self.prefetch.as_ref().and_then(|p| p.take(&id)) {
+                    Some(read_ahead) => {
+                        self.buf = read_ahead;
+                        gix::objs::CommitRefIter::from_bytes(&self.buf, id.kind())
+                    }
+                    None => {
+                        self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| Error::NotACommit(id))?
+                    }
+                };
+                let (mut time, mut tree) = (None, None);
+                for token in iter {
+                    match token.map_err(|e| Error::Decode { id, source: boxed(e) })? {
+                        Token::Tree { id } => tree = Some(id),
+                        Token::Parent { id } => parents.push(id),
+                        Token::Committer { signature } => {
+                            time = Some(signature.seconds());
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                let missing = |what: &str| Error::Decode { id, source: format!("the commit has no {what}").into() };
+                (time.ok_or_else(|| missing("committer"))?, tree.ok_or_else(|| missing("tree"))?)
+            }
+        };
+        let parents: Vec<u32> = parents.into_iter().map(|p| self.lookup(p)).collect();
+        let node = &mut self.nodes[i as usize];
+        node.time = time;
+        node.tree = tree;
+        node.walked = parents.clone();
+        node.parents = parents;
+        node.generation = if from_graph.is_some() { generation } else { u32::MAX };
+        node.position = position;
+        node.parsed = true;
+        Ok(())
+    }
+
     /// git's `try_to_simplify_commit` for node `i` (parsed): marks it TREESAME and narrows the
     /// parents it walks on.
     fn simplify(&mut self, i: u32, filter: &Filter) -> Result<(), Error> {
         let Some(path) = &filter.path else { return Ok(()) };
-        let parents = self.nodes[i as usize].parents.clone();
-        // git asks the changed-path filter first, for the first parent only.
-        if let (Some(&first), Some(position), Some((graph, keys))) =
-            (parents.first(), self.nodes[i as usize].position, &self.bloom)
-        {
-            if graph.certainly_unchanged(position, keys) {
-                let node = &mut self.nodes[i as usize];
-                node.walked = vec![first];
-                node.treesame = true;
-                return Ok(());
-            }
+        let node = &self.nodes[i as usize];
+        let commit = super::range::Commit { id: node.id, tree: node.tree, position: node.position };
+        let parents = node.parents.clone();
+        let mut compare = std::mem::replace(&mut self.compare, Compare::new(self.repo));
+        let mut parent = |n: usize| -> Result<(ObjectId, bool), Error> {
+            self.parse(parents[n])?;
+            Ok((self.nodes[parents[n] as usize].tree, true))
+        };
+        let simplified = compare.simplify(path, &commit, parents.len(), filter.first_parent, &mut parent);
+        self.compare = compare;
+        let simplified = simplified?;
+        let node = &mut self.nodes[i as usize];
+        node.treesame = simplified.treesame;
+        if let Some(k) = simplified.keep {
+            node.walked = vec![parents[k]];
         }
-        let own = self.entry(self.nodes[i as usize].tree, path)?;
-        if parents.is_empty() {
-            self.nodes[i as usize].treesame = own.is_none();
-            return Ok(());
-        }
-        let mut changed = false;
-        for (n, &p) in parents.iter().enumerate() {
-            if n == 1 && filter.first_parent {
-                break;
-            }
-            self.parse(p)?;
-            let theirs = self.entry(self.nodes[p as usize].tree, path)?;
-            if theirs == own {
-                let node = &mut self.nodes[i as usize];
-                node.walked = vec![p];
-                node.treesame = true;
-                return Ok(());
-            }
-            changed = true;
-        }
-        self.nodes[i as usize].treesame = !changed;
         Ok(())
     }
 
@@ -387,6 +467,11 @@ pub fn page(
 ) -> Result<Option<Vec<ObjectId>>, Error> {
     let mut walk = Walk::new(repo);
     walk.use_bloom(filter.path.as_deref());
+    // A path walk reads commits until the page is full of ones that changed the path: often
+    // much of the history. Without a commit-graph its commits are read ahead on another core.
+    if let (Some(_), None, Some(&tip)) = (&filter.path, &walk.graph, tips.first()) {
+        walk.read_ahead_from = Some(tip);
+    }
     if filter.topo && filter.since.is_none() && walk.graph.is_some() {
         return Topo::new(walk).page(tips, filter, window, deadline);
     }
@@ -667,9 +752,12 @@ fn topological(walk: &Walk<'_>, order: &[u32]) -> Vec<u32> {
     out
 }
 
-/// The commits of a range that [`page`]'s filters list (each commit judged against its own
-/// parents), within `window`; `None` past `deadline`. `tips` are git's command line: `from..to`
-/// is `[(from, true), (to, false)]`, `a...b` the merge bases excluded, then `a` and `b`.
+/// The commits of a range that [`page`]'s filters list, within `window`; `None` past
+/// `deadline`. `tips` are git's command line: `from..to` is `[(from, true), (to, false)]`,
+/// `a...b` the merge bases excluded, then `a` and `b`. The walk is git's limited walk
+/// ([`super::range`]) with, for a path, its history simplification: a merge TREESAME to a
+/// relevant parent walks on that parent alone, so what only its other parents brought in is not
+/// listed (`git log a..b -- path`).
 pub fn range_page(
     repo: &gix::Repository,
     tips: &[(ObjectId, bool)],
@@ -677,22 +765,25 @@ pub fn range_page(
     window: Window,
     deadline: Instant,
 ) -> Result<Option<Vec<ObjectId>>, Error> {
-    let Some(ids) = super::range::ids_of(repo, tips, deadline)? else { return Ok(None) };
+    let mut compare = Compare::new(repo);
+    let graph = repo.commit_graph_if_enabled().ok().flatten().is_some();
+    compare.use_bloom(filter.path.as_deref(), graph);
+    let mut simplify = RangeSimplify { compare, filter };
+    let walked = super::range::simplified_ids(repo, tips, filter.since, filter.first_parent, &mut simplify, deadline)?;
+    let Some(walked) = walked else { return Ok(None) };
     let mut walk = Walk::new(repo);
-    walk.use_bloom(filter.path.as_deref());
     let (mut skip, mut out) = (window.skip, Vec::new());
-    for id in ids {
+    for (id, time, treesame) in walked {
         if out.len() >= window.take {
             break;
         }
-        let i = walk.lookup(id);
-        walk.parse(i)?;
-        if filter.since.is_some_and(|since| walk.nodes[i as usize].time < since) {
+        if treesame || filter.until.is_some_and(|until| time > until) {
             continue;
         }
-        walk.simplify(i, filter)?;
-        if !walk.listed(i, filter)? {
-            continue;
+        if let Some(author) = &filter.author {
+            if !walk.authored_by(id, author)? {
+                continue;
+            }
         }
         if skip > 0 {
             skip -= 1;
@@ -701,6 +792,27 @@ pub fn range_page(
         out.push(id);
     }
     Ok(Some(out))
+}
+
+/// The path's history simplification, as the range walk asks it of each interesting commit.
+struct RangeSimplify<'a, 'r> {
+    compare: Compare<'r>,
+    filter: &'a Filter,
+}
+
+impl super::range::Simplify for RangeSimplify<'_, '_> {
+    fn simplify(
+        &mut self,
+        commit: &super::range::Commit,
+        parents: usize,
+        parent: &mut dyn FnMut(usize) -> Result<(ObjectId, bool), super::range::RangeError>,
+    ) -> Result<super::range::Simplified, BoxError> {
+        let Some(path) = &self.filter.path else {
+            return Ok(super::range::Simplified { keep: None, treesame: false });
+        };
+        let mut parent = |n: usize| parent(n).map_err(Error::from);
+        self.compare.simplify(path, commit, parents, self.filter.first_parent, &mut parent).map_err(boxed)
+    }
 }
 
 /// The tips of `git log --all`: every reference that peels to a commit, in name order, then

@@ -58,6 +58,12 @@ pub enum RangeError {
     },
     #[error("cannot read the references")]
     References(#[source] BoxError),
+    #[error("cannot compare the trees of commit {id} with its parents'")]
+    Simplify {
+        id: ObjectId,
+        #[source]
+        source: BoxError,
+    },
 }
 
 /// Equal when they are the same failure and say the same (causes are not compared).
@@ -87,6 +93,10 @@ const DEADLINE_EVERY: usize = 1024;
 struct Node {
     id: ObjectId,
     time: i64,
+    /// The root tree, for a path-limited walk's [`Simplify`].
+    tree: ObjectId,
+    /// Position in the commit-graph, when it answered for the commit (a hint for [`Simplify`]).
+    position: Option<u32>,
     /// `start..end` in [`Walk::parents`].
     parents: (u32, u32),
     /// Index in [`Reader::authors`], when kept and read.
@@ -95,6 +105,10 @@ struct Node {
     detail: Option<u32>,
     parsed: bool,
     uninteresting: bool,
+    /// An excluded tip (git's `BOTTOM`): relevant to history simplification though uninteresting.
+    bottom: bool,
+    /// TREESAME to the parent it walks on, by [`Simplify`]: not listed.
+    treesame: bool,
     /// Queued once (git's `SEEN`); it is never queued again.
     seen: bool,
     in_queue: bool,
@@ -151,6 +165,8 @@ struct Detail {
 /// What the reader returns for one commit besides its parents.
 struct Read {
     time: i64,
+    tree: ObjectId,
+    position: Option<u32>,
     author: Option<u32>,
     detail: Option<u32>,
 }
@@ -164,6 +180,8 @@ struct Reader<'r> {
     buf: Vec<u8>,
     authors: Option<Authors>,
     details: Option<Vec<Detail>>,
+    /// Commit objects read ahead on another core (no commit-graph, a walk of many commits).
+    prefetch: Option<super::prefetch::Prefetch>,
 }
 
 impl Reader<'_> {
@@ -171,23 +189,32 @@ impl Reader<'_> {
     /// details when they are kept and the object was read.
     fn read(&mut self, id: ObjectId, out: &mut Vec<ObjectId>) -> Result<Read, RangeError> {
         if let Some(graph) = &self.graph {
-            if let Some(commit) = graph.commit_by_id(id) {
+            if let Some(position) = graph.lookup(id) {
+                let commit = graph.commit_at(position);
                 let before = out.len();
                 let parents: Result<(), _> =
                     commit.iter_parents().try_for_each(|p| p.map(|pos| out.push(graph.id_at(pos).to_owned())));
                 if parents.is_ok() {
                     let time = i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX);
-                    return Ok(Read { time, author: None, detail: None });
+                    let tree = commit.root_tree_id().to_owned();
+                    return Ok(Read { time, tree, position: Some(position.0), author: None, detail: None });
                 }
                 // A damaged graph: the object says the same, slower.
                 out.truncate(before);
             }
         }
-        let iter = self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| RangeError::NotACommit(id))?;
-        let (mut time, mut author) = (None, None);
+        let iter = match self.prefetch.as_ref().and_then(|p| p.take(&id)) {
+            Some(read_ahead) => {
+                self.buf = read_ahead;
+                gix::objs::CommitRefIter::from_bytes(&self.buf, id.kind())
+            }
+            None => self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| RangeError::NotACommit(id))?,
+        };
+        let (mut time, mut author, mut tree) = (None, None, None);
         let mut detail = self.details.is_some().then(Detail::default);
         for token in iter {
             match token.map_err(|e| RangeError::Decode { id, source: boxed(e) })? {
+                Token::Tree { id } => tree = Some(id),
                 Token::Parent { id } => out.push(id),
                 Token::Author { signature } => {
                     let signature = signature.trim();
@@ -214,6 +241,7 @@ impl Reader<'_> {
             }
         }
         let time = time.ok_or_else(|| RangeError::Decode { id, source: "the commit has no committer".into() })?;
+        let tree = tree.ok_or_else(|| RangeError::Decode { id, source: "the commit has no tree".into() })?;
         let detail = match (detail, &mut self.details) {
             (Some(detail), Some(details)) => {
                 details.push(detail);
@@ -221,7 +249,7 @@ impl Reader<'_> {
             }
             _ => None,
         };
-        Ok(Read { time, author, detail })
+        Ok(Read { time, tree, position: None, author, detail })
     }
 }
 
@@ -247,11 +275,15 @@ impl Walk<'_> {
         self.nodes.push(Node {
             id,
             time: 0,
+            tree: ObjectId::null(id.kind()),
+            position: None,
             parents: (0, 0),
             author: None,
             detail: None,
             parsed: false,
             uninteresting: false,
+            bottom: false,
+            treesame: false,
             seen: false,
             in_queue: false,
         });
@@ -273,6 +305,8 @@ impl Walk<'_> {
         }
         let node = &mut self.nodes[i as usize];
         node.time = read.time;
+        node.tree = read.tree;
+        node.position = read.position;
         node.author = read.author;
         node.detail = read.detail;
         node.parents = (start, self.parents.len() as u32);
@@ -320,9 +354,36 @@ impl Walk<'_> {
         }
     }
 
-    /// `process_parents`: parse each parent, pass on the paint, queue the ones not yet seen.
-    fn process_parents(&mut self, i: u32) -> Result<(), RangeError> {
+    /// `process_parents`: parse each parent, pass on the paint, queue the ones not yet seen. An
+    /// interesting commit is first simplified (git's `try_to_simplify_commit`), which may narrow
+    /// its parents to the one it is TREESAME to; with `first_parent` it walks on its first alone.
+    fn process_parents(
+        &mut self,
+        i: u32,
+        simplify: Option<&mut (dyn Simplify + '_)>,
+        first_parent: bool,
+    ) -> Result<(), RangeError> {
         let uninteresting = self.nodes[i as usize].uninteresting;
+        if let (false, Some(simplify)) = (uninteresting, simplify) {
+            let parents = self.parents_of(i);
+            let node = &self.nodes[i as usize];
+            let commit = Commit { id: node.id, tree: node.tree, position: node.position };
+            let mut parent = |n: usize| -> Result<(ObjectId, bool), RangeError> {
+                let p = self.parents[parents.start + n];
+                self.parse(p)?;
+                let node = &self.nodes[p as usize];
+                Ok((node.tree, !node.uninteresting || node.bottom))
+            };
+            let simplified = simplify
+                .simplify(&commit, parents.len(), &mut parent)
+                .map_err(|source| RangeError::Simplify { id: commit.id, source })?;
+            let node = &mut self.nodes[i as usize];
+            node.treesame = simplified.treesame;
+            if let Some(k) = simplified.keep {
+                let start = node.parents.0 + k as u32;
+                node.parents = (start, start + 1);
+            }
+        }
         for k in self.parents_of(i) {
             let p = self.parents[k];
             if uninteresting {
@@ -335,9 +396,42 @@ impl Walk<'_> {
             if !self.nodes[p as usize].seen {
                 self.enqueue(p);
             }
+            if first_parent && !uninteresting {
+                break;
+            }
         }
         Ok(())
     }
+}
+
+/// A commit as [`Simplify`] is shown it.
+pub struct Commit {
+    pub id: ObjectId,
+    pub tree: ObjectId,
+    /// Its position in the commit-graph, when the graph answered for it (a hint only).
+    pub position: Option<u32>,
+}
+
+/// What simplifying a commit decided.
+pub struct Simplified {
+    /// The one parent to walk on (TREESAME to it), or `None` for all of them.
+    pub keep: Option<usize>,
+    /// The commit is TREESAME: not listed.
+    pub treesame: bool,
+}
+
+/// git's `try_to_simplify_commit` for a path-limited range walk (`git log a..b -- path`), asked
+/// of every interesting commit before its parents are walked, as `limit_list` asks it.
+pub trait Simplify {
+    /// `parent(n)` reads the `n`th of `parents` parents and answers its root tree and whether it
+    /// is relevant (interesting, or an excluded tip: git's `relevant_commit`). Parents are read
+    /// only as asked, as git parses them.
+    fn simplify(
+        &mut self,
+        commit: &Commit,
+        parents: usize,
+        parent: &mut dyn FnMut(usize) -> Result<(ObjectId, bool), RangeError>,
+    ) -> Result<Simplified, BoxError>;
 }
 
 /// What [`walk()`] stops at besides the end of the range.
@@ -350,6 +444,17 @@ struct Bounds {
     authors: bool,
     /// Whether to keep the authors and messages of the commit objects read.
     details: bool,
+    /// `--since` (git's `max_age`): an older commit is painted uninteresting when it leaves the
+    /// queue.
+    max_age: Option<i64>,
+    /// `--first-parent`: interesting commits walk on their first parent alone.
+    first_parent: bool,
+}
+
+impl Bounds {
+    fn new() -> Bounds {
+        Bounds { limit: None, deadline: None, authors: false, details: false, max_age: None, first_parent: false }
+    }
 }
 
 /// The walk of `git rev-list` over `tips` (each with whether it is excluded, in the order given
@@ -359,14 +464,22 @@ fn walk<'r>(
     repo: &'r gix::Repository,
     tips: &[(ObjectId, bool)],
     bounds: Bounds,
+    mut simplify: Option<&mut (dyn Simplify + '_)>,
 ) -> Result<Option<(Walk<'r>, Vec<u32>)>, RangeError> {
     let graph = repo.commit_graph_if_enabled().ok().flatten();
+    // Walks that read every commit of a history or a changelog range (authors or details
+    // kept) read ahead from the newest tip when there is no commit-graph.
+    let prefetch = match (&graph, tips.iter().rev().find(|(_, excluded)| !excluded)) {
+        (None, Some(&(tip, _))) if bounds.authors || bounds.details => super::prefetch::Prefetch::start(repo, tip, 0),
+        _ => None,
+    };
     let reader = Reader {
         repo,
         graph,
         buf: Vec::new(),
         authors: bounds.authors.then(Authors::default),
         details: bounds.details.then(Vec::new),
+        prefetch,
     };
     let mut walk = Walk {
         reader,
@@ -385,6 +498,7 @@ fn walk<'r>(
         walk.parse(i)?;
         if excluded {
             walk.paint(i);
+            walk.nodes[i as usize].bottom = true;
             walk.mark_parents_uninteresting(i);
         }
     }
@@ -407,7 +521,10 @@ fn walk<'r>(
         if !walk.nodes[i as usize].uninteresting {
             walk.interesting_queued -= 1;
         }
-        walk.process_parents(i)?;
+        if bounds.max_age.is_some_and(|since| walk.nodes[i as usize].time < since) {
+            walk.paint(i);
+        }
+        walk.process_parents(i, simplify.as_deref_mut(), bounds.first_parent)?;
         if walk.nodes[i as usize].uninteresting {
             walk.mark_parents_uninteresting(i);
             // still_interesting
@@ -444,27 +561,31 @@ pub fn ids(
     first: usize,
     deadline: Instant,
 ) -> Result<Option<Vec<ObjectId>>, RangeError> {
-    let Some((walk, order)) = walk(
-        repo,
-        &[(from, true), (to, false)],
-        Bounds { limit: None, deadline: Some(deadline), authors: false, details: false },
-    )?
+    let Some((walk, order)) =
+        walk(repo, &[(from, true), (to, false)], Bounds { deadline: Some(deadline), ..Bounds::new() }, None)?
     else {
         return Ok(None);
     };
     Ok(Some(order.into_iter().take(first).map(|i| walk.nodes[i as usize].id).collect()))
 }
 
-/// What `git rev-list <tips>` prints (each tip with whether it is excluded, in command-line
-/// order); `None` when the clock passed `deadline` first.
-pub fn ids_of(
+/// A commit of [`simplified_ids`]' answer: id, committer date, TREESAME.
+pub type Walked = (ObjectId, i64, bool);
+
+/// What `git log [--since] [--first-parent] <tips> -- <path>` walks (each tip with whether it
+/// is excluded): the commits in output order, each with its committer date and whether
+/// `simplify` found it TREESAME; `None` when the clock passed `deadline` first.
+pub fn simplified_ids(
     repo: &gix::Repository,
     tips: &[(ObjectId, bool)],
+    since: Option<i64>,
+    first_parent: bool,
+    simplify: &mut dyn Simplify,
     deadline: Instant,
-) -> Result<Option<Vec<ObjectId>>, RangeError> {
-    let bounds = Bounds { limit: None, deadline: Some(deadline), authors: false, details: false };
-    let Some((walk, order)) = walk(repo, tips, bounds)? else { return Ok(None) };
-    Ok(Some(order.into_iter().map(|i| walk.nodes[i as usize].id).collect()))
+) -> Result<Option<Vec<Walked>>, RangeError> {
+    let bounds = Bounds { deadline: Some(deadline), max_age: since, first_parent, ..Bounds::new() };
+    let Some((walk, order)) = walk(repo, tips, bounds, Some(simplify))? else { return Ok(None) };
+    Ok(Some(order.into_iter().map(|i| &walk.nodes[i as usize]).map(|n| (n.id, n.time, n.treesame)).collect()))
 }
 
 /// The commits of `from..to` (everything reachable from `to` and not from `from`), newest first
@@ -476,8 +597,8 @@ pub fn commits(
     limit: usize,
 ) -> Result<Vec<RangeCommit>, RangeError> {
     let tips: Vec<(ObjectId, bool)> = from.map(|from| (from, true)).into_iter().chain([(to, false)]).collect();
-    let bounds = Bounds { limit: Some(limit), deadline: None, authors: false, details: true };
-    let Some((mut walk, order)) = walk(repo, &tips, bounds)? else {
+    let bounds = Bounds { limit: Some(limit), details: true, ..Bounds::new() };
+    let Some((mut walk, order)) = walk(repo, &tips, bounds, None)? else {
         return Ok(Vec::new());
     };
     // Commits the walk took from the commit-graph are read now, on every core when many.
@@ -526,8 +647,8 @@ pub struct Log {
 
 /// Every commit reachable from `tip`, in the order `git log <tip>` prints them.
 pub fn log(repo: &gix::Repository, tip: ObjectId) -> Result<Log, RangeError> {
-    let bounds = Bounds { limit: None, deadline: None, authors: true, details: false };
-    let Some((walk, order)) = walk(repo, &[(tip, false)], bounds)? else {
+    let bounds = Bounds { authors: true, ..Bounds::new() };
+    let Some((walk, order)) = walk(repo, &[(tip, false)], bounds, None)? else {
         return Ok(Log { commits: Vec::new(), authors: Authors::default() });
     };
     let commits = order

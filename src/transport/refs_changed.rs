@@ -1,5 +1,6 @@
 //! What follows a change of a repository's refs by a push: [`after_refs_changed`], the one call
-//! site for everything that must see the new refs (maintenance hooks onto it).
+//! site for everything that must see the new refs, maintenance included (queued, never waited
+//! for).
 //!
 //! What answers from refs today reads them from the repository on every request: branches,
 //! tags, the project's `empty_repo` and `default_branch`, every `ref` parameter. The answers
@@ -27,4 +28,7 @@ pub fn after_refs_changed(ctx: &Context, project: &Project, git_dir: &Path, comm
         crate::git::forget(&dir);
     }
     crate::git::forget(git_dir);
+    // The pushed commits and packs are maintained in the background (a new commit-graph
+    // layer with their Bloom filters, packs rolled up when they pile up).
+    ctx.maintenance.after_refs_changed(git_dir);
 }

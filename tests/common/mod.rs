@@ -224,7 +224,9 @@ fn now_nanos() -> u32 {
 /// its data in a new database there.
 pub fn open_instance(extra_config: Value) -> TestInstance {
     let dir = Arc::new(TempDir::new());
-    let mut config = json!({ "data_dir": dir.path().join("data") });
+    // Maintenance would rewrite the fixtures under the tests that compare them with git, so the
+    // tests turn it off unless they ask for it (tests/maintenance.rs does).
+    let mut config = json!({ "data_dir": dir.path().join("data"), "maintenance": {"enabled": false} });
     if let Some(server) = postgres_server().filter(|_| extra_config.get("store").is_none()) {
         config["store"] = json!({ "postgres": new_postgres_database(&server) });
     }

@@ -55,7 +55,7 @@ def test_404_until_generated_then_the_stored_report(server, users, projects):
     assert isinstance(report, dict)
     assert list(report) == ["size", "references", "objects", "commit_graph", "bitmap", "multi_pack_index",
                             "multi_pack_index_bitmap", "alternates", "is_object_pool", "last_full_repack",
-                            "updated_at"]
+                            "updated_at", "maintenance"]
     counts = dict(line.split(": ", 1) for line in git_out(projects, "count-objects", "-v").splitlines())
     assert report["objects"]["loose_objects_count"] == int(counts["count"])
     assert report["objects"]["packfile_count"] == int(counts["packs"])

@@ -26,7 +26,10 @@ pub fn delete(call: &Call, project: &str, branch: &str) -> ApiResult<Response> {
     }
     let who = users::identity(call, &user);
     match refs_write::delete(&scope.repo, &format!("refs/heads/{}", branch.name), branch.tip, &who) {
-        Ok(()) => Ok(Response::no_content()),
+        Ok(()) => {
+            call.refs_changed(&scope.project);
+            Ok(Response::no_content())
+        }
         Err(refs_write::Error::Changed) => Err(ApiError::validation(format!(
             "Failed to delete branch '{}': it moved while it was being deleted",
             branch.name

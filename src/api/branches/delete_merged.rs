@@ -36,5 +36,6 @@ pub fn delete_merged(call: &Call, project: &str) -> ApiResult<Response> {
             }
         }
     }
+    call.refs_changed(&scope.project);
     Ok(Response::json(202, &json!({"message": "202 Accepted"})))
 }

@@ -90,7 +90,10 @@ impl Write {
         };
         let mut rule = BranchRule::new(call, &project, &self.branch)?;
         match write::commit(&repo, &request, &[action], |moved| rule.allows(moved)) {
-            Ok(_) => Ok(()),
+            Ok(_) => {
+                call.refs_changed(&project);
+                Ok(())
+            }
             Err(e) => Err(push::refused(e, &self.branch, Wording::Files, rule)),
         }
     }

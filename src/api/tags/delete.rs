@@ -15,7 +15,10 @@ pub fn delete(call: &Call, project: &str, name: &str) -> ApiResult<Response> {
     let tag = find(&repo, name)?;
     let who = users::identity(call, &user);
     match refs_write::delete(&repo, &format!("refs/tags/{}", tag.name), tag.target, &who) {
-        Ok(()) => Ok(Response::no_content()),
+        Ok(()) => {
+            call.refs_changed(&project);
+            Ok(Response::no_content())
+        }
         Err(refs_write::Error::Changed) => Err(ApiError::validation(format!(
             "Failed to delete tag '{}': it moved while it was being deleted",
             tag.name

@@ -1,0 +1,199 @@
+//! The object database gix's blame reads: the repository's, except that a commit is shown with
+//! its parents *skipped over* where the blamed path certainly did not change. gix-blame reads
+//! no Bloom filter, and looks the path up afresh in every commit's trees (four tree reads a
+//! commit and as many for its parent, for a path three directories deep); git's blame asks the
+//! filter before diffing a commit against its first parent, and a commit that left the path as
+//! its first parent had it passes the whole blame on. A parent `P` is shown as `P'`, the first
+//! ancestor along first parents that did change the path as far as can be told cheaply: the
+//! commit-graph's changed-path filter says "certainly unchanged", or (without one, or where it
+//! says "maybe") the path's entry equals the first parent's, read with the entries of unchanged
+//! subtrees remembered (one root tree read a commit). Each commit between left the path as its
+//! first parent had it, so the path's entry in `P'` is `P`'s, and blame passes through them
+//! unchanged, as gix-blame would have passed it one commit at a time.
+//!
+//! Only the path's entry decides what gix-blame does with a parent, but for one case: a parent
+//! without the path (the file was added or renamed in the child), where gix-blame diffs the
+//! whole trees to find a rename's source. Such a parent is never skipped, so every diff it
+//! makes is against the real parent. Renames are also why [`super::file`] blames again without
+//! skipping when a line was followed to another path: the filters were asked for the blamed
+//! path only.
+//!
+//! Commits are shown as a commit object written anew (from the commit-graph, or from the
+//! commit object): tree, parents and committer date, which is all gix-blame reads of a commit.
+
+use super::super::log::Compare;
+use gix::objs::commit::ref_iter::Token;
+use gix::objs::{Find, FindHeader};
+use gix::ObjectId;
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// The repository's objects, with commits shown over skipped parents.
+pub struct Skipping<'r> {
+    repo: &'r gix::Repository,
+    graph: Option<gix::commitgraph::Graph>,
+    path: Vec<Vec<u8>>,
+    state: RefCell<State<'r>>,
+}
+
+/// What is read of a commit.
+#[derive(Clone)]
+struct Info {
+    tree: ObjectId,
+    parents: Vec<ObjectId>,
+    time: i64,
+    /// Its position in the commit-graph, when the graph holds it.
+    position: Option<u32>,
+}
+
+struct State<'r> {
+    compare: Compare<'r>,
+    /// Commits read so far.
+    commits: HashMap<ObjectId, Info>,
+    /// The parents each commit is shown with, once worked out.
+    shown: HashMap<ObjectId, Vec<ObjectId>>,
+    buf: Vec<u8>,
+}
+
+/// Tree, parents and committer date of the commit object `data`.
+fn parse(data: &[u8], kind: gix::hash::Kind) -> Option<Info> {
+    let (mut tree, mut parents, mut time) = (None, Vec::new(), None);
+    for token in gix::objs::CommitRefIter::from_bytes(data, kind) {
+        match token.ok()? {
+            Token::Tree { id } => tree = Some(id),
+            Token::Parent { id } => parents.push(id),
+            Token::Committer { signature } => {
+                time = Some(signature.seconds());
+                break;
+            }
+            _ => {}
+        }
+    }
+    Some(Info { tree: tree?, parents, time: time?, position: None })
+}
+
+impl<'r> Skipping<'r> {
+    /// The skipping view of `repo` for `path` (`/`-separated).
+    pub fn new(repo: &'r gix::Repository, path: &str) -> Skipping<'r> {
+        let graph = repo.commit_graph_if_enabled().ok().flatten();
+        let path: Vec<Vec<u8>> = path.split('/').map(|c| c.as_bytes().to_vec()).collect();
+        let mut compare = Compare::new(repo);
+        compare.use_bloom(Some(&path), graph.is_some());
+        let state = State { compare, commits: HashMap::new(), shown: HashMap::new(), buf: Vec::new() };
+        Skipping { repo, graph, path, state: RefCell::new(state) }
+    }
+
+    /// Commit `id` from the commit-graph, when it holds it.
+    fn in_graph(&self, id: &gix::oid) -> Option<Info> {
+        let graph = self.graph.as_ref()?;
+        let position = graph.lookup(id)?;
+        let commit = graph.commit_at(position);
+        let parents: Result<Vec<ObjectId>, _> =
+            commit.iter_parents().map(|p| p.map(|p| graph.id_at(p).to_owned())).collect();
+        Some(Info {
+            tree: commit.root_tree_id().to_owned(),
+            parents: parents.ok()?,
+            time: i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX),
+            position: Some(position.0),
+        })
+    }
+
+    /// Commit `id`, from the graph or its object; `None` when it cannot be read.
+    fn info(&self, state: &mut State<'r>, id: ObjectId) -> Option<Info> {
+        if let Some(info) = state.commits.get(&id) {
+            return Some(info.clone());
+        }
+        let info = match self.in_graph(&id) {
+            Some(info) => info,
+            None => {
+                let data = self.repo.objects.try_find(&id, &mut state.buf).ok()??;
+                if data.kind != gix::objs::Kind::Commit {
+                    return None;
+                }
+                parse(data.data, id.kind())?
+            }
+        };
+        state.commits.insert(id, info.clone());
+        Some(info)
+    }
+
+    /// The first parent of `id` when `id` certainly left the path as that parent had it (and
+    /// has the path).
+    fn unchanged(&self, state: &mut State<'r>, id: ObjectId, info: &Info) -> Option<ObjectId> {
+        let first = *info.parents.first()?;
+        if state.compare.certainly_unchanged(&id, info.position) {
+            return Some(first);
+        }
+        let own = state.compare.entry(info.tree, &self.path).ok()??;
+        let parent = self.info(state, first)?;
+        let theirs = state.compare.entry(parent.tree, &self.path).ok()?;
+        (theirs == Some(own)).then_some(first)
+    }
+
+    /// `P'` for parent `parent`: the first commit along first parents from it that did not
+    /// certainly leave the path unchanged; `parent` itself when that is `parent`, or when
+    /// `parent` lacks the path.
+    fn skip_from(&self, state: &mut State<'r>, parent: ObjectId) -> ObjectId {
+        let Some(info) = self.info(state, parent) else { return parent };
+        if !matches!(state.compare.entry(info.tree, &self.path), Ok(Some(_))) {
+            return parent;
+        }
+        let (mut current, mut info) = (parent, info);
+        while let Some(first) = self.unchanged(state, current, &info) {
+            let Some(next) = self.info(state, first) else { break };
+            (current, info) = (first, next);
+        }
+        current
+    }
+
+    /// Commit `id` (read as `info`) written anew with its shown parents, into `buffer`.
+    fn write_commit(&self, state: &mut State<'r>, id: &gix::oid, info: &Info, buffer: &mut Vec<u8>) {
+        let parents = match state.shown.get(id) {
+            Some(parents) => parents.clone(),
+            None => {
+                let shown: Vec<ObjectId> = info.parents.iter().map(|&p| self.skip_from(state, p)).collect();
+                state.shown.insert(id.to_owned(), shown.clone());
+                shown
+            }
+        };
+        let time = info.time;
+        buffer.clear();
+        buffer.extend_from_slice(format!("tree {}\n", info.tree).as_bytes());
+        for parent in parents {
+            buffer.extend_from_slice(format!("parent {parent}\n").as_bytes());
+        }
+        buffer.extend_from_slice(format!("author - <> {time} +0000\ncommitter - <> {time} +0000\n\n").as_bytes());
+    }
+}
+
+impl Find for Skipping<'_> {
+    fn try_find<'a>(&self, id: &gix::oid, buffer: &'a mut Vec<u8>) -> gix::Result<Option<gix::objs::Data<'a>>> {
+        let mut state = self.state.borrow_mut();
+        let state = &mut *state;
+        // A commit the graph holds is never inflated; other objects are read as they are,
+        // commits among them (known by their header) rewritten.
+        let known = state.commits.get(id).cloned().or_else(|| self.in_graph(id));
+        let info = match known {
+            Some(info) => info,
+            None => {
+                let header = self.repo.objects.try_header(id)?;
+                if header.is_none_or(|h| h.kind != gix::objs::Kind::Commit) {
+                    return self.repo.objects.try_find(id, buffer);
+                }
+                let Some(info) = self.info(state, id.to_owned()) else {
+                    return self.repo.objects.try_find(id, buffer);
+                };
+                info
+            }
+        };
+        state.commits.entry(id.to_owned()).or_insert_with(|| info.clone());
+        self.write_commit(state, id, &info, buffer);
+        Ok(Some(gix::objs::Data { kind: gix::objs::Kind::Commit, object_hash: id.kind(), data: buffer.as_slice() }))
+    }
+}
+
+impl FindHeader for Skipping<'_> {
+    fn try_header(&self, id: &gix::oid) -> gix::Result<Option<gix::objs::Header>> {
+        self.repo.objects.try_header(id)
+    }
+}

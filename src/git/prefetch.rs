@@ -1,0 +1,154 @@
+//! Commit objects inflated ahead of a walk, on a second core, for repositories without a
+//! commit-graph. A walk learns a commit's parents only once it has inflated it, so it reads one
+//! object after another; but git writes a pack's commits first, newest first, in about the
+//! order a walk from a tip meets them. A thread of its own goes through the pack's commits in
+//! that order from the tip's, inflating them into a map the walk takes them from; the walk
+//! inflates itself what is not (yet) there. The thread stays ahead of the walk (it skips to
+//! where the walk will be rather than redo what it has read), holds at most [`HELD_MAX`] bytes
+//! not yet taken, and stops when the walk is done with it (the [`Prefetch`] dropped).
+//!
+//! Only whole commits are read ahead (a commit stored as a delta is left to the walk), and only
+//! from the pack holding the tip.
+
+use gix::odb::pack;
+use gix::ObjectId;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Bytes of inflated commits waiting for the walk, at most.
+const HELD_MAX: usize = 16 << 20;
+/// How far ahead of the walk (in commits, pack order) the thread starts reading.
+const AHEAD: usize = 64;
+/// Entries of the pack ordered at a time (the commits are at its start).
+const CHUNK: usize = 8192;
+/// Non-commit entries in a row after the commits, past which the commits are taken to be over.
+const PAST_COMMITS: usize = 1024;
+/// Commits published to the map at a time.
+const BATCH: usize = 32;
+
+#[derive(Default)]
+struct Shared {
+    ready: Mutex<HashMap<ObjectId, Vec<u8>>>,
+    held: AtomicUsize,
+    /// Commits the walk has read (taken or inflated itself).
+    walked: AtomicUsize,
+    stop: AtomicBool,
+}
+
+/// The read-ahead of one walk; dropping it stops the thread.
+pub struct Prefetch {
+    shared: Arc<Shared>,
+}
+
+impl Prefetch {
+    /// Starts reading the commits of `repo` ahead of a walk from `tip` that has read `walked`
+    /// commits already; `None` on one core.
+    pub fn start(repo: &gix::Repository, tip: ObjectId, walked: usize) -> Option<Prefetch> {
+        if std::thread::available_parallelism().map_or(1, usize::from) < 2 {
+            return None;
+        }
+        let shared = Arc::new(Shared { walked: AtomicUsize::new(walked), ..Shared::default() });
+        let (objects, kind) = (repo.objects.store_ref().path().to_path_buf(), repo.object_hash());
+        let thread_shared = Arc::clone(&shared);
+        // Detached: it stops soon after the walk lets go; nothing waits for it.
+        std::thread::Builder::new()
+            .name("fc-prefetch".into())
+            .spawn(move || read_ahead(&objects, kind, tip, &thread_shared))
+            .ok()?;
+        Some(Prefetch { shared })
+    }
+
+    /// The inflated commit `id` when it was read ahead; counts one commit read by the walk.
+    pub fn take(&self, id: &gix::oid) -> Option<Vec<u8>> {
+        self.shared.walked.fetch_add(1, Ordering::Relaxed);
+        let taken = self.shared.ready.lock().unwrap_or_else(|p| p.into_inner()).remove(id)?;
+        self.shared.held.fetch_sub(taken.len(), Ordering::Relaxed);
+        Some(taken)
+    }
+}
+
+impl Drop for Prefetch {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The pack index and data file holding `tip`, and its index there.
+fn pack_of(objects: &Path, kind: gix::hash::Kind, tip: &gix::oid) -> Option<(pack::index::File, PathBuf, u32)> {
+    for entry in std::fs::read_dir(objects.join("pack")).ok()?.flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "idx") {
+            continue;
+        }
+        let Ok(index) = pack::index::File::at(&path, kind) else { continue };
+        if let Some(at) = index.lookup(tip) {
+            return Some((index, path.with_extension("pack"), at));
+        }
+    }
+    None
+}
+
+fn read_ahead(objects: &Path, kind: gix::hash::Kind, tip: ObjectId, shared: &Shared) {
+    let Some((index, pack_path, at)) = pack_of(objects, kind, &tip) else { return };
+    let Ok(data) = pack::data::File::at(&pack_path, kind) else { return };
+    let from = index.pack_offset_at_index(at);
+    let mut rest: Vec<(u64, u32)> = (0..index.num_objects())
+        .map(|i| (index.pack_offset_at_index(i), i))
+        .filter(|&(offset, _)| offset >= from)
+        .collect();
+    let mut inflate = gix::zlib::Inflate::default();
+    let (mut commits, mut past, mut batch) = (0usize, 0usize, Vec::with_capacity(BATCH));
+    while !rest.is_empty() {
+        // The next chunk of entries in pack order, without ordering the whole pack.
+        let n = CHUNK.min(rest.len());
+        if n < rest.len() {
+            rest.select_nth_unstable(n - 1);
+        }
+        let mut chunk: Vec<(u64, u32)> = rest.drain(..n).collect();
+        chunk.sort_unstable();
+        for (offset, i) in chunk {
+            if shared.stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let Ok(entry) = data.entry(offset) else { return };
+            if entry.header != pack::data::entry::Header::Commit {
+                past += 1;
+                if past > PAST_COMMITS && commits > 0 {
+                    publish(shared, &mut batch);
+                    return;
+                }
+                continue;
+            }
+            past = 0;
+            commits += 1;
+            // Where the walk is already, or about to be, it reads for itself.
+            if commits < shared.walked.load(Ordering::Relaxed) + AHEAD {
+                continue;
+            }
+            while shared.held.load(Ordering::Relaxed) > HELD_MAX {
+                if shared.stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+            let Ok(size) = usize::try_from(entry.decompressed_size) else { return };
+            let mut out = vec![0; size];
+            if data.decompress_entry(&entry, &mut inflate, &mut out).is_err() {
+                return;
+            }
+            batch.push((index.oid_at_index(i).to_owned(), out));
+            if batch.len() >= BATCH {
+                publish(shared, &mut batch);
+            }
+        }
+    }
+    publish(shared, &mut batch);
+}
+
+fn publish(shared: &Shared, batch: &mut Vec<(ObjectId, Vec<u8>)>) {
+    let bytes: usize = batch.iter().map(|(_, b)| b.len()).sum();
+    shared.held.fetch_add(bytes, Ordering::Relaxed);
+    shared.ready.lock().unwrap_or_else(|p| p.into_inner()).extend(batch.drain(..));
+}
