@@ -2,8 +2,10 @@
 client clones and pushes, protocol v0 and v2, and a 60 MiB push (sent chunked, as git sends
 any body over 1 MiB) leaves the host's memory flat: its resident size is sampled while the push
 streams through it, and must stay within a bound far below the push's size. What the core
-decides (permissions, protection, limits) is tested once, in tests/git_http.rs; here only the
-transport: bytes, chunked bodies, streamed answers, memory.
+decides (permissions, protection, limits) is tested in full once, in tests/git_http.rs; here
+the transport (bytes, chunked bodies, streamed answers, memory) and that its answers reach git
+through each host as git shows them: the credentials challenge of a private project, and
+GitLab's refusals of protected-branch pushes as `remote:` lines.
 """
 
 import os
@@ -95,6 +97,59 @@ def test_clone_and_push(host, protocol):
     status, branch = host.json("GET", f"/api/v4/projects/gh%2Frepo/repository/branches/chunked-{protocol}",
                                token=host.token)
     assert status == 200 and branch["commit"]["id"] == rev(into, "HEAD")
+
+
+def test_credentials_and_protection_reach_git_through_the_host(host):
+    """A private project asks for credentials (401 and its challenge: git fails without
+    prompting); a Developer clones it with `oauth2:<token>`, pushes a branch and a tag, and is
+    refused the protected default branch, which a Maintainer then fast-forwards; the
+    Maintainer's force push to it is refused. Each refusal is GitLab's text on a `remote:` line,
+    and the branch stays where it was."""
+    server = host
+    server.admin("project", "add", "gh/private", "--repo", server.bare, "--visibility", "private")
+    tokens = {}
+    for user, level in (("dev", "30"), ("mona", "40")):
+        server.admin("user", "add", f"{user}-{server.kind}", "--email", f"{user}-{server.kind}@example.com")
+        server.admin("member", "add", "--project", "gh/private", "--user", f"{user}-{server.kind}",
+                     "--access-level", level)
+        tokens[user] = server.admin("token", "add", f"{user}-{server.kind}").json["token"]
+    private = f"{server.url}/gh/private.git"
+    with_token = lambda token: private.replace("http://", f"http://oauth2:{token}@", 1)  # noqa: E731
+
+    out = client(server, "clone", "-q", private, str(server.work / "anonymous"))
+    assert out.returncode != 0
+    assert "Authentication failed" in out.stderr or "could not read Username" in out.stderr, out.stderr
+
+    into = server.work / "developer"
+    out = client(server, "clone", "-q", with_token(tokens["dev"]), str(into))
+    assert out.returncode == 0, out.stderr
+    main_before = rev(server.bare, "main")
+    commit = ["git", "-C", str(into), "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q"]
+    subprocess.run([*commit, "--allow-empty", "-m", "developer"], check=True)
+
+    out = client(server, "push", with_token(tokens["dev"]), "HEAD:refs/heads/dev-topic", "HEAD:refs/tags/dev-tag",
+                 cwd=into)
+    assert out.returncode == 0, out.stderr
+    assert rev(server.bare, "dev-topic") == rev(into, "HEAD") == rev(server.bare, "dev-tag^{commit}")
+
+    out = client(server, "push", with_token(tokens["dev"]), "HEAD:main", cwd=into)
+    assert out.returncode != 0
+    assert "remote: GitLab: You are not allowed to push code to protected branches on this project." in out.stderr, \
+        out.stderr
+    assert "pre-receive hook declined" in out.stderr, out.stderr
+    assert rev(server.bare, "main") == main_before
+
+    out = client(server, "push", with_token(tokens["mona"]), "HEAD:main", cwd=into)
+    assert out.returncode == 0, out.stderr
+    main_before = rev(server.bare, "main")
+    assert main_before == rev(into, "HEAD")
+    subprocess.run(["git", "-C", str(into), "reset", "-q", "--hard", "HEAD~1"], check=True)
+    subprocess.run([*commit, "--allow-empty", "-m", "rewritten"], check=True)
+    out = client(server, "push", "--force", with_token(tokens["mona"]), "HEAD:main", cwd=into)
+    assert out.returncode != 0
+    assert "remote: GitLab: You are not allowed to force push code to a protected branch on this project." \
+        in out.stderr, out.stderr
+    assert rev(server.bare, "main") == main_before
 
 
 def test_another_host_sees_a_push_at_once(host):
