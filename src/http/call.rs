@@ -59,7 +59,7 @@ pub fn open(ctx: &Context, meta: Meta, method: &str, target: &str, headers: Vec<
         .find(|(name, _)| name.eq_ignore_ascii_case("content-length"))
         .and_then(|(_, value)| value.trim().parse::<u64>().ok());
     if announced.is_some_and(|length| length > ctx.config.limits.max_body_bytes as u64) {
-        return Opened::Answer(trace.finish(super::answer(Err(ApiError::PayloadTooLarge), method == "HEAD")));
+        return Opened::Answer(trace.finish(super::serve::answer(Err(ApiError::PayloadTooLarge), method == "HEAD")));
     }
     Opened::Body(Box::new(Buffered {
         trace: Some(trace),
@@ -162,7 +162,7 @@ impl BodySink for Buffered {
     fn write(&mut self, ctx: &Context, piece: &[u8]) -> Option<Response> {
         if self.body.len().saturating_add(piece.len()) > ctx.config.limits.max_body_bytes {
             self.body = Vec::new();
-            let response = super::answer(Err(ApiError::PayloadTooLarge), self.method == "HEAD");
+            let response = super::serve::answer(Err(ApiError::PayloadTooLarge), self.method == "HEAD");
             return Some(match self.trace.take() {
                 Some(trace) => trace.finish(response),
                 None => response,
@@ -180,7 +180,7 @@ impl BodySink for Buffered {
         let mut trace = trace.unwrap_or_else(|| Trace::begin(ctx, meta.peer, &method, &target, &headers));
         // The body may have arrived on other threads than this one: count this thread's work only.
         crate::observe::stats::take();
-        let response = super::serve_buffered(ctx, &mut trace, meta, &method, &target, headers, &body);
+        let response = super::serve::buffered(ctx, &mut trace, meta, &method, &target, headers, &body);
         trace.finish(response)
     }
 }

@@ -1,90 +1,26 @@
 //! The HTTP front door: a raw request (method, target, headers, body) in, a `Response` out.
 //!
-//! Owns parsing ([`request`]), routing ([`router`]) and turning errors into GitLab's status codes
-//! and bodies. It holds no behaviour of its own: every route calls one operation in `api`.
-//! The hosts (Python, Go) only carry bytes between a socket and [`handle`].
+//! Owns taking a request in ([`call`]: its body, piece by piece, and which route takes it),
+//! serving an `/api/v4` one ([`serve`]), parsing ([`request`]), routing ([`router`]) and turning
+//! errors into GitLab's status codes and bodies. It holds no behaviour of its own: every route
+//! calls one operation in `api`. The hosts (Python, Go) only carry bytes between a socket and
+//! [`call`]'s entry points.
 
 pub mod call;
 pub mod meta;
 pub mod request;
 pub mod router;
+mod serve;
 
-use crate::api::{self, Call, Origin};
-use crate::auth::Credentials;
 use crate::context::Context;
-use crate::error::ApiResult;
-use crate::observe::record::Trace;
-use crate::response::{Body, Response};
+use crate::response::Response;
 use meta::Meta;
-use request::Request;
 
-/// GitLab's `Cache-Control` for API answers (Grape's default through Rails): answers may depend
-/// on the caller's token, which a shared cache cannot see in `PRIVATE-TOKEN`, so none stores them.
-pub const CACHE_CONTROL: &str = "max-age=0, private, must-revalidate";
+pub use serve::CACHE_CONTROL;
 
 /// Serves one request whose body is at hand, from a host that said nothing about the
 /// connection (tests, benchmarks): [`call::respond`] with an empty [`Meta`]. Never panics on bad
 /// input; every failure is a GitLab-shaped response.
 pub fn handle(ctx: &Context, method: &str, target: &str, headers: Vec<(String, String)>, body: &[u8]) -> Response {
     call::respond(ctx, Meta::default(), method, target, headers, body)
-}
-
-/// Serves an `/api/v4` request whose whole body has arrived; `trace` learns its route, caller
-/// and parameters.
-fn serve_buffered(
-    ctx: &Context,
-    trace: &mut Trace,
-    meta: Meta,
-    method: &str,
-    target: &str,
-    headers: Vec<(String, String)>,
-    body: &[u8],
-) -> Response {
-    answer(serve(ctx, trace, meta, method, target, headers, body), method == "HEAD")
-}
-
-/// A route's result as the answer on the wire: errors as GitLab's bodies, no body for `HEAD`.
-fn answer(result: ApiResult<Response>, is_head: bool) -> Response {
-    let mut response = result.unwrap_or_else(|e| e.into_response());
-    if is_head {
-        response.body = Body::Bytes(Vec::new());
-    }
-    finish(response)
-}
-
-/// The headers every API answer carries, as GitLab sends them, set here once: `Cache-Control`
-/// (unless the route chose its own, as raw blobs do) and `X-Content-Type-Options: nosniff`.
-fn finish(mut response: Response) -> Response {
-    if response.header("Cache-Control").is_none() {
-        response.headers.push(("Cache-Control".into(), CACHE_CONTROL.into()));
-    }
-    if response.header("X-Content-Type-Options").is_none() {
-        response.headers.push(("X-Content-Type-Options".into(), "nosniff".into()));
-    }
-    response
-}
-
-fn serve(
-    ctx: &Context,
-    trace: &mut Trace,
-    meta: Meta,
-    method: &str,
-    target: &str,
-    headers: Vec<(String, String)>,
-    body: &[u8],
-) -> ApiResult<Response> {
-    let request = Request::parse(ctx, meta, method, target, headers, body)?;
-    let found = router::find(&request);
-    if let Ok((route, _)) = &found {
-        trace.set_route(route.template());
-    }
-    let credentials = Credentials::collect(request.headers(), &request.query);
-    let texts: Vec<&str> = credentials.personal.iter().chain(&credentials.job).map(String::as_str).collect();
-    trace.set_params(&request.params, &texts);
-    let base_url = api::base_url(ctx, request.header("host"));
-    let origin = Origin::request(&request.raw_path, &request.query_pairs);
-    let mut call = Call::from_client(ctx, &credentials, base_url, origin, trace.client)?;
-    trace.set_caller(&call.caller);
-    call.if_none_match = request.header("if-none-match").map(str::to_string);
-    router::dispatch(&call, &request, found)
 }
