@@ -14,6 +14,7 @@
 //! that closing the context while a body is arriving is answered, never a dangling reference.
 
 use super::meta::Meta;
+use super::request::Incoming;
 use crate::api::monitoring;
 use crate::context::Context;
 use crate::error::ApiError;
@@ -61,14 +62,8 @@ pub fn open(ctx: &Context, meta: Meta, method: &str, target: &str, headers: Vec<
     if announced.is_some_and(|length| length > ctx.config.limits.max_body_bytes as u64) {
         return Opened::Answer(trace.finish(super::serve::answer(Err(ApiError::PayloadTooLarge), method == "HEAD")));
     }
-    Opened::Body(Box::new(Buffered {
-        trace: Some(trace),
-        meta,
-        method: method.to_string(),
-        target: target.to_string(),
-        headers,
-        body: Vec::new(),
-    }))
+    let incoming = Incoming { meta, method: method.to_string(), target: target.to_string(), headers };
+    Opened::Body(Box::new(Buffered { trace: Some(trace), incoming, body: Vec::new() }))
 }
 
 /// The route template of a git over HTTP request (Workhorse's routes, without their regexps).
@@ -139,10 +134,7 @@ pub fn respond(
 struct Buffered {
     /// `None` once the request is answered.
     trace: Option<Trace>,
-    meta: Meta,
-    method: String,
-    target: String,
-    headers: Vec<(String, String)>,
+    incoming: Incoming,
     body: Vec<u8>,
 }
 
@@ -151,7 +143,7 @@ impl Drop for Buffered {
     /// its record names, then ends as 499.
     fn drop(&mut self) {
         if let Some(trace) = &mut self.trace {
-            if let Some(template) = super::router::template_for(&self.method, &self.target) {
+            if let Some(template) = super::router::template_for(&self.incoming.method, &self.incoming.target) {
                 trace.set_route(template);
             }
         }
@@ -162,7 +154,7 @@ impl BodySink for Buffered {
     fn write(&mut self, ctx: &Context, piece: &[u8]) -> Option<Response> {
         if self.body.len().saturating_add(piece.len()) > ctx.config.limits.max_body_bytes {
             self.body = Vec::new();
-            let response = super::serve::answer(Err(ApiError::PayloadTooLarge), self.method == "HEAD");
+            let response = super::serve::answer(Err(ApiError::PayloadTooLarge), self.incoming.method == "HEAD");
             return Some(match self.trace.take() {
                 Some(trace) => trace.finish(response),
                 None => response,
@@ -173,14 +165,13 @@ impl BodySink for Buffered {
     }
 
     fn finish(mut self: Box<Self>, ctx: &Context) -> Response {
-        let trace = self.trace.take();
-        let (meta, method, target) =
-            (std::mem::take(&mut self.meta), std::mem::take(&mut self.method), std::mem::take(&mut self.target));
-        let (headers, body) = (std::mem::take(&mut self.headers), std::mem::take(&mut self.body));
-        let mut trace = trace.unwrap_or_else(|| Trace::begin(ctx, meta.peer, &method, &target, &headers));
+        let (incoming, body) = (std::mem::take(&mut self.incoming), std::mem::take(&mut self.body));
+        let mut trace = self.trace.take().unwrap_or_else(|| {
+            Trace::begin(ctx, incoming.meta.peer, &incoming.method, &incoming.target, &incoming.headers)
+        });
         // The body may have arrived on other threads than this one: count this thread's work only.
         crate::observe::stats::take();
-        let response = super::serve::buffered(ctx, &mut trace, meta, &method, &target, headers, &body);
+        let response = super::serve::buffered(ctx, &mut trace, incoming, &body);
         trace.finish(response)
     }
 }

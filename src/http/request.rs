@@ -59,15 +59,20 @@ fn params_of(pairs: &[(String, String)]) -> Params {
     params
 }
 
+/// A request as the host handed it over, before its body: the connection's facts, the method
+/// and raw target as sent, and the headers.
+#[derive(Debug, Default)]
+pub struct Incoming {
+    pub meta: Meta,
+    pub method: String,
+    pub target: String,
+    pub headers: Vec<(String, String)>,
+}
+
 impl Request {
-    pub fn parse(
-        ctx: &Context,
-        meta: Meta,
-        method: &str,
-        target: &str,
-        headers: Vec<(String, String)>,
-        body: &[u8],
-    ) -> ApiResult<Request> {
+    pub fn parse(ctx: &Context, incoming: Incoming, body: &[u8]) -> ApiResult<Request> {
+        let Incoming { meta, method, target, headers } = incoming;
+        let (method, target) = (method.as_str(), target.as_str());
         if body.len() > ctx.config.limits.max_body_bytes {
             return Err(ApiError::PayloadTooLarge);
         }

@@ -2,8 +2,7 @@
 //! identified, its operation called, and the answer given GitLab's headers; the request's trace
 //! learns its route, caller and parameters on the way.
 
-use super::meta::Meta;
-use super::request::Request;
+use super::request::{Incoming, Request};
 use super::router;
 use crate::api::{self, Call, Origin};
 use crate::auth::Credentials;
@@ -18,16 +17,9 @@ pub const CACHE_CONTROL: &str = "max-age=0, private, must-revalidate";
 
 /// Serves an `/api/v4` request whose whole body has arrived; `trace` learns its route, caller
 /// and parameters.
-pub(super) fn buffered(
-    ctx: &Context,
-    trace: &mut Trace,
-    meta: Meta,
-    method: &str,
-    target: &str,
-    headers: Vec<(String, String)>,
-    body: &[u8],
-) -> Response {
-    answer(route_and_call(ctx, trace, meta, method, target, headers, body), method == "HEAD")
+pub(super) fn buffered(ctx: &Context, trace: &mut Trace, incoming: Incoming, body: &[u8]) -> Response {
+    let is_head = incoming.method == "HEAD";
+    answer(route_and_call(ctx, trace, incoming, body), is_head)
 }
 
 /// A route's result as the answer on the wire: errors as GitLab's bodies, no body for `HEAD`.
@@ -52,16 +44,8 @@ fn finish(mut response: Response) -> Response {
 }
 
 /// The operation `request` names, called for its caller.
-fn route_and_call(
-    ctx: &Context,
-    trace: &mut Trace,
-    meta: Meta,
-    method: &str,
-    target: &str,
-    headers: Vec<(String, String)>,
-    body: &[u8],
-) -> ApiResult<Response> {
-    let request = Request::parse(ctx, meta, method, target, headers, body)?;
+fn route_and_call(ctx: &Context, trace: &mut Trace, incoming: Incoming, body: &[u8]) -> ApiResult<Response> {
+    let request = Request::parse(ctx, incoming, body)?;
     let found = router::find(&request);
     if let Ok((route, _)) = &found {
         trace.set_route(route.template());
