@@ -50,6 +50,12 @@ pub enum Error {
         #[source]
         source: flate2::DecompressError,
     },
+    #[error("cannot read packed blob {id}")]
+    ReadPackedBlob {
+        id: gix::ObjectId,
+        #[source]
+        source: io::Error,
+    },
     #[error("cannot read loose blob {id}")]
     ReadLooseBlob {
         id: gix::ObjectId,

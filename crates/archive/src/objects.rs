@@ -20,7 +20,8 @@
 //!
 //! A blob of at least [`STREAM_BYTES`] stored whole (not as a delta) is not read into memory
 //! at all: [`Objects::load_blob`] answers where it is and [`BlobStream`] inflates it piece by
-//! piece, as often as the writer asks, checking the mapped pages as it goes. A large blob
+//! piece, as often as the writer asks, reading the pack with `pread` rather than through the
+//! mapping (its pages would stay resident once per reader). A large blob
 //! stored as a delta is inflated whole, as gix can only do.
 //!
 //! Objects the archive's packs cannot give (loose objects, packs reached through alternates or
@@ -47,7 +48,6 @@ const CHECK_BYTES: u64 = 512 << 10;
 /// Blobs at least this large are read piece by piece when stored whole.
 const STREAM_BYTES: u64 = 1 << 20;
 /// Compressed bytes read from a pack between two looks at the mapped pages while streaming.
-const STREAM_CHECK_BYTES: u64 = 1 << 20;
 /// Piece of a streamed blob.
 const PIECE: usize = 64 * 1024;
 /// Delta bases kept between objects (gix's default would be 96 MiB).
@@ -328,17 +328,26 @@ impl Objects {
         size: u64,
         sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
     ) -> io::Result<()> {
+        use std::os::unix::fs::FileExt;
         let wrong_size = || io::Error::from(Error::BlobSize { id, size });
-        let mut inflate = flate2::Decompress::new(true);
-        let mut out = vec![0u8; PIECE];
-        let (mut pos, mut since_check) = (data_offset, 0u64);
-        loop {
+        // Read with pread, not through the pack's mapping: pages read through a mapping stay
+        // resident for as long as it lives, once per reader (a hundred clients of one large
+        // blob would hold a hundred copies of what each has read); these reads only pass
+        // through the page cache.
+        let (path, pack_end) = {
             let data = &self.packs.get(pack).ok_or_else(wrong_size)?.data;
-            let end = (pos + PIECE as u64).min(data.pack_end() as u64);
-            let input = data.entry_slice(pos..end).ok_or_else(wrong_size)?;
+            (data.path().to_path_buf(), data.pack_end() as u64)
+        };
+        let file = std::fs::File::open(&path).map_err(|source| Error::ReadPackedBlob { id, source })?;
+        let mut inflate = flate2::Decompress::new(true);
+        let (mut input, mut out) = (vec![0u8; PIECE], vec![0u8; PIECE]);
+        let mut pos = data_offset;
+        loop {
+            let want = usize::try_from(pack_end.saturating_sub(pos)).unwrap_or(usize::MAX).min(PIECE);
+            let read = file.read_at(&mut input[..want], pos).map_err(|source| Error::ReadPackedBlob { id, source })?;
             let (before_in, before_out) = (inflate.total_in(), inflate.total_out());
             let status = inflate
-                .decompress(input, &mut out, flate2::FlushDecompress::None)
+                .decompress(&input[..read], &mut out, flate2::FlushDecompress::None)
                 .map_err(|source| Error::InflateBlob { id, source })?;
             let consumed = inflate.total_in() - before_in;
             let produced = (inflate.total_out() - before_out) as usize;
@@ -353,13 +362,6 @@ impl Objects {
                 return Err(wrong_size());
             }
             pos += consumed;
-            since_check += consumed;
-            if since_check >= STREAM_CHECK_BYTES {
-                since_check = 0;
-                if self.over_budget() {
-                    self.remap_pack_data();
-                }
-            }
         }
         if inflate.total_out() != size {
             return Err(wrong_size());
