@@ -66,6 +66,7 @@ type Config struct {
 	RateLimits  json.RawMessage `json:"rate_limits,omitempty"`
 	Features    json.RawMessage `json:"features,omitempty"`
 	Limits      json.RawMessage `json:"limits,omitempty"`
+	Maintenance json.RawMessage `json:"maintenance,omitempty"`
 }
 
 // Error is a failure the core answered (fc_open refusing a configuration): its HTTP status

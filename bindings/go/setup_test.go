@@ -96,6 +96,9 @@ func setup(dir string) (*fixture, error) {
 		DataDir:     f.dataDir,
 		ExternalURL: f.url,
 		Features:    json.RawMessage(`{"test_panic_route": true}`),
+		// The shared core outlives the tests' temporary repositories, which a maintenance run
+		// queued by their writes would still be writing in while they are removed.
+		Maintenance: json.RawMessage(`{"enabled": false}`),
 	})
 	if err != nil {
 		f.server.Listener.Close()
