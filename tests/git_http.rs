@@ -172,9 +172,16 @@ fn seeded(dir: &Path, path: &Path) {
     git(dir, &["clone", "-q", "--bare", &work.to_string_lossy(), &path.to_string_lossy()]);
 }
 
+/// A forge without maintenance: a repack after a test's push runs a pack-objects of its own,
+/// which the killed-clone test would take for the clone's.
 fn forge(limits: Value) -> Forge {
+    forge_with(limits, false)
+}
+
+fn forge_with(limits: Value, maintenance: bool) -> Forge {
     let dir = TempDir::new();
-    let mut config = json!({"data_dir": dir.path().join("data"), "limits": limits});
+    let mut config =
+        json!({"data_dir": dir.path().join("data"), "limits": limits, "maintenance": {"enabled": maintenance}});
     // On PostgreSQL (make test-rust-postgres), as a host of a cluster keeps its data.
     if let Some(server) = common::postgres_server() {
         config["store"] = json!({"postgres": common::new_postgres_database(&server)});
@@ -493,7 +500,7 @@ fn job_tokens_fetch_their_own_project_only() {
 #[test]
 fn a_first_push_fills_an_empty_repository() {
     let _serial = serial();
-    let forge = forge(json!({}));
+    let forge = forge_with(json!({}), true);
     let (status, project) = forge.api("/api/v4/projects/corp%2Fempty", &forge.maintainer);
     assert_eq!((status, &project["empty_repo"]), (200, &json!(true)), "{project}");
     let work = forge.dir.path().join("first");
@@ -507,7 +514,7 @@ fn a_first_push_fills_an_empty_repository() {
     let (status, branches) = forge.api("/api/v4/projects/corp%2Fempty/repository/branches", &forge.maintainer);
     assert_eq!(status, 200);
     assert_eq!(branches[0]["commit"]["id"], tip, "{branches}");
-    // The push queued maintenance (transport::after_refs_changed; on by default): the repository
+    // The push queued maintenance (transport::after_refs_changed): the repository
     // gets its commit-graph with changed-path Bloom filters, its run recorded as after a change.
     assert!(forge.ctx.maintenance.wait_idle(Duration::from_secs(60)));
     let empty = forge.dir.path().join("empty.git");
