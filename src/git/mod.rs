@@ -13,6 +13,7 @@ pub mod contributors;
 pub mod diff;
 pub mod error;
 pub mod fork_view;
+pub mod head_file;
 pub mod health;
 pub mod last_commit;
 pub mod log;
@@ -145,25 +146,6 @@ pub fn default_branch(git_dir: impl AsRef<Path>) -> Option<String> {
     Some(name.shorten().to_string())
 }
 
-/// What a repository's `HEAD` file says, read alone (no repository opened): `Some(branch)` when
-/// it names a branch (born or not), `Some(None)` when it names none (detached), `None` when
-/// there is no readable `HEAD`. For lists that show many projects' default branches, where
-/// opening every repository would cost more than the rest of each entry.
-pub fn head_file_branch(git_dir: impl AsRef<Path>) -> Option<Option<String>> {
-    use std::io::Read;
-    let mut text = Vec::with_capacity(64);
-    // A HEAD longer than this is no symbolic ref git writes.
-    std::fs::File::open(git_dir.as_ref().join("HEAD")).ok()?.take(4096).read_to_end(&mut text).ok()?;
-    let text = std::str::from_utf8(&text).ok()?;
-    let branch = text
-        .strip_prefix("ref:")
-        .map(|rest| rest.trim())
-        .and_then(|name| name.strip_prefix("refs/heads/"))
-        .filter(|name| !name.is_empty())
-        .map(str::to_string);
-    Some(branch)
-}
-
 /// Whether `text` may be looked up as a revision at all: not empty, not an option, no NUL,
 /// no control characters or whitespace, no reflog (`@{...}`), search or index form (`:`), no
 /// range (`..`), bounded. Everything else is "unknown" without touching the repository.
@@ -281,26 +263,7 @@ pub fn resolve_or_head(repo: &gix::Repository, revision: Option<&str>) -> Result
 
 #[cfg(test)]
 mod tests {
-    use super::{head_file_branch, plausible_revision, split_suffixes, Suffix};
-
-    #[test]
-    fn the_head_file_names_a_branch_or_none() {
-        let dir = std::env::temp_dir().join(format!("forgecore-head-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        assert_eq!(head_file_branch(&dir), None, "no HEAD");
-        for (text, expected) in [
-            ("ref: refs/heads/main\n", Some("main")),
-            ("ref: refs/heads/team/topic\n", Some("team/topic")),
-            ("ref:refs/heads/trunk", Some("trunk")),
-            ("0123456789012345678901234567890123456789\n", None),
-            ("ref: refs/tags/v1\n", None),
-            ("ref: refs/heads/\n", None),
-        ] {
-            std::fs::write(dir.join("HEAD"), text).unwrap();
-            assert_eq!(head_file_branch(&dir), Some(expected.map(str::to_string)), "{text:?}");
-        }
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
+    use super::{plausible_revision, split_suffixes, Suffix};
 
     #[test]
     fn suffixes_are_read_as_git_reads_them() {

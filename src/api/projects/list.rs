@@ -5,7 +5,7 @@
 //! the next page's `id_after`/`id_before` in `Link`). The database filters, orders and pages,
 //! so the cost of a page does not grow with the number of projects.
 
-use super::{details, View};
+use super::{details, Entity, View};
 use crate::api::{pagination, Call};
 use crate::auth::permissions::{self, ProjectAbility};
 use crate::auth::roles::{ACCESS_LEVELS, OWNER, REPORTER};
@@ -101,18 +101,17 @@ fn answer(call: &Call, params: &Params, group_ids: Option<Vec<i64>>) -> ApiResul
     };
     let rows = call.ctx.store.read(|db| projects::list(db, &query))?;
     let view = View { simple: simple || user.is_none(), with_access: user.is_some() && !simple, read_code: false };
+    let (full, last_id) = (rows.len() == page.per_page, rows.last().map(|last| last.project.id));
     let mut entities = Vec::with_capacity(rows.len());
-    for listed in &rows {
+    for listed in rows {
         entities.push(entity(call, listed, view)?);
     }
-    let mut response = Response::json(200, &Value::Array(entities));
+    let mut response = Response::json(200, &entities);
     if keyset {
-        if rows.len() == page.per_page {
-            if let Some(last) = rows.last() {
-                let key = if ascending { "id_after" } else { "id_before" };
-                let overrides = [("per_page", page.per_page.to_string()), (key, last.project.id.to_string())];
-                response.headers.push(pagination::keyset_next(call, &overrides));
-            }
+        if let (true, Some(last_id)) = (full, last_id) {
+            let key = if ascending { "id_after" } else { "id_before" };
+            let overrides = [("per_page", page.per_page.to_string()), (key, last_id.to_string())];
+            response.headers.push(pagination::keyset_next(call, &overrides));
         }
     } else {
         let total = call.ctx.store.read(|db| projects::count(db, &query))?;
@@ -138,7 +137,7 @@ fn empty(call: &Call, params: &Params, keyset: bool) -> Response {
 
 /// One listed project's entity for the caller: whether they read its code follows from its
 /// visibility and their level, and for the rare member below Reporter, from their custom roles.
-fn entity(call: &Call, listed: &Listed, view: View) -> ApiResult<Value> {
+fn entity<'a>(call: &'a Call, listed: Listed, view: View) -> ApiResult<Entity<'a>> {
     let project = &listed.project;
     let signed_in = call.caller.user().is_some();
     let read_code = call.caller.is_admin()
