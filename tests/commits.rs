@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{git, git_text, TestInstance};
+use common::{git, git_text, porcelain_lines, TestInstance};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -633,21 +633,6 @@ fn private_projects_follow_the_visibility_matrix() {
             assert_eq!(answer(Some(token)).0, 200, "{who} {route}");
         }
     }
-}
-
-/// `(commit, line)` for every line of `git blame --porcelain`.
-fn porcelain_lines(repo: &Path, rev: &str, path: &str) -> Vec<(String, String)> {
-    let out = git_text(repo, &["blame", "--porcelain", rev, "--", path]);
-    let mut lines = Vec::new();
-    let mut commit = String::new();
-    for line in out.lines() {
-        if let Some(text) = line.strip_prefix('\t') {
-            lines.push((commit.clone(), text.to_string()));
-        } else if line.len() > 41 && line.as_bytes()[40] == b' ' && line[..40].bytes().all(|b| b.is_ascii_hexdigit()) {
-            commit = line[..40].to_string();
-        }
-    }
-    lines
 }
 
 #[test]

@@ -7,7 +7,7 @@
 mod common;
 
 use base64::Engine;
-use common::{git, git_text, TestInstance};
+use common::{git, git_text, porcelain_lines, TestInstance};
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
@@ -224,21 +224,6 @@ fn reads_refuse_and_miss_as_gitlab_does() {
     assert_eq!(w.instance.request_json("GET", target, &[], b"").0, 404);
     assert_eq!(w.instance.request_json("GET", target, &[("PRIVATE-TOKEN", &w.developer)], b"").0, 404);
     assert_eq!(w.instance.request_json("GET", target, &[("PRIVATE-TOKEN", &w.reporter)], b"").0, 200);
-}
-
-/// `(commit, line)` for every line of `git blame --porcelain`.
-fn porcelain_lines(repo: &Path, rev: &str, path: &str) -> Vec<(String, String)> {
-    let out = git_text(repo, &["blame", "--porcelain", rev, "--", path]);
-    let mut lines = Vec::new();
-    let mut commit = String::new();
-    for line in out.lines() {
-        if let Some(text) = line.strip_prefix('\t') {
-            lines.push((commit.clone(), text.to_string()));
-        } else if line.len() > 41 && line.as_bytes()[40] == b' ' && line[..40].bytes().all(|b| b.is_ascii_hexdigit()) {
-            commit = line[..40].to_string();
-        }
-    }
-    lines
 }
 
 #[test]

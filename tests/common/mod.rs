@@ -470,6 +470,21 @@ pub fn git_text(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&git(dir, args)).trim().to_string()
 }
 
+/// `(commit, line)` for every line of `git blame --porcelain`.
+pub fn porcelain_lines(repo: &Path, rev: &str, path: &str) -> Vec<(String, String)> {
+    let out = git_text(repo, &["blame", "--porcelain", rev, "--", path]);
+    let mut lines = Vec::new();
+    let mut commit = String::new();
+    for line in out.lines() {
+        if let Some(text) = line.strip_prefix('\t') {
+            lines.push((commit.clone(), text.to_string()));
+        } else if line.len() > 41 && line.as_bytes()[40] == b' ' && line[..40].bytes().all(|b| b.is_ascii_hexdigit()) {
+            commit = line[..40].to_string();
+        }
+    }
+    lines
+}
+
 /// A bare repository at `dir/plain.git` made by `git fast-import` from `script`, and its clone
 /// `dir/graph.git` with a commit-graph of every reachable commit: one history as a fresh
 /// import leaves it and as maintenance keeps it.
