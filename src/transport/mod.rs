@@ -339,9 +339,24 @@ impl Inflater {
     }
 }
 
-/// The announced `Content-Length`, if any.
-fn content_length(headers: &[(String, String)]) -> Option<u64> {
-    header(headers, "content-length").and_then(|v| v.trim().parse().ok())
+/// What both POSTs of the protocol do before a byte of the body is read: who calls and what
+/// they may do ([`auth::authorize`]), how the body is encoded, and a plain body that announces
+/// more than `limit` bytes refused with `too_large`.
+fn prepare(
+    ctx: &Context,
+    project: &str,
+    service: Service,
+    headers: &[(String, String)],
+    limit: u64,
+    too_large: impl FnOnce() -> Response,
+) -> Result<(auth::Access, Inflater), Response> {
+    let access = auth::authorize(ctx, project, service, headers)?;
+    let inflater = Inflater::new(headers)?;
+    let announced = header(headers, "content-length").and_then(|v| v.trim().parse::<u64>().ok());
+    if inflater.gzip.is_none() && announced.is_some_and(|n| n > limit) {
+        return Err(too_large());
+    }
+    Ok((access, inflater))
 }
 
 /// Keeps a sink's type in the one shape `http::call` takes.

@@ -30,18 +30,12 @@ fn too_large(limit: u64) -> Response {
 }
 
 pub fn open(ctx: &Context, project: &str, headers: &[(String, String)]) -> Opened {
-    let access = match auth::authorize(ctx, project, Service::ReceivePack, headers) {
-        Ok(access) => access,
-        Err(answer) => return Opened::Answer(answer),
-    };
-    let inflater = match Inflater::new(headers) {
-        Ok(inflater) => inflater,
-        Err(answer) => return Opened::Answer(answer),
-    };
     let limit = ctx.config.limits.git_push_max_bytes.saturating_add(MAX_NEGOTIATION_BYTES);
-    if inflater.gzip.is_none() && super::content_length(headers).is_some_and(|n| n > limit) {
-        return Opened::Answer(too_large(ctx.config.limits.git_push_max_bytes));
-    }
+    let refusal = || too_large(ctx.config.limits.git_push_max_bytes);
+    let (access, inflater) = match super::prepare(ctx, project, Service::ReceivePack, headers, limit, refusal) {
+        Ok(prepared) => prepared,
+        Err(answer) => return Opened::Answer(answer),
+    };
     let protocol = super::git_protocol(headers);
     super::sink(ReceivePack {
         inflater,

@@ -3,7 +3,7 @@
 //! `upload-pack --stateless-rpc` as it arrives, and the pack it answers streamed out while the
 //! client reads it: memory stays flat whatever the repository's size.
 
-use super::{auth, text, Inflater, Service, Streamed, MAX_NEGOTIATION_BYTES};
+use super::{text, Inflater, Service, Streamed, MAX_NEGOTIATION_BYTES};
 use crate::context::Context;
 use crate::http::call::{BodySink, Opened};
 use crate::response::{Body, Response};
@@ -15,17 +15,11 @@ fn too_large() -> Response {
 }
 
 pub fn open(ctx: &Context, project: &str, headers: &[(String, String)]) -> Opened {
-    let access = match auth::authorize(ctx, project, Service::UploadPack, headers) {
-        Ok(access) => access,
-        Err(answer) => return Opened::Answer(answer),
-    };
-    let inflater = match Inflater::new(headers) {
-        Ok(inflater) => inflater,
-        Err(answer) => return Opened::Answer(answer),
-    };
-    if inflater.gzip.is_none() && super::content_length(headers).is_some_and(|n| n > MAX_NEGOTIATION_BYTES) {
-        return Opened::Answer(too_large());
-    }
+    let (access, inflater) =
+        match super::prepare(ctx, project, Service::UploadPack, headers, MAX_NEGOTIATION_BYTES, too_large) {
+            Ok(prepared) => prepared,
+            Err(answer) => return Opened::Answer(answer),
+        };
     let env = super::git_protocol(headers).map(|p| ("GIT_PROTOCOL".to_string(), p.into())).into_iter().collect();
     let started = super::start(ctx, &access, Service::UploadPack, &[], env).and_then(|(mut running, slot)| {
         let stdin = running.stdin.take();
