@@ -14,90 +14,104 @@ use crate::api::{
 };
 use crate::error::{ApiError, ApiResult};
 use crate::response::Response;
-use std::sync::OnceLock;
 
 /// An operation called with the request and the values of the pattern's `:name` segments.
 type Handler = fn(&Call, &Request, &[&str]) -> ApiResult<Response>;
 
 pub struct Route {
     pub method: &'static str,
+    /// The pattern after `/api/v4`.
     pub pattern: &'static str,
+    /// The route's template as records and metrics name it: `/api/v4` and the pattern
+    /// (`/api/v4/projects/:id/repository/tree`), never a raw path.
+    pub template: &'static str,
     handler: Handler,
 }
 
-const fn route(method: &'static str, pattern: &'static str, handler: Handler) -> Route {
-    Route { method, pattern, handler }
+/// A route of the table, its template spelled out at compile time.
+macro_rules! route {
+    ($method:literal, $pattern:literal, $handler:expr) => {
+        Route { method: $method, pattern: $pattern, template: concat!("/api/v4", $pattern), handler: $handler }
+    };
 }
 
 /// Every route of the API, under `/api/v4`.
 pub static ROUTES: &[Route] = &[
-    route("GET", "/version", |_, _, _| Ok(version::get())),
-    route("GET", "/member_roles", |c, _, _| member_roles::list(c, Scope::Instance)),
-    route("POST", "/member_roles", |c, r, _| member_roles::create(c, Scope::Instance, &r.params)),
-    route("PUT", "/member_roles/:member_role_id", |c, r, a| member_roles::update(c, Scope::Instance, a[0], &r.params)),
-    route("DELETE", "/member_roles/:member_role_id", |c, _, a| member_roles::delete(c, Scope::Instance, a[0])),
-    route("GET", "/groups/:id", |c, _, a| groups::get(c, a[0])),
-    route("GET", "/groups/:id/member_roles", |c, _, a| member_roles::list(c, Scope::Group(a[0]))),
-    route("POST", "/groups/:id/member_roles", |c, r, a| member_roles::create(c, Scope::Group(a[0]), &r.params)),
-    route("PUT", "/groups/:id/member_roles/:member_role_id", |c, r, a| {
+    route!("GET", "/version", |_, _, _| Ok(version::get())),
+    route!("GET", "/member_roles", |c, _, _| member_roles::list(c, Scope::Instance)),
+    route!("POST", "/member_roles", |c, r, _| member_roles::create(c, Scope::Instance, &r.params)),
+    route!("PUT", "/member_roles/:member_role_id", |c, r, a| member_roles::update(c, Scope::Instance, a[0], &r.params)),
+    route!("DELETE", "/member_roles/:member_role_id", |c, _, a| member_roles::delete(c, Scope::Instance, a[0])),
+    route!("GET", "/groups/:id", |c, _, a| groups::get(c, a[0])),
+    route!("GET", "/groups/:id/member_roles", |c, _, a| member_roles::list(c, Scope::Group(a[0]))),
+    route!("POST", "/groups/:id/member_roles", |c, r, a| member_roles::create(c, Scope::Group(a[0]), &r.params)),
+    route!("PUT", "/groups/:id/member_roles/:member_role_id", |c, r, a| {
         member_roles::update(c, Scope::Group(a[0]), a[1], &r.params)
     }),
-    route("DELETE", "/groups/:id/member_roles/:member_role_id", |c, _, a| {
+    route!("DELETE", "/groups/:id/member_roles/:member_role_id", |c, _, a| {
         member_roles::delete(c, Scope::Group(a[0]), a[1])
     }),
-    route("GET", "/user", |c, _, _| users::current::current(c)),
-    route("GET", "/users/:id", |c, _, a| users::get::get(c, a[0])),
-    route("GET", "/groups/:id/projects", |c, r, a| projects::list::list_of_group(c, a[0], &r.params)),
-    route("GET", "/projects", |c, r, _| projects::list::list(c, &r.params)),
-    route("GET", "/projects/:id", |c, _, a| projects::get(c, a[0])),
-    route("GET", "/projects/:id/repository/tree", |c, r, a| tree::list(c, a[0], &r.params)),
-    route("GET", "/projects/:id/repository/blobs/:sha", |c, _, a| blobs::get(c, a[0], a[1])),
-    route("GET", "/projects/:id/repository/blobs/:sha/raw", |c, _, a| blobs::raw(c, a[0], a[1])),
-    route("GET", "/projects/:id/repository/files/:file_path", |c, r, a| {
+    route!("GET", "/user", |c, _, _| users::current::current(c)),
+    route!("GET", "/users/:id", |c, _, a| users::get::get(c, a[0])),
+    route!("GET", "/groups/:id/projects", |c, r, a| projects::list::list_of_group(c, a[0], &r.params)),
+    route!("GET", "/projects", |c, r, _| projects::list::list(c, &r.params)),
+    route!("GET", "/projects/:id", |c, _, a| projects::get(c, a[0])),
+    route!("GET", "/projects/:id/repository/tree", |c, r, a| tree::list(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/repository/blobs/:sha", |c, _, a| blobs::get(c, a[0], a[1])),
+    route!("GET", "/projects/:id/repository/blobs/:sha/raw", |c, _, a| blobs::raw(c, a[0], a[1])),
+    route!("GET", "/projects/:id/repository/files/:file_path", |c, r, a| {
         files::get::get(c, a[0], a[1], &r.params, r.head)
     }),
-    route("GET", "/projects/:id/repository/files/:file_path/raw", |c, r, a| files::raw::raw(c, a[0], a[1], &r.params)),
-    route("GET", "/projects/:id/repository/files/:file_path/blame", |c, r, a| {
+    route!("GET", "/projects/:id/repository/files/:file_path/raw", |c, r, a| files::raw::raw(c, a[0], a[1], &r.params)),
+    route!("GET", "/projects/:id/repository/files/:file_path/blame", |c, r, a| {
         files::blame::blame(c, a[0], a[1], &r.params)
     }),
-    route("POST", "/projects/:id/repository/files/:file_path", |c, r, a| {
+    route!("POST", "/projects/:id/repository/files/:file_path", |c, r, a| {
         files::write::create(c, a[0], a[1], &r.params)
     }),
-    route("PUT", "/projects/:id/repository/files/:file_path", |c, r, a| files::write::update(c, a[0], a[1], &r.params)),
-    route("DELETE", "/projects/:id/repository/files/:file_path", |c, r, a| {
+    route!("PUT", "/projects/:id/repository/files/:file_path", |c, r, a| files::write::update(
+        c, a[0], a[1], &r.params
+    )),
+    route!("DELETE", "/projects/:id/repository/files/:file_path", |c, r, a| {
         files::write::delete(c, a[0], a[1], &r.params)
     }),
-    route("GET", "/projects/:id/repository/archive", |c, r, a| archive::get(c, a[0], None, &r.params)),
-    route("GET", "/projects/:id/repository/archive.:format", |c, r, a| archive::get(c, a[0], Some(a[1]), &r.params)),
-    route("GET", "/projects/:id/repository/compare", |c, r, a| compare::get(c, a[0], &r.params)),
-    route("GET", "/projects/:id/repository/contributors", |c, r, a| contributors::list(c, a[0], &r.params)),
-    route("GET", "/projects/:id/repository/merge_base", |c, r, a| merge_base::get(c, a[0], &r.params)),
-    route("GET", "/projects/:id/repository/changelog", |c, r, a| changelog::generate(c, a[0], &r.params)),
-    route("POST", "/projects/:id/repository/changelog", |c, r, a| changelog::commit(c, a[0], &r.params)),
-    route("GET", "/projects/:id/repository/branches", |c, r, a| branches::list::list(c, a[0], &r.params)),
-    route("POST", "/projects/:id/repository/branches", |c, r, a| branches::create::create(c, a[0], &r.params)),
-    route("GET", "/projects/:id/repository/branches/:branch", |c, r, a| branches::get::get(c, a[0], a[1], r.head)),
-    route("DELETE", "/projects/:id/repository/branches/:branch", |c, _, a| branches::delete::delete(c, a[0], a[1])),
-    route("DELETE", "/projects/:id/repository/merged_branches", |c, _, a| {
+    route!("GET", "/projects/:id/repository/archive", |c, r, a| archive::get(c, a[0], None, &r.params)),
+    route!("GET", "/projects/:id/repository/archive.:format", |c, r, a| archive::get(c, a[0], Some(a[1]), &r.params)),
+    route!("GET", "/projects/:id/repository/compare", |c, r, a| compare::get(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/repository/contributors", |c, r, a| contributors::list(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/repository/merge_base", |c, r, a| merge_base::get(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/repository/changelog", |c, r, a| changelog::generate(c, a[0], &r.params)),
+    route!("POST", "/projects/:id/repository/changelog", |c, r, a| changelog::commit(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/repository/branches", |c, r, a| branches::list::list(c, a[0], &r.params)),
+    route!("POST", "/projects/:id/repository/branches", |c, r, a| branches::create::create(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/repository/branches/:branch", |c, r, a| branches::get::get(c, a[0], a[1], r.head)),
+    route!("DELETE", "/projects/:id/repository/branches/:branch", |c, _, a| branches::delete::delete(c, a[0], a[1])),
+    route!("DELETE", "/projects/:id/repository/merged_branches", |c, _, a| {
         branches::delete_merged::delete_merged(c, a[0])
     }),
-    route("GET", "/projects/:id/repository/tags", |c, r, a| tags::list::list(c, a[0], &r.params)),
-    route("POST", "/projects/:id/repository/tags", |c, r, a| tags::create::create(c, a[0], &r.params)),
-    route("GET", "/projects/:id/repository/tags/:tag_name", |c, _, a| tags::get::get(c, a[0], a[1])),
-    route("DELETE", "/projects/:id/repository/tags/:tag_name", |c, _, a| tags::delete::delete(c, a[0], a[1])),
-    route("GET", "/projects/:id/protected_branches", |c, r, a| protected_branches::list::list(c, a[0], &r.params)),
-    route("POST", "/projects/:id/protected_branches", |c, r, a| protected_branches::create::create(c, a[0], &r.params)),
-    route("GET", "/projects/:id/protected_branches/:name", |c, _, a| protected_branches::get::get(c, a[0], a[1])),
-    route("DELETE", "/projects/:id/protected_branches/:name", |c, _, a| {
+    route!("GET", "/projects/:id/repository/tags", |c, r, a| tags::list::list(c, a[0], &r.params)),
+    route!("POST", "/projects/:id/repository/tags", |c, r, a| tags::create::create(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/repository/tags/:tag_name", |c, _, a| tags::get::get(c, a[0], a[1])),
+    route!("DELETE", "/projects/:id/repository/tags/:tag_name", |c, _, a| tags::delete::delete(c, a[0], a[1])),
+    route!("GET", "/projects/:id/protected_branches", |c, r, a| protected_branches::list::list(c, a[0], &r.params)),
+    route!("POST", "/projects/:id/protected_branches", |c, r, a| protected_branches::create::create(
+        c, a[0], &r.params
+    )),
+    route!("GET", "/projects/:id/protected_branches/:name", |c, _, a| protected_branches::get::get(c, a[0], a[1])),
+    route!("DELETE", "/projects/:id/protected_branches/:name", |c, _, a| {
         protected_branches::delete::delete(c, a[0], a[1])
     }),
-    route("GET", "/projects/:id/repository/health", |c, r, a| health::get(c, a[0], &r.params)),
-    route("GET", "/projects/:id/repository/commits", |c, r, a| commits::list::list(c, a[0], &r.params)),
-    route("POST", "/projects/:id/repository/commits", |c, r, a| commits::create::create(c, a[0], &r.params)),
-    route("GET", "/projects/:id/repository/commits/:sha", |c, r, a| commits::get::get(c, a[0], a[1], &r.params)),
-    route("GET", "/projects/:id/repository/commits/:sha/diff", |c, r, a| commits::diff::diff(c, a[0], a[1], &r.params)),
-    route("GET", "/projects/:id/repository/commits/:sha/refs", |c, r, a| commits::refs::refs(c, a[0], a[1], &r.params)),
-    route("GET", "/projects/:id/repository/commits/:sha/sequence", |c, r, a| {
+    route!("GET", "/projects/:id/repository/health", |c, r, a| health::get(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/repository/commits", |c, r, a| commits::list::list(c, a[0], &r.params)),
+    route!("POST", "/projects/:id/repository/commits", |c, r, a| commits::create::create(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/repository/commits/:sha", |c, r, a| commits::get::get(c, a[0], a[1], &r.params)),
+    route!("GET", "/projects/:id/repository/commits/:sha/diff", |c, r, a| commits::diff::diff(
+        c, a[0], a[1], &r.params
+    )),
+    route!("GET", "/projects/:id/repository/commits/:sha/refs", |c, r, a| commits::refs::refs(
+        c, a[0], a[1], &r.params
+    )),
+    route!("GET", "/projects/:id/repository/commits/:sha/sequence", |c, r, a| {
         commits::sequence::sequence(c, a[0], a[1], &r.params)
     }),
 ];
@@ -118,20 +132,6 @@ fn captures<'a>(pattern: &str, segments: &[&'a str]) -> Option<Vec<&'a str>> {
         }
     }
     Some(values)
-}
-
-impl Route {
-    /// The route's template as records and metrics name it: `/api/v4` and the pattern
-    /// (`/api/v4/projects/:id/repository/tree`), never a raw path.
-    pub fn template(&'static self) -> &'static str {
-        static TEMPLATES: OnceLock<Vec<String>> = OnceLock::new();
-        let templates = TEMPLATES.get_or_init(|| ROUTES.iter().map(|r| format!("/api/v4{}", r.pattern)).collect());
-        ROUTES
-            .iter()
-            .position(|r| std::ptr::eq(r, self))
-            .and_then(|i| templates.get(i))
-            .map_or(self.pattern, String::as_str)
-    }
 }
 
 /// The route a request names, with the values of its `:name` segments: a 405 for a known path
@@ -165,7 +165,7 @@ pub fn template_for(method: &str, target: &str) -> Option<&'static str> {
     ROUTES
         .iter()
         .find(|route| route.method == method && captures(route.pattern, &segments).is_some())
-        .map(Route::template)
+        .map(|route| route.template)
 }
 
 /// Calls the operation of `found` (from [`find`]) for `request`.

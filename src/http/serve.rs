@@ -48,7 +48,7 @@ fn route_and_call(ctx: &Context, trace: &mut Trace, incoming: Incoming, body: &[
     let request = Request::parse(ctx, incoming, body)?;
     let found = router::find(&request);
     if let Ok((route, _)) = &found {
-        trace.set_route(route.template());
+        trace.set_route(route.template);
     }
     let credentials = Credentials::collect(request.headers(), &request.query);
     let texts: Vec<&str> = credentials.personal.iter().chain(&credentials.job).map(String::as_str).collect();
