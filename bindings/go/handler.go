@@ -31,6 +31,13 @@ type Handler struct {
 	// holding them for as long as it likes, while an answer of any length streams as long as
 	// it keeps being read. Zero sets no deadline. NewHandler sets DefaultWriteTimeout.
 	WriteTimeout time.Duration
+	// ReadTimeout is the longest the client may take to send each 64 KiB of the request body
+	// after the first byte of it is asked for: a minimum transfer rate, so that a body of any
+	// length (a large git push) arrives for as long as it keeps coming, while a client that
+	// trickles it is cut off. It replaces the server's deadline for the body (set
+	// http.Server.ReadHeaderTimeout for the head, and leave Server.ReadTimeout zero, which
+	// would cut off a long body whatever its rate). Zero sets no deadline of its own.
+	ReadTimeout time.Duration
 }
 
 // DefaultWriteTimeout is NewHandler's WriteTimeout.
@@ -81,7 +88,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Host != "" {
 		header["Host"] = []string{r.Host}
 	}
-	response, read, err := h.core.Serve(r.Method, r.URL.RequestURI(), header, r.Body, connectionMeta(r))
+	var body io.Reader = r.Body
+	if h.ReadTimeout > 0 {
+		body = newPacedReader(r.Body, http.NewResponseController(w), h.ReadTimeout)
+	}
+	response, read, err := h.core.Serve(r.Method, r.URL.RequestURI(), header, body, connectionMeta(r))
 	if errors.Is(err, ErrRequestBody) {
 		// The client stopped sending: nobody is left to read an answer.
 		panic(http.ErrAbortHandler)
@@ -171,6 +182,33 @@ func (p *pacedWriter) finish() error {
 	}
 	_ = p.controller.SetWriteDeadline(time.Time{})
 	return nil
+}
+
+// pacedReader reads the request body under a deadline per piece: each copyChunk must arrive
+// within the timeout of the one before. net/http has only a deadline for the whole request
+// (Server.ReadTimeout), which would cut off a long push sent at full speed as surely as a
+// trickling client.
+type pacedReader struct {
+	body       io.Reader
+	controller *http.ResponseController
+	timeout    time.Duration
+	received   int
+}
+
+func newPacedReader(body io.Reader, controller *http.ResponseController, timeout time.Duration) *pacedReader {
+	// A ResponseWriter without deadlines (a test recorder, a wrapper) just goes without.
+	_ = controller.SetReadDeadline(time.Now().Add(timeout))
+	return &pacedReader{body: body, controller: controller, timeout: timeout}
+}
+
+func (p *pacedReader) Read(buffer []byte) (int, error) {
+	n, err := p.body.Read(buffer)
+	p.received += n
+	if p.received >= copyChunk {
+		p.received %= copyChunk
+		_ = p.controller.SetReadDeadline(time.Now().Add(p.timeout))
+	}
+	return n, err
 }
 
 // connectionMeta is what the server knows about the connection: the peer's address (when it

@@ -104,12 +104,34 @@ def test_idle_clients_are_bounded_and_cut_off(host):
     assert threads(pid) <= baseline + 1
 
 
+def test_a_body_that_keeps_coming_is_read_past_the_read_timeout(host):
+    """The read timeout bounds the head and then each 64 KiB of the body, not the whole body: a
+    body sent steadily for longer than the timeout (a large git push) is read to its end."""
+    payload = json.dumps({"name": "steady", "base_access_level": 10}).encode()
+    body = b" " * (10 * 65536 - len(payload)) + payload
+    head = (b"POST /api/v4/member_roles HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Private-Token: %s\r\nContent-Length: %d\r\n\r\n" % (host.token.encode(), len(body)))
+    with socket.create_connection((host.host, host.port), timeout=10) as connection:
+        started = time.monotonic()
+        connection.sendall(head)
+        for start in range(0, len(body), 65536):
+            time.sleep(READ_TIMEOUT / 4)
+            connection.sendall(body[start:start + 65536])
+        answer = read_until_closed(connection, time.monotonic() + 10)
+        elapsed = time.monotonic() - started
+    assert elapsed > 2 * READ_TIMEOUT
+    assert answer, f"cut off after {elapsed:.1f} s"
+    status, role = answer_body(answer)
+    assert (status.split()[1], role["name"]) == (b"201", "steady"), answer[:300]
+
+
 @pytest.mark.parametrize("head, trickle", [
     (b"GET /api/v4/version HTTP/1.1\r\nHost: x\r\nX-Slow: ", b"a"),
     (UNSENT_BODY, b" "),
 ], ids=["head", "body"])
 def test_trickling_client_is_cut_off_at_the_deadline(host, head, trickle):
-    """One byte a second keeps every single read short: only a deadline for the whole request stops it."""
+    """One byte a second keeps every single read short: the head's deadline stops it, and in
+    the body, the deadline of its first 64 KiB."""
     with socket.create_connection((host.host, host.port), timeout=5) as connection:
         started = time.monotonic()
         connection.sendall(head)

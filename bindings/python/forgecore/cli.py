@@ -9,9 +9,11 @@ request handler here is the only socket code: it hands the raw target to the app
 a body the app left unread so that the client gets the answer instead of a reset.
 
 Clients that hold a connection without finishing their request, or without reading the
-answer, must not hold the host: `--read-timeout SECONDS` (default 30) is one deadline for the
-whole request, head and body, counted from the connection's start (every read waits only for
-the time left, so a client trickling a byte at a time is cut off too); `--write-timeout
+answer, must not hold the host: `--read-timeout SECONDS` (default 30) is the deadline for the
+request's head, counted from the connection's start (every read waits only for the time left,
+so a client trickling a byte at a time is cut off too), and then the longest the client may
+take to send each 64 KiB of the body (a minimum transfer rate, as for answers: a push of
+gigabytes takes as long as it needs, a trickle is cut off); `--write-timeout
 SECONDS` (default 30) is the longest the client may take to accept each 64 KiB of the answer
 (a minimum transfer rate: a stalled reader is dropped and the answer it held freed, while an
 archive streams as long as it is read); `--max-connections N` (default 256) caps the
@@ -50,6 +52,8 @@ MAX_CONNECTIONS = 256
 MAX_CLIENT_CONNECTIONS = 64
 # The answer is sent in pieces of at most this size, each within the write timeout.
 _WRITE_PIECE = 64 * 1024
+# The request body must come at least this much within each read timeout.
+_READ_PIECE = 64 * 1024
 # A chunk-size line longer than this is no chunk-size line.
 _CHUNK_LINE_MAX = 4096
 
@@ -68,14 +72,30 @@ BAD_REQUEST = _answer("400 Bad Request", "400 Bad Request")
 
 
 class _DeadlineReader(io.RawIOBase):
-    """The socket's reading side with one deadline (a time.monotonic() value) for all reads:
-    each recv waits only for the time left, then TimeoutError. The socket is blocking again
-    between reads: the answer is written under the write timeout of each piece instead
-    (`_PacedWriter`), so archives stream for as long as they are read."""
+    """The socket's reading side under a deadline (a time.monotonic() value): each recv waits
+    only for the time left, then TimeoutError. The head has one deadline; once `pace` is
+    called, the body must come at a minimum rate instead: each 64 KiB within `timeout` seconds
+    of the one before, so a push of gigabytes takes as long as it needs while a client
+    trickling bytes is still cut off. The socket is blocking again between reads: the answer is
+    written under the write timeout of each piece instead (`_PacedWriter`), so archives stream
+    for as long as they are read."""
 
     def __init__(self, sock, deadline):
         self.sock = sock
         self.deadline = deadline
+        self.piece_timeout = None
+        self.piece_received = 0
+
+    def pace(self, timeout):
+        """From now on, each 64 KiB must arrive within `timeout` seconds of the one before."""
+        self.piece_timeout = timeout
+        self.piece_received = 0
+        self.deadline = time.monotonic() + timeout
+
+    def finish_by(self, deadline):
+        """No more pacing: whatever is still read must come by `deadline` (or the earlier one)."""
+        self.piece_timeout = None
+        self.deadline = min(self.deadline, deadline)
 
     def readable(self):
         return True
@@ -86,9 +106,15 @@ class _DeadlineReader(io.RawIOBase):
             raise TimeoutError("the request did not arrive within the read timeout")
         self.sock.settimeout(remaining)
         try:
-            return self.sock.recv_into(buffer)
+            received = self.sock.recv_into(buffer)
         finally:
             self.sock.settimeout(None)
+        if self.piece_timeout is not None:
+            self.piece_received += received
+            if self.piece_received >= _READ_PIECE:
+                self.piece_received %= _READ_PIECE
+                self.deadline = time.monotonic() + self.piece_timeout
+        return received
 
 
 class _PacedWriter(io.RawIOBase):
@@ -254,6 +280,8 @@ class RequestHandler(WSGIRequestHandler):
         if any("\r" in value or "\n" in value for value in self.headers.values()):
             self._refuse_request(BAD_REQUEST)
             return
+        # The head is in: the body comes at the minimum rate, however long it is.
+        self.reader.pace(self.server.read_timeout)
         environ = self.get_environ()
         chunked = "chunked" in self.headers.get("Transfer-Encoding", "").lower()
         if chunked:
@@ -297,7 +325,7 @@ class RequestHandler(WSGIRequestHandler):
             return
         try:
             self.wfile.flush()
-            self.reader.deadline = min(self.reader.deadline, time.monotonic() + DRAIN_TIMEOUT)
+            self.reader.finish_by(time.monotonic() + DRAIN_TIMEOUT)
             while unread > 0:
                 chunk = self.rfile.read(min(unread, 1 << 16))
                 if not chunk:
@@ -529,8 +557,9 @@ def _parser():
     run.add_argument("--config", type=config_file, metavar="FILE",
                      help="a JSON object merged over the configuration (rate_limits, limits, features, ...)")
     run.add_argument("--read-timeout", type=positive_seconds, default=READ_TIMEOUT, metavar="SECONDS",
-                     help="the whole request, head and body, must arrive within this many seconds of "
-                          "connecting, or the connection is closed (default %(default)g)")
+                     help="the request's head must arrive within this many seconds of connecting, and "
+                          "then each 64 KiB of its body within this many seconds of the one before, or "
+                          "the connection is closed (default %(default)g)")
     run.add_argument("--write-timeout", type=positive_seconds, default=WRITE_TIMEOUT, metavar="SECONDS",
                      help="each 64 KiB of an answer must be taken by the client within this many seconds, "
                           "or the connection is closed (default %(default)g)")

@@ -17,12 +17,13 @@
 // and on SIGINT or SIGTERM stops accepting, lets requests in flight finish and closes the core.
 //
 // Clients that hold a connection without finishing their request, or without reading the
-// answer, must not hold the host: the whole request, head and body, must arrive within
-// -read-timeout (default 30s); each 64 KiB of the answer must be taken within -write-timeout
-// (default 30s, a minimum transfer rate: see forgecore.Handler.WriteTimeout); at most
-// -max-connections (default 4096) are open at once, and -max-client-connections (default 64)
-// from one client address, one more being answered 503 and closed at once (see
-// cappedListener); and at most -max-requests (default 256) requests are handled at once, one
+// answer, must not hold the host: the request's head must arrive within -read-timeout (default
+// 30s), and then each 64 KiB of its body within -read-timeout of the one before (a minimum
+// transfer rate: see forgecore.Handler.ReadTimeout); each 64 KiB of the answer must be taken
+// within -write-timeout (default 30s, a minimum transfer rate: see
+// forgecore.Handler.WriteTimeout); at most -max-connections (default 4096) are open at once,
+// and -max-client-connections (default 64) from one client address, one more being answered
+// 503 and closed at once (see cappedListener); and at most -max-requests (default 256) requests are handled at once, one
 // more being answered 503 (see limitRequests). Goroutines are cheap, threads are not: an
 // idle keep-alive connection or a request still arriving holds a goroutine and a descriptor,
 // while the threads (each request calls into the core through cgo) follow -max-requests.
@@ -88,7 +89,8 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	configFile := flags.String("config", "", "a JSON `file` merged over the configuration given to the core (rate_limits, limits, features, ...)")
 	flags.BoolVar(&o.printAdminToken, "print-admin-token", false, "issue and print a token for the administrator")
 	flags.DurationVar(&o.readTimeout, "read-timeout", defaultReadTimeout,
-		"the whole request, head and body, must arrive within this `duration`, or the connection is closed")
+		"the request's head must arrive within this `duration`, and then each 64 KiB of its body within "+
+			"this long of the one before, or the connection is closed")
 	flags.DurationVar(&o.writeTimeout, "write-timeout", defaultWriteTimeout,
 		"each 64 KiB of an answer must be taken by the client within this `duration`, or the connection is closed")
 	flags.IntVar(&o.maxConnections, "max-connections", defaultMaxConnections,
@@ -214,15 +216,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	handler := forgecore.NewHandler(core)
 	handler.WriteTimeout = o.writeTimeout
+	handler.ReadTimeout = o.readTimeout
 	server := &http.Server{
 		Handler:     rejectFolds(limitRequests(handler, o.maxRequests)),
 		ConnContext: withRecorder,
-		// ReadTimeout bounds head and body together, from the request's start; net/http holds
-		// the head to ReadHeaderTimeout instead when one is set, so it is the same. No
-		// WriteTimeout: archives stream for a long time, and it would cut them off; the
-		// handler's own deadline is per piece instead.
+		// The head within -read-timeout of the request's start; the body under the handler's
+		// deadline per 64 KiB (no ReadTimeout: it would bound the whole body, and cut off a
+		// long push however fast it comes). No WriteTimeout either: archives stream for a
+		// long time; the handler's own deadline is per piece instead.
 		ReadHeaderTimeout: o.readTimeout,
-		ReadTimeout:       o.readTimeout,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 	}

@@ -478,8 +478,48 @@ func TestSlowClientsAreCutOffAndCapped(t *testing.T) {
 	}
 }
 
-// One byte a second keeps every single read short; only a deadline for the whole request, head
-// or body, cuts such a client off.
+// The read timeout bounds the head and then each 64 KiB of the body, not the whole body: a
+// body sent steadily for longer than the timeout (a large git push) is read to its end.
+func TestASteadyBodyIsReadPastTheReadTimeout(t *testing.T) {
+	const readTimeout = 2 * time.Second
+	host := startHost(t, "-listen", "127.0.0.1:0", "-data-dir", filepath.Join(t.TempDir(), "data"),
+		"-read-timeout", readTimeout.String(), "-print-admin-token")
+	payload := `{"name": "steady", "base_access_level": 10}`
+	body := strings.Repeat(" ", 10*65536-len(payload)) + payload
+	conn, err := net.DialTimeout("tcp", strings.TrimPrefix(host.url, "http://"), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	started := time.Now()
+	head := fmt.Sprintf("POST /api/v4/member_roles HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"+
+		"Private-Token: %s\r\nContent-Length: %d\r\n\r\n", host.line("admin token: "), len(body))
+	if _, err := io.WriteString(conn, head); err != nil {
+		t.Fatal(err)
+	}
+	for start := 0; start < len(body); start += 65536 {
+		time.Sleep(readTimeout / 4)
+		if _, err := io.WriteString(conn, body[start:min(start+65536, len(body))]); err != nil {
+			t.Fatalf("cut off after %v: %v", time.Since(started), err)
+		}
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	response, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer after %v: %v", time.Since(started), err)
+	}
+	answer, _ := io.ReadAll(response.Body)
+	if response.StatusCode != 201 || !strings.Contains(string(answer), `"name":"steady"`) {
+		t.Fatalf("%d %s", response.StatusCode, answer)
+	}
+	if elapsed := time.Since(started); elapsed < 2*readTimeout {
+		t.Fatalf("the body took %v, not longer than the timeout", elapsed)
+	}
+	host.stop(t, syscall.SIGTERM)
+}
+
+// One byte a second keeps every single read short: the head's deadline cuts such a client off,
+// and in the body, the deadline of its first 64 KiB.
 func TestTricklingClientIsCutOffAtTheDeadline(t *testing.T) {
 	const readTimeout, margin = 2 * time.Second, 2 * time.Second
 	host := startHost(t, "-listen", "127.0.0.1:0", "-data-dir", filepath.Join(t.TempDir(), "data"),
