@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{git_text, TestInstance};
+use common::{git_text, names, TestInstance};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -38,16 +38,6 @@ fn world() -> World {
     World { instance, work, rita, dev, max, root, otto }
 }
 
-fn call(w: &World, method: &str, target: &str, token: Option<&str>, body: Value) -> (u16, Value) {
-    let headers: Vec<(&str, &str)> = token.map(|t| ("PRIVATE-TOKEN", t)).into_iter().collect();
-    let body = if body.is_null() { Vec::new() } else { body.to_string().into_bytes() };
-    w.instance.request_json(method, target, &headers, &body)
-}
-
-fn names(body: &Value) -> Vec<String> {
-    body.as_array().unwrap().iter().map(|b| b["name"].as_str().unwrap().to_string()).collect()
-}
-
 fn git_lines(w: &World, args: &[&str]) -> Vec<String> {
     git_text(&w.work, args).lines().map(|l| l.trim().trim_start_matches("* ").to_string()).collect()
 }
@@ -62,7 +52,7 @@ fn the_list_is_what_git_for_each_ref_lists() {
     // More branches, some merged into main and some not.
     git_text(&w.work, &["branch", "old-topic", "main~2"]);
     git_text(&w.work, &["branch", "release/1.0", "v1.0.0"]);
-    let (status, body) = call(&w, "GET", &format!("{BRANCHES}?per_page=100"), None, Value::Null);
+    let (status, body) = w.instance.call("GET", &format!("{BRANCHES}?per_page=100"), None, Value::Null);
     assert_eq!(status, 200, "{body}");
     let expected = git_lines(&w, &["for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads"]);
     let got: Vec<String> = body
@@ -86,13 +76,13 @@ fn the_list_is_what_git_for_each_ref_lists() {
     assert!(merged.contains(&"feature".to_string()) && !merged.contains(&"orphan".to_string()));
 
     // can_push for the caller: Developers push to unprotected branches only, Maintainers to main.
-    let (_, dev_view) = call(&w, "GET", BRANCHES, Some(&w.dev), Value::Null);
+    let (_, dev_view) = w.instance.call("GET", BRANCHES, Some(&w.dev), Value::Null);
     for branch in dev_view.as_array().unwrap() {
         assert_eq!(branch["can_push"], branch["name"] != "main", "{branch}");
     }
-    let (_, max_view) = call(&w, "GET", &format!("{BRANCHES}/main"), Some(&w.max), Value::Null);
+    let (_, max_view) = w.instance.call("GET", &format!("{BRANCHES}/main"), Some(&w.max), Value::Null);
     assert_eq!(max_view["can_push"], true);
-    let (_, rita_view) = call(&w, "GET", &format!("{BRANCHES}/feature"), Some(&w.rita), Value::Null);
+    let (_, rita_view) = w.instance.call("GET", &format!("{BRANCHES}/feature"), Some(&w.rita), Value::Null);
     assert_eq!(rita_view["can_push"], false);
 }
 
@@ -102,16 +92,16 @@ fn search_regex_sort_and_both_paginations() {
     for name in ["alpha", "beta/one", "beta/two", "Gamma"] {
         git_text(&w.work, &["branch", name, "main"]);
     }
-    let list = |query: &str| names(&call(&w, "GET", &format!("{BRANCHES}?{query}"), None, Value::Null).1);
+    let list = |query: &str| names(&w.instance.call("GET", &format!("{BRANCHES}?{query}"), None, Value::Null).1);
     assert_eq!(list("search=beta"), ["beta/one", "beta/two"]);
     assert_eq!(list("search=%5Ebe"), ["beta/one", "beta/two"]);
     assert_eq!(list("search=one%24"), ["beta/one"]);
     assert_eq!(list("search=gamma"), ["Gamma"], "search ignores case");
     assert_eq!(list("search=%5Emain%24"), ["main"]);
     assert_eq!(list("regex=%5E(a|o)"), ["alpha", "orphan"]);
-    let (status, body) = call(&w, "GET", &format!("{BRANCHES}?regex=%28"), None, Value::Null);
+    let (status, body) = w.instance.call("GET", &format!("{BRANCHES}?regex=%28"), None, Value::Null);
     assert_eq!((status, body), (400, json!({"error": "regex is invalid"})));
-    let (status, body) = call(&w, "GET", &format!("{BRANCHES}?sort=sideways"), None, Value::Null);
+    let (status, body) = w.instance.call("GET", &format!("{BRANCHES}?sort=sideways"), None, Value::Null);
     assert_eq!((status, body), (400, json!({"error": "sort does not have a valid value"})));
 
     // updated_desc is git's committer-date order (ties by name).
@@ -152,11 +142,11 @@ fn search_regex_sort_and_both_paginations() {
 #[test]
 fn one_branch_and_its_absence() {
     let w = world();
-    let (status, body) = call(&w, "GET", &format!("{BRANCHES}/feature"), None, Value::Null);
+    let (status, body) = w.instance.call("GET", &format!("{BRANCHES}/feature"), None, Value::Null);
     assert_eq!(status, 200);
     assert_eq!(body["commit"]["id"], git_text(&w.work, &["rev-parse", "feature"]));
     assert_eq!(body["merged"], true);
-    let (status, body) = call(&w, "GET", &format!("{BRANCHES}/nope"), None, Value::Null);
+    let (status, body) = w.instance.call("GET", &format!("{BRANCHES}/nope"), None, Value::Null);
     assert_eq!((status, body), (404, json!({"message": "404 Branch Not Found"})));
     // HEAD says only whether it exists, as GitLab's `no_content!`.
     let (status, _, body) = w.instance.request("HEAD", &format!("{BRANCHES}/feature"), &[], b"");
@@ -165,14 +155,14 @@ fn one_branch_and_its_absence() {
     assert_eq!(status, 404);
     // A name with a slash arrives encoded.
     git_text(&w.work, &["branch", "team/topic", "main"]);
-    let (status, body) = call(&w, "GET", &format!("{BRANCHES}/team%2Ftopic"), None, Value::Null);
+    let (status, body) = w.instance.call("GET", &format!("{BRANCHES}/team%2Ftopic"), None, Value::Null);
     assert_eq!((status, body["name"].as_str()), (200, Some("team/topic")));
 }
 
 #[test]
 fn creating_branches() {
     let w = world();
-    let (status, body) = call(&w, "POST", BRANCHES, Some(&w.dev), json!({"branch": "topic", "ref": "v1.0.0"}));
+    let (status, body) = w.instance.call("POST", BRANCHES, Some(&w.dev), json!({"branch": "topic", "ref": "v1.0.0"}));
     assert_eq!(status, 201, "{body}");
     assert_eq!(body["name"], "topic");
     let tagged = git_text(&w.work, &["rev-parse", "v1.0.0^{commit}"]);
@@ -183,7 +173,7 @@ fn creating_branches() {
 
     // From a SHA, by query parameters.
     let (status, body) =
-        call(&w, "POST", &format!("{BRANCHES}?branch=from-sha&ref={tagged}"), Some(&w.dev), Value::Null);
+        w.instance.call("POST", &format!("{BRANCHES}?branch=from-sha&ref={tagged}"), Some(&w.dev), Value::Null);
     assert_eq!(status, 201, "{body}");
 
     for (params, expected) in [
@@ -203,32 +193,33 @@ fn creating_branches() {
         (json!({"branch": "x"}), json!({"error": "ref is missing"})),
         (json!({"branch": " ", "ref": "main"}), json!({"error": "branch is empty"})),
     ] {
-        let (status, body) = call(&w, "POST", BRANCHES, Some(&w.dev), params.clone());
+        let (status, body) = w.instance.call("POST", BRANCHES, Some(&w.dev), params.clone());
         assert_eq!((status, body), (400, expected), "{params}");
     }
     assert_eq!(git_text(&w.work, &["for-each-ref", "--format=%(refname)", "refs/heads/topic*"]), "refs/heads/topic");
 
     // Who may: Reporters are refused, anonymous callers must sign in, outsiders of a private
     // project do not see it.
-    let (status, _) = call(&w, "POST", BRANCHES, Some(&w.rita), json!({"branch": "r", "ref": "main"}));
+    let (status, _) = w.instance.call("POST", BRANCHES, Some(&w.rita), json!({"branch": "r", "ref": "main"}));
     assert_eq!(status, 403);
-    let (status, _) = call(&w, "POST", BRANCHES, None, json!({"branch": "r", "ref": "main"}));
+    let (status, _) = w.instance.call("POST", BRANCHES, None, json!({"branch": "r", "ref": "main"}));
     assert_eq!(status, 401);
     w.instance.admin_ok(json!({"command": "group_add", "path": "priv"}));
     w.instance.admin_ok(json!({"command": "project_add", "path": "priv/app", "repo": w.work}));
-    let (status, body) = call(
-        &w,
+    let (status, body) = w.instance.call(
         "POST",
         "/api/v4/projects/priv%2Fapp/repository/branches",
         Some(&w.otto),
         json!({"branch": "r", "ref": "main"}),
     );
     assert_eq!((status, body), (404, json!({"message": "404 Project Not Found"})));
-    let (status, _) = call(&w, "GET", "/api/v4/projects/priv%2Fapp/repository/branches", Some(&w.otto), Value::Null);
+    let (status, _) =
+        w.instance.call("GET", "/api/v4/projects/priv%2Fapp/repository/branches", Some(&w.otto), Value::Null);
     assert_eq!(status, 404);
-    let (status, _) = call(&w, "GET", "/api/v4/projects/priv%2Fapp/repository/branches", None, Value::Null);
+    let (status, _) = w.instance.call("GET", "/api/v4/projects/priv%2Fapp/repository/branches", None, Value::Null);
     assert_eq!(status, 404);
-    let (status, _) = call(&w, "GET", "/api/v4/projects/priv%2Fapp/repository/branches", Some(&w.root), Value::Null);
+    let (status, _) =
+        w.instance.call("GET", "/api/v4/projects/priv%2Fapp/repository/branches", Some(&w.root), Value::Null);
     assert_eq!(status, 200);
     assert!(git_text(&w.work, &["for-each-ref", "refs/heads/r"]).is_empty());
 }
@@ -237,23 +228,23 @@ fn creating_branches() {
 fn deleting_branches() {
     let w = world();
     git_text(&w.work, &["branch", "gone", "main"]);
-    let (status, body) = call(&w, "DELETE", &format!("{BRANCHES}/gone"), Some(&w.dev), Value::Null);
+    let (status, body) = w.instance.call("DELETE", &format!("{BRANCHES}/gone"), Some(&w.dev), Value::Null);
     assert_eq!((status, body), (204, Value::Null));
     assert!(git_text(&w.work, &["for-each-ref", "refs/heads/gone"]).is_empty());
-    let (status, body) = call(&w, "DELETE", &format!("{BRANCHES}/gone"), Some(&w.dev), Value::Null);
+    let (status, body) = w.instance.call("DELETE", &format!("{BRANCHES}/gone"), Some(&w.dev), Value::Null);
     assert_eq!((status, body), (404, json!({"message": "404 Branch Not Found"})));
 
     // The default branch is never deleted, not even by an administrator.
     for token in [&w.dev, &w.max, &w.root] {
-        let (status, body) = call(&w, "DELETE", &format!("{BRANCHES}/main"), Some(token), Value::Null);
+        let (status, body) = w.instance.call("DELETE", &format!("{BRANCHES}/main"), Some(token), Value::Null);
         assert_eq!((status, body), (400, json!({"message": "The default branch of a project cannot be deleted."})));
     }
-    let (status, _) = call(&w, "DELETE", &format!("{BRANCHES}/feature"), Some(&w.rita), Value::Null);
+    let (status, _) = w.instance.call("DELETE", &format!("{BRANCHES}/feature"), Some(&w.rita), Value::Null);
     assert_eq!(status, 403);
     assert_eq!(git_text(&w.work, &["rev-parse", "--verify", "-q", "refs/heads/feature"]).len(), 40);
     // A packed branch goes away from packed-refs too.
     git_text(&w.work, &["pack-refs", "--all"]);
-    let (status, _) = call(&w, "DELETE", &format!("{BRANCHES}/orphan"), Some(&w.dev), Value::Null);
+    let (status, _) = w.instance.call("DELETE", &format!("{BRANCHES}/orphan"), Some(&w.dev), Value::Null);
     assert_eq!(status, 204);
     assert!(git_text(&w.work, &["for-each-ref", "refs/heads/orphan"]).is_empty());
     git_text(&w.work, &["fsck", "--strict", "--no-dangling"]);
@@ -266,12 +257,12 @@ fn deleting_merged_branches_keeps_the_default_protected_and_unmerged_ones() {
         git_text(&w.work, &["branch", name, at]);
     }
     let (status, body) =
-        call(&w, "DELETE", "/api/v4/projects/fx%2Fwork/repository/merged_branches", Some(&w.dev), Value::Null);
+        w.instance.call("DELETE", "/api/v4/projects/fx%2Fwork/repository/merged_branches", Some(&w.dev), Value::Null);
     assert_eq!((status, body), (202, json!({"message": "202 Accepted"})));
     let left = git_lines(&w, &["for-each-ref", "--format=%(refname:short)", "refs/heads"]);
     assert_eq!(left, ["main", "orphan", "wip"]);
     let (status, _) =
-        call(&w, "DELETE", "/api/v4/projects/fx%2Fwork/repository/merged_branches", Some(&w.rita), Value::Null);
+        w.instance.call("DELETE", "/api/v4/projects/fx%2Fwork/repository/merged_branches", Some(&w.rita), Value::Null);
     assert_eq!(status, 403);
 }
 
@@ -281,7 +272,7 @@ const PROTECTED: &str = "/api/v4/projects/fx%2Fwork/protected_branches";
 fn protected_branches_are_managed_by_maintainers_and_hold_on_every_branch_write() {
     let w = world();
     // A new project's default branch is protected as GitLab protects it by default.
-    let (status, list) = call(&w, "GET", PROTECTED, Some(&w.max), Value::Null);
+    let (status, list) = w.instance.call("GET", PROTECTED, Some(&w.max), Value::Null);
     assert_eq!(status, 200, "{list}");
     assert_eq!(list.as_array().unwrap().len(), 1);
     assert_eq!(list[0]["name"], "main");
@@ -290,17 +281,16 @@ fn protected_branches_are_managed_by_maintainers_and_hold_on_every_branch_write(
     assert_eq!(list[0]["allow_force_push"], false);
     // Developers and below do not manage protections; outsiders of a private project do not see it.
     for token in [&w.dev, &w.rita] {
-        let (status, _) = call(&w, "GET", PROTECTED, Some(token), Value::Null);
+        let (status, _) = w.instance.call("GET", PROTECTED, Some(token), Value::Null);
         assert_eq!(status, 403);
-        let (status, _) = call(&w, "POST", PROTECTED, Some(token), json!({"name": "x"}));
+        let (status, _) = w.instance.call("POST", PROTECTED, Some(token), json!({"name": "x"}));
         assert_eq!(status, 403);
     }
-    let (status, _) = call(&w, "GET", PROTECTED, None, Value::Null);
+    let (status, _) = w.instance.call("GET", PROTECTED, None, Value::Null);
     assert_eq!(status, 401);
 
     // A wildcard rule: Maintainers push, Developers merge.
-    let (status, rule) = call(
-        &w,
+    let (status, rule) = w.instance.call(
         "POST",
         PROTECTED,
         Some(&w.max),
@@ -308,16 +298,18 @@ fn protected_branches_are_managed_by_maintainers_and_hold_on_every_branch_write(
     );
     assert_eq!(status, 201, "{rule}");
     assert_eq!(rule["name"], "release/*");
-    let (status, body) = call(&w, "POST", PROTECTED, Some(&w.max), json!({"name": "release/*"}));
+    let (status, body) = w.instance.call("POST", PROTECTED, Some(&w.max), json!({"name": "release/*"}));
     assert_eq!((status, body), (409, json!({"message": "Protected branch 'release/*' already exists"})));
-    let (status, body) = call(&w, "POST", PROTECTED, Some(&w.max), json!({"name": "y", "push_access_level": 35}));
+    let (status, body) =
+        w.instance.call("POST", PROTECTED, Some(&w.max), json!({"name": "y", "push_access_level": 35}));
     assert_eq!((status, body), (400, json!({"error": "push_access_level does not have a valid value"})));
-    let (status, one) = call(&w, "GET", &format!("{PROTECTED}/release%2F*"), Some(&w.max), Value::Null);
+    let (status, one) = w.instance.call("GET", &format!("{PROTECTED}/release%2F*"), Some(&w.max), Value::Null);
     assert_eq!((status, one["name"].as_str()), (200, Some("release/*")));
 
     // Developers may not create or delete a protected branch; Maintainers and administrators may.
-    let create =
-        |token: &str, name: &str| call(&w, "POST", BRANCHES, Some(token), json!({"branch": name, "ref": "main"}));
+    let create = |token: &str, name: &str| {
+        w.instance.call("POST", BRANCHES, Some(token), json!({"branch": name, "ref": "main"}))
+    };
     let (status, body) = create(&w.dev, "release/1.0");
     assert_eq!(
         (status, body),
@@ -327,12 +319,12 @@ fn protected_branches_are_managed_by_maintainers_and_hold_on_every_branch_write(
     assert_eq!(create(&w.max, "release/1.0").0, 201);
     assert_eq!(create(&w.root, "release/2.0").0, 201);
     assert_eq!(create(&w.dev, "topic").0, 201, "unprotected names stay open to Developers");
-    let (_, branch) = call(&w, "GET", &format!("{BRANCHES}/release%2F1.0"), Some(&w.dev), Value::Null);
+    let (_, branch) = w.instance.call("GET", &format!("{BRANCHES}/release%2F1.0"), Some(&w.dev), Value::Null);
     assert_eq!(
         (branch["protected"].clone(), branch["can_push"].clone(), branch["developers_can_merge"].clone()),
         (json!(true), json!(false), json!(true))
     );
-    let (status, body) = call(&w, "DELETE", &format!("{BRANCHES}/release%2F1.0"), Some(&w.dev), Value::Null);
+    let (status, body) = w.instance.call("DELETE", &format!("{BRANCHES}/release%2F1.0"), Some(&w.dev), Value::Null);
     assert_eq!(
         (status, body),
         (
@@ -340,29 +332,32 @@ fn protected_branches_are_managed_by_maintainers_and_hold_on_every_branch_write(
             json!({"message": "You are not allowed to delete protected branches from this project. Only a project maintainer or owner can delete a protected branch."})
         )
     );
-    let (status, _) = call(&w, "DELETE", &format!("{BRANCHES}/release%2F1.0"), Some(&w.max), Value::Null);
+    let (status, _) = w.instance.call("DELETE", &format!("{BRANCHES}/release%2F1.0"), Some(&w.max), Value::Null);
     assert_eq!(status, 204);
     // Protected branches survive merged_branches, even merged ones.
     let (status, _) =
-        call(&w, "DELETE", "/api/v4/projects/fx%2Fwork/repository/merged_branches", Some(&w.max), Value::Null);
+        w.instance.call("DELETE", "/api/v4/projects/fx%2Fwork/repository/merged_branches", Some(&w.max), Value::Null);
     assert_eq!(status, 202);
     assert_eq!(git_text(&w.work, &["rev-parse", "--verify", "-q", "refs/heads/release/2.0"]).len(), 40);
 
     // Nobody may push to a branch whose push level is "no one", administrators included.
-    assert_eq!(call(&w, "POST", PROTECTED, Some(&w.max), json!({"name": "frozen", "push_access_level": 0})).0, 201);
+    assert_eq!(
+        w.instance.call("POST", PROTECTED, Some(&w.max), json!({"name": "frozen", "push_access_level": 0})).0,
+        201
+    );
     let (status, _) = create(&w.root, "frozen");
     assert_eq!(status, 400);
 
     // Unprotecting opens the names to Developers again.
-    let (status, _) = call(&w, "DELETE", &format!("{PROTECTED}/release%2F*"), Some(&w.max), Value::Null);
+    let (status, _) = w.instance.call("DELETE", &format!("{PROTECTED}/release%2F*"), Some(&w.max), Value::Null);
     assert_eq!(status, 204);
-    let (status, body) = call(&w, "DELETE", &format!("{PROTECTED}/release%2F*"), Some(&w.max), Value::Null);
+    let (status, body) = w.instance.call("DELETE", &format!("{PROTECTED}/release%2F*"), Some(&w.max), Value::Null);
     assert_eq!((status, body), (404, json!({"message": "404 Protected Branch Not Found"})));
     assert_eq!(create(&w.dev, "release/3.0").0, 201);
     // Even unprotected, the default branch is never deleted.
-    let (status, _) = call(&w, "DELETE", &format!("{PROTECTED}/main"), Some(&w.max), Value::Null);
+    let (status, _) = w.instance.call("DELETE", &format!("{PROTECTED}/main"), Some(&w.max), Value::Null);
     assert_eq!(status, 204);
-    let (status, _) = call(&w, "DELETE", &format!("{BRANCHES}/main"), Some(&w.max), Value::Null);
+    let (status, _) = w.instance.call("DELETE", &format!("{BRANCHES}/main"), Some(&w.max), Value::Null);
     assert_eq!(status, 400);
 }
 
@@ -387,8 +382,7 @@ fn the_protection_rule_for_force_updates_and_projects_made_before_protections_we
     assert_eq!(ask(&w.root, "main", RefChange::ForceUpdate), Err(Refusal::ForcePush));
     assert_eq!(ask(&w.dev, "topic", RefChange::ForceUpdate), Ok(()));
     assert_eq!(ask(&w.rita, "topic", RefChange::Update), Err(Refusal::Push));
-    let (status, _) = call(
-        &w,
+    let (status, _) = w.instance.call(
         "POST",
         PROTECTED,
         Some(&w.max),
@@ -409,10 +403,10 @@ fn the_protection_rule_for_force_updates_and_projects_made_before_protections_we
         .unwrap();
     assert_eq!(ask(&w.dev, "main", RefChange::Update), Err(Refusal::Push));
     assert_eq!(ask(&w.dev, "hotfix", RefChange::ForceUpdate), Ok(()));
-    let (_, list) = call(&w, "GET", PROTECTED, Some(&w.max), Value::Null);
+    let (_, list) = w.instance.call("GET", PROTECTED, Some(&w.max), Value::Null);
     assert_eq!((list[0]["id"].clone(), list[0]["name"].clone()), (Value::Null, json!("main")));
-    assert_eq!(call(&w, "POST", PROTECTED, Some(&w.max), json!({"name": "stable"})).0, 201);
-    let (_, list) = call(&w, "GET", PROTECTED, Some(&w.max), Value::Null);
+    assert_eq!(w.instance.call("POST", PROTECTED, Some(&w.max), json!({"name": "stable"})).0, 201);
+    let (_, list) = w.instance.call("GET", PROTECTED, Some(&w.max), Value::Null);
     let names: Vec<&str> = list.as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["main", "stable"]);
     assert!(list[0]["id"].is_i64());
@@ -484,13 +478,13 @@ fn a_branch_in_an_empty_repository_starts_from_a_readme() {
     let w = world();
     let empty = w.work.parent().unwrap().join("empty.git");
     let target = "/api/v4/projects/fx%2Fempty/repository/branches";
-    let (status, body) = call(&w, "POST", target, Some(&w.dev), json!({"branch": "topic", "ref": "main"}));
+    let (status, body) = w.instance.call("POST", target, Some(&w.dev), json!({"branch": "topic", "ref": "main"}));
     assert_eq!(status, 201, "{body}");
     assert_eq!(git_text(&empty, &["rev-parse", "topic"]), git_text(&empty, &["rev-parse", "main"]));
     assert_eq!(git_text(&empty, &["log", "--format=%s %an", "main"]), "Add README.md dev");
     assert_eq!(git_text(&empty, &["ls-tree", "-r", "--name-only", "main"]), "README.md");
     assert_eq!(git_text(&empty, &["cat-file", "-s", "main:README.md"]), "0");
     git_text(&empty, &["fsck", "--strict", "--no-dangling"]);
-    let (_, project) = call(&w, "GET", "/api/v4/projects/fx%2Fempty", None, Value::Null);
+    let (_, project) = w.instance.call("GET", "/api/v4/projects/fx%2Fempty", None, Value::Null);
     assert_eq!(project["empty_repo"], false);
 }

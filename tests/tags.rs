@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{git_text, TestInstance};
+use common::{git_text, names, TestInstance};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -31,16 +31,6 @@ fn world() -> World {
     World { instance, work, rita, dev }
 }
 
-fn call(w: &World, method: &str, target: &str, token: Option<&str>, body: Value) -> (u16, Value) {
-    let headers: Vec<(&str, &str)> = token.map(|t| ("PRIVATE-TOKEN", t)).into_iter().collect();
-    let body = if body.is_null() { Vec::new() } else { body.to_string().into_bytes() };
-    w.instance.request_json(method, target, &headers, &body)
-}
-
-fn names(body: &Value) -> Vec<String> {
-    body.as_array().unwrap().iter().map(|b| b["name"].as_str().unwrap().to_string()).collect()
-}
-
 fn git_lines(w: &World, args: &[&str]) -> Vec<String> {
     git_text(&w.work, args).lines().map(str::to_string).collect()
 }
@@ -60,7 +50,8 @@ fn more_tags(w: &World) {
 fn the_list_is_what_git_lists() {
     let w = world();
     more_tags(&w);
-    let (status, body) = call(&w, "GET", &format!("{TAGS}?order_by=name&sort=asc&per_page=100"), None, Value::Null);
+    let (status, body) =
+        w.instance.call("GET", &format!("{TAGS}?order_by=name&sort=asc&per_page=100"), None, Value::Null);
     assert_eq!(status, 200, "{body}");
     let expected =
         git_lines(&w, &["for-each-ref", "--format=%(refname:short) %(objectname) %(*objectname)", "refs/tags"]);
@@ -78,9 +69,9 @@ fn the_list_is_what_git_lists() {
     assert_eq!(got, expected.iter().map(|l| l.to_string()).collect::<Vec<_>>());
 
     // version order is git's version:refname order.
-    let (_, by_version) = call(&w, "GET", &format!("{TAGS}?order_by=version&sort=asc"), None, Value::Null);
+    let (_, by_version) = w.instance.call("GET", &format!("{TAGS}?order_by=version&sort=asc"), None, Value::Null);
     assert_eq!(names(&by_version), git_lines(&w, &["tag", "-l", "--sort=version:refname"]));
-    let (_, by_version_desc) = call(&w, "GET", &format!("{TAGS}?order_by=version"), None, Value::Null);
+    let (_, by_version_desc) = w.instance.call("GET", &format!("{TAGS}?order_by=version"), None, Value::Null);
     assert_eq!(names(&by_version_desc), git_lines(&w, &["tag", "-l", "--sort=-version:refname"]));
 
     // The default order, `updated`, is git's `creatordate` as Gitaly sorts by it: an annotated
@@ -91,9 +82,9 @@ fn the_list_is_what_git_lists() {
     let creatordate = |sort: &str| {
         git_lines(&w, &["for-each-ref", &format!("--sort={sort}creatordate"), "--format=%(refname:short)", "refs/tags"])
     };
-    let (_, default_order) = call(&w, "GET", &format!("{TAGS}?per_page=100"), None, Value::Null);
+    let (_, default_order) = w.instance.call("GET", &format!("{TAGS}?per_page=100"), None, Value::Null);
     assert_eq!(names(&default_order), creatordate("-"));
-    let (_, oldest_first) = call(&w, "GET", &format!("{TAGS}?sort=asc&per_page=100"), None, Value::Null);
+    let (_, oldest_first) = w.instance.call("GET", &format!("{TAGS}?sort=asc&per_page=100"), None, Value::Null);
     assert_eq!(names(&oldest_first), creatordate(""));
     let annotated_dates_differ =
         git_lines(&w, &["for-each-ref", "--format=%(creatordate:unix) %(*committerdate:unix)", "refs/tags"])
@@ -102,9 +93,10 @@ fn the_list_is_what_git_lists() {
     assert!(annotated_dates_differ, "the fixture has an annotated tag dated apart from its commit");
     git_text(&w.work, &["tag", "-d", "same-commit-a", "same-commit-b"]);
 
-    let (_, search) = call(&w, "GET", &format!("{TAGS}?search=%5Ev1.&order_by=name&sort=asc"), None, Value::Null);
+    let (_, search) =
+        w.instance.call("GET", &format!("{TAGS}?search=%5Ev1.&order_by=name&sort=asc"), None, Value::Null);
     assert_eq!(names(&search), ["v1.0.0", "v1.10.0", "v1.2.0", "v1.9.0"]);
-    let (status, body) = call(&w, "GET", &format!("{TAGS}?order_by=date"), None, Value::Null);
+    let (status, body) = w.instance.call("GET", &format!("{TAGS}?order_by=date"), None, Value::Null);
     assert_eq!((status, body), (400, json!({"error": "order_by does not have a valid value"})));
 
     // Keyset pages and a bad token.
@@ -114,14 +106,14 @@ fn the_list_is_what_git_lists() {
     assert_eq!(names(&serde_json::from_slice(&body).unwrap()), ["light", "v1.0.0"]);
     let link = headers.iter().find(|(n, _)| n == "Link").unwrap().1.clone();
     assert!(link.contains("page_token=v1.0.0") && link.ends_with("rel=\"next\""), "{link}");
-    let (status, _) = call(&w, "GET", &format!("{TAGS}?pagination=keyset&page_token=nope"), None, Value::Null);
+    let (status, _) = w.instance.call("GET", &format!("{TAGS}?pagination=keyset&page_token=nope"), None, Value::Null);
     assert_eq!(status, 422);
 }
 
 #[test]
 fn annotated_and_lightweight_tags() {
     let w = world();
-    let (status, annotated) = call(&w, "GET", &format!("{TAGS}/v1.0.0"), None, Value::Null);
+    let (status, annotated) = w.instance.call("GET", &format!("{TAGS}/v1.0.0"), None, Value::Null);
     assert_eq!(status, 200);
     assert_eq!(annotated["message"], "Release 1.0.0");
     assert_eq!(annotated["target"], git_text(&w.work, &["rev-parse", "v1.0.0"]));
@@ -129,10 +121,10 @@ fn annotated_and_lightweight_tags() {
     assert_eq!(annotated["release"], Value::Null);
     assert_eq!(annotated["protected"], false);
     assert!(annotated["created_at"].is_string());
-    let (_, light) = call(&w, "GET", &format!("{TAGS}/light"), None, Value::Null);
+    let (_, light) = w.instance.call("GET", &format!("{TAGS}/light"), None, Value::Null);
     assert_eq!((light["message"].clone(), light["created_at"].clone()), (json!(""), Value::Null));
     assert_eq!(light["target"], light["commit"]["id"]);
-    let (status, body) = call(&w, "GET", &format!("{TAGS}/nope"), None, Value::Null);
+    let (status, body) = w.instance.call("GET", &format!("{TAGS}/nope"), None, Value::Null);
     assert_eq!((status, body), (404, json!({"message": "404 Tag Not Found"})));
 }
 
@@ -140,7 +132,7 @@ fn annotated_and_lightweight_tags() {
 fn creating_and_deleting_tags() {
     let w = world();
     let (status, body) =
-        call(&w, "POST", TAGS, Some(&w.dev), json!({"tag_name": "v9.0.0", "ref": "feature", "message": "Nine"}));
+        w.instance.call("POST", TAGS, Some(&w.dev), json!({"tag_name": "v9.0.0", "ref": "feature", "message": "Nine"}));
     assert_eq!(status, 201, "{body}");
     assert_eq!(git_text(&w.work, &["cat-file", "-t", "v9.0.0"]), "tag");
     let object = git_text(&w.work, &["cat-file", "-p", "v9.0.0"]);
@@ -149,7 +141,7 @@ fn creating_and_deleting_tags() {
     assert_eq!(body["commit"]["id"], git_text(&w.work, &["rev-parse", "feature"]));
     assert_eq!(body["message"], "Nine");
 
-    let (status, body) = call(&w, "POST", &format!("{TAGS}?tag_name=plain&ref=main"), Some(&w.dev), Value::Null);
+    let (status, body) = w.instance.call("POST", &format!("{TAGS}?tag_name=plain&ref=main"), Some(&w.dev), Value::Null);
     assert_eq!(status, 201, "{body}");
     assert_eq!(git_text(&w.work, &["cat-file", "-t", "plain"]), "commit");
     assert_eq!(body["target"], git_text(&w.work, &["rev-parse", "main"]));
@@ -161,22 +153,22 @@ fn creating_and_deleting_tags() {
         (json!({"tag_name": "ok", "ref": "nope"}), json!({"message": "Target nope is invalid"})),
         (json!({"ref": "main"}), json!({"error": "tag_name is missing"})),
     ] {
-        let (status, body) = call(&w, "POST", TAGS, Some(&w.dev), params.clone());
+        let (status, body) = w.instance.call("POST", TAGS, Some(&w.dev), params.clone());
         assert_eq!((status, body), (400, expected), "{params}");
     }
-    let (status, _) = call(&w, "POST", TAGS, Some(&w.rita), json!({"tag_name": "r", "ref": "main"}));
+    let (status, _) = w.instance.call("POST", TAGS, Some(&w.rita), json!({"tag_name": "r", "ref": "main"}));
     assert_eq!(status, 403);
-    let (status, _) = call(&w, "POST", TAGS, None, json!({"tag_name": "r", "ref": "main"}));
+    let (status, _) = w.instance.call("POST", TAGS, None, json!({"tag_name": "r", "ref": "main"}));
     assert_eq!(status, 401);
 
-    let (status, _) = call(&w, "DELETE", &format!("{TAGS}/v9.0.0"), Some(&w.rita), Value::Null);
+    let (status, _) = w.instance.call("DELETE", &format!("{TAGS}/v9.0.0"), Some(&w.rita), Value::Null);
     assert_eq!(status, 403);
     for name in ["v9.0.0", "plain"] {
-        let (status, body) = call(&w, "DELETE", &format!("{TAGS}/{name}"), Some(&w.dev), Value::Null);
+        let (status, body) = w.instance.call("DELETE", &format!("{TAGS}/{name}"), Some(&w.dev), Value::Null);
         assert_eq!((status, body), (204, Value::Null));
         assert!(git_text(&w.work, &["for-each-ref", &format!("refs/tags/{name}")]).is_empty());
     }
-    let (status, body) = call(&w, "DELETE", &format!("{TAGS}/plain"), Some(&w.dev), Value::Null);
+    let (status, body) = w.instance.call("DELETE", &format!("{TAGS}/plain"), Some(&w.dev), Value::Null);
     assert_eq!((status, body), (404, json!({"message": "404 Tag Not Found"})));
 }
 
@@ -193,7 +185,7 @@ fn private_tags_are_404_to_whoever_may_not_see_them() {
             ("GET", "/api/v4/projects/priv%2Fapp/repository/tags/v1.0.0"),
             ("DELETE", "/api/v4/projects/priv%2Fapp/repository/tags/v1.0.0"),
         ] {
-            let (status, body) = call(&w, method, target, token, Value::Null);
+            let (status, body) = w.instance.call(method, target, token, Value::Null);
             assert_eq!((status, body), (404, json!({"message": "404 Project Not Found"})), "{method} {target}");
         }
     }

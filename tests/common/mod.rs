@@ -374,6 +374,14 @@ impl TestInstance {
         (status, headers, response.body())
     }
 
+    /// A JSON API call as a tool makes it: `token` as `PRIVATE-TOKEN`, `body` as JSON (none
+    /// when `Value::Null`); the answer's status and JSON body.
+    pub fn call(&self, method: &str, target: &str, token: Option<&str>, body: Value) -> (u16, Value) {
+        let headers: Vec<(&str, &str)> = token.map(|t| ("PRIVATE-TOKEN", t)).into_iter().collect();
+        let body = if body.is_null() { Vec::new() } else { body.to_string().into_bytes() };
+        self.request_json(method, target, &headers, &body)
+    }
+
     /// `request` with the body parsed as JSON (`Value::Null` when empty).
     pub fn request_json(&self, method: &str, target: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, Value) {
         self.request_response(method, target, headers, body).status_json()
@@ -468,6 +476,11 @@ pub fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
 /// `git` output as trimmed text.
 pub fn git_text(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&git(dir, args)).trim().to_string()
+}
+
+/// The `name` of every entity of a JSON list.
+pub fn names(body: &Value) -> Vec<String> {
+    body.as_array().unwrap().iter().map(|b| b["name"].as_str().unwrap().to_string()).collect()
 }
 
 /// `(commit, line)` for every line of `git blame --porcelain`.
