@@ -183,15 +183,19 @@ const READ_AHEAD_AFTER: usize = 256;
 pub(super) struct Compare<'r> {
     repo: &'r gix::Repository,
     buf: Vec<u8>,
-    /// The entry (id and mode) of the filter's path component at each depth, by tree.
-    entries: std::collections::HashMap<(ObjectId, usize), Option<(ObjectId, u16)>>,
+    /// The entry (id and mode) of the filter's path component at each depth (the index), by tree.
+    entries: Vec<gix::hashtable::HashMap<ObjectId, Option<(ObjectId, u16)>>>,
+    /// How many entries `entries` holds.
+    entries_held: usize,
     /// The commit-graph's changed-path filters and the filter path's keys, when both exist.
     bloom: Option<(std::sync::Arc<super::bloom::Graph>, super::bloom::Keys)>,
+    /// The packs trees are read from, opened at the first tree read.
+    packs: Option<super::packs::Packs>,
 }
 
 impl<'r> Compare<'r> {
     pub(super) fn new(repo: &'r gix::Repository) -> Compare<'r> {
-        Compare { repo, buf: Vec::new(), entries: Default::default(), bloom: None }
+        Compare { repo, buf: Vec::new(), entries: Vec::new(), entries_held: 0, bloom: None, packs: None }
     }
 
     /// Reads the commit-graph's changed-path filters for `path`, when there are any.
@@ -212,19 +216,22 @@ impl<'r> Compare<'r> {
     /// (tree, depth): consecutive commits share most subtrees, so a commit usually costs one
     /// read of its root tree.
     pub(super) fn entry(&mut self, tree: ObjectId, path: &[Vec<u8>]) -> Result<Option<(ObjectId, u16)>, Error> {
-        if self.entries.len() >= ENTRY_CACHE_MAX {
+        if self.entries_held >= ENTRY_CACHE_MAX {
             // Only a cache: a walk through a long history starts it afresh now and then.
-            self.entries.clear();
+            self.entries.iter_mut().for_each(|level| level.clear());
+            self.entries_held = 0;
+        }
+        if self.entries.len() < path.len() {
+            self.entries.resize_with(path.len(), Default::default);
         }
         let mut current = tree;
         let mut found = None;
         for (depth, name) in path.iter().enumerate() {
-            let here = match self.entries.get(&(current, depth)) {
+            let here = match self.entries[depth].get(&current) {
                 Some(&known) => known,
                 None => {
                     let unreadable = |e: BoxError| Error::Tree { id: current, source: e };
-                    let iter =
-                        self.repo.objects.find_tree_iter(&current, &mut self.buf).map_err(|e| unreadable(boxed(e)))?;
+                    let iter = self.tree(&current).map_err(unreadable)?;
                     let mut hit = None;
                     for entry in iter {
                         let entry = entry.map_err(|e| unreadable(boxed(e)))?;
@@ -233,7 +240,8 @@ impl<'r> Compare<'r> {
                             break;
                         }
                     }
-                    self.entries.insert((current, depth), hit);
+                    self.entries[depth].insert(current, hit);
+                    self.entries_held += 1;
                     hit
                 }
             };
@@ -247,6 +255,19 @@ impl<'r> Compare<'r> {
             }
         }
         Ok(found)
+    }
+
+    /// Tree `id`, from the packs with the delta bases on the way kept ([`super::packs`]), else
+    /// through gix.
+    fn tree(&mut self, id: &gix::oid) -> Result<gix::objs::TreeRefIter<'_>, BoxError> {
+        let repo = self.repo;
+        let packs = self
+            .packs
+            .get_or_insert_with(|| super::packs::Packs::open(repo.objects.store_ref().path(), repo.object_hash()));
+        match packs.find(id, &mut self.buf) {
+            Some(gix::objs::Kind::Tree) => Ok(gix::objs::TreeRefIter::from_bytes(&self.buf, id.kind())),
+            _ => self.repo.objects.find_tree_iter(id, &mut self.buf).map_err(boxed),
+        }
     }
 
     /// git's `try_to_simplify_commit` for a commit whose root tree is `tree`, with `parents`
