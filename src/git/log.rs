@@ -393,29 +393,15 @@ impl<'r> Walk<'r> {
                         self.prefetch = super::prefetch::Prefetch::start(self.repo, tip, READ_AHEAD_AFTER);
                     }
                 }
-                let iter = match self.prefetch.as_ref().and_then(|p| p.take(&id)) {
-                    Some(read_ahead) => {
-                        self.buf = read_ahead;
-                        gix::objs::CommitRefIter::from_bytes(&self.buf, id.kind())
-                    }
-                    None => {
-                        self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| Error::NotACommit(id))?
-                    }
-                };
-                let (mut time, mut tree) = (None, None);
-                for token in iter {
-                    match token.map_err(|e| Error::Decode { id, source: boxed(e) })? {
-                        Token::Tree { id } => tree = Some(id),
-                        Token::Parent { id } => parents.push(id),
-                        Token::Committer { signature } => {
-                            time = Some(signature.seconds());
-                            break;
-                        }
-                        _ => {}
-                    }
+                if let Some(read_ahead) = self.prefetch.as_ref().and_then(|p| p.take(&id)) {
+                    self.buf = read_ahead;
+                } else {
+                    self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| Error::NotACommit(id))?;
                 }
-                let missing = |what: &str| Error::Decode { id, source: format!("the commit has no {what}").into() };
-                (time.ok_or_else(|| missing("committer"))?, tree.ok_or_else(|| missing("tree"))?)
+                let header =
+                    super::commit::header(&self.buf, id.kind()).map_err(|e| Error::Decode { id, source: e })?;
+                parents = header.parents;
+                (header.time, header.tree)
             }
         };
         let parents: Vec<u32> = parents.into_iter().map(|p| self.lookup(p)).collect();

@@ -22,7 +22,6 @@
 //! commit object): tree, parents and committer date, which is all gix-blame reads of a commit.
 
 use super::super::log::Compare;
-use gix::objs::commit::ref_iter::Token;
 use gix::objs::{Find, FindHeader};
 use gix::ObjectId;
 use std::cell::RefCell;
@@ -57,19 +56,8 @@ struct State<'r> {
 
 /// Tree, parents and committer date of the commit object `data`.
 fn parse(data: &[u8], kind: gix::hash::Kind) -> Option<Info> {
-    let (mut tree, mut parents, mut time) = (None, Vec::new(), None);
-    for token in gix::objs::CommitRefIter::from_bytes(data, kind) {
-        match token.ok()? {
-            Token::Tree { id } => tree = Some(id),
-            Token::Parent { id } => parents.push(id),
-            Token::Committer { signature } => {
-                time = Some(signature.seconds());
-                break;
-            }
-            _ => {}
-        }
-    }
-    Some(Info { tree: tree?, parents, time: time?, position: None })
+    let header = super::super::commit::header(data, kind).ok()?;
+    Some(Info { tree: header.tree, parents: header.parents, time: header.time, position: None })
 }
 
 impl<'r> Skipping<'r> {
