@@ -167,16 +167,10 @@ struct Walk<'r> {
     index: gix::hashtable::HashMap<ObjectId, u32>,
     buf: Vec<u8>,
     compare: Compare<'r>,
-    /// Commit objects read ahead on another core (a path walk without a commit-graph).
-    prefetch: Option<super::prefetch::Prefetch>,
-    /// Where reading ahead would start, once the walk has read [`READ_AHEAD_AFTER`] objects.
-    read_ahead_from: Option<ObjectId>,
-    objects_read: usize,
+    /// Commit objects read ahead on another core (a path walk without a commit-graph), begun
+    /// once the walk is long.
+    read_ahead: super::prefetch::ReadAhead,
 }
-
-/// Commit objects a walk reads itself before it is deemed long enough to read ahead for: a
-/// page filled within the newest commits never pays for the thread's setup.
-const READ_AHEAD_AFTER: usize = 256;
 
 /// What git's `rev_compare_tree` reads to tell whether a commit changed the path: the path's
 /// entry in trees, and first the commit-graph's changed-path Bloom filters.
@@ -326,9 +320,7 @@ impl<'r> Walk<'r> {
             index: Default::default(),
             buf: Vec::new(),
             compare: Compare::new(repo),
-            prefetch: None,
-            read_ahead_from: None,
-            objects_read: 0,
+            read_ahead: super::prefetch::ReadAhead::from(None),
         }
     }
 
@@ -387,13 +379,7 @@ impl<'r> Walk<'r> {
         let (time, tree) = match from_graph {
             Some(found) => found,
             None => {
-                self.objects_read += 1;
-                if self.objects_read == READ_AHEAD_AFTER {
-                    if let Some(tip) = self.read_ahead_from.take() {
-                        self.prefetch = super::prefetch::Prefetch::start(self.repo, tip, READ_AHEAD_AFTER);
-                    }
-                }
-                if let Some(read_ahead) = self.prefetch.as_ref().and_then(|p| p.take(&id)) {
+                if let Some(read_ahead) = self.read_ahead.take(self.repo, &id) {
                     self.buf = read_ahead;
                 } else {
                     self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| Error::NotACommit(id))?;
@@ -477,7 +463,7 @@ pub fn page(
     // A path walk reads commits until the page is full of ones that changed the path: often
     // much of the history. Without a commit-graph its commits are read ahead on another core.
     if let (Some(_), None, Some(&tip)) = (&filter.path, &walk.graph, tips.first()) {
-        walk.read_ahead_from = Some(tip);
+        walk.read_ahead = super::prefetch::ReadAhead::from(Some(tip));
     }
     if filter.topo && filter.since.is_none() && walk.graph.is_some() {
         return Topo::new(walk).page(tips, filter, window, deadline);
