@@ -299,3 +299,57 @@ fn a_packed_history_without_a_commit_graph_read_ahead_counts_the_same() {
     assert_eq!(got, want);
     assert_ne!(got[0], got[1], "two commits");
 }
+
+#[test]
+fn trees_read_from_packs_keeping_their_delta_bases_are_the_objects_gix_reads() {
+    // src/git/packs.rs, against gix, for every object of a fast-import pack (each version of a
+    // tree a delta of the one before), in the order a walk meets them and in reverse.
+    let dir = tempfile_dir("packs");
+    let repo = dir.join("chains.git");
+    git(&dir, &["init", "-q", "--bare", "-b", "main", repo.to_str().unwrap()]);
+    let mut stream = String::new();
+    for i in 1..=300u32 {
+        let content = format!("version {i}\n");
+        stream.push_str(&format!(
+            "commit refs/heads/main\nmark :{i}\ncommitter C <c@example.com> {when} +0000\ndata 2\nc\n{from}\
+             M 100644 inline d{d}/f{f}.txt\ndata {len}\n{content}\n",
+            when = 1_700_000_000 + i,
+            from = if i == 1 { String::new() } else { format!("from :{}\n", i - 1) },
+            d = i % 3,
+            f = i % 11,
+            len = content.len(),
+        ));
+    }
+    let mut import = std::process::Command::new("git")
+        .args(["-C", repo.to_str().unwrap(), "fast-import", "--quiet"])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    import.stdin.take().unwrap().write_all(stream.as_bytes()).unwrap();
+    assert!(import.wait().unwrap().success());
+    git(&repo, &["repack", "-adq"]);
+    let listed = String::from_utf8(git(&repo, &["log", "--format=%T", "main"])).unwrap();
+    let all =
+        String::from_utf8(git(&repo, &["cat-file", "--batch-all-objects", "--batch-check=%(objectname)"])).unwrap();
+    let mut ids: Vec<gix::ObjectId> = listed.lines().chain(all.lines()).map(|l| l.parse().unwrap()).collect();
+    let bases = git(&repo, &["cat-file", "--batch-all-objects", "--batch-check=%(deltabase)"]);
+    let deltas = String::from_utf8(bases).unwrap().lines().filter(|l| l.bytes().any(|b| b != b'0')).count();
+    assert!(deltas > 300, "chains of deltas to read: {deltas}");
+    let gix_repo = gix::open(&repo).unwrap();
+    for order in 0..2 {
+        if order == 1 {
+            ids.reverse();
+        }
+        let mut packs = forgecore::git::packs::Packs::open(&repo.join("objects"), gix::hash::Kind::Sha1);
+        let mut buf = Vec::new();
+        for id in &ids {
+            let kind = packs.find(id, &mut buf).expect("every object is in the pack");
+            let object = gix_repo.find_object(*id).unwrap();
+            assert_eq!((kind, buf.as_slice()), (object.kind, object.data.as_slice()), "{id}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

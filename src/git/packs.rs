@@ -115,11 +115,21 @@ struct Kept {
     bytes: usize,
     /// Buffers of objects let go, for the next ones kept.
     spare: Vec<Vec<u8>>,
+    /// The capacity of the buffers in `spare`, at most [`KEPT_MAX`] / 2.
+    spare_bytes: usize,
 }
 
 impl Kept {
     fn has(&self, pack: u32, offset: u64) -> bool {
         self.newer.contains_key(&(pack, offset)) || self.older.contains_key(&(pack, offset))
+    }
+
+    /// Keeps `buf` for reuse, while the spare buffers stay within their bound.
+    fn spare(&mut self, buf: Vec<u8>) {
+        if self.spare_bytes + buf.capacity() <= KEPT_MAX / 2 {
+            self.spare_bytes += buf.capacity();
+            self.spare.push(buf);
+        }
     }
 }
 
@@ -130,15 +140,16 @@ impl DecodeEntry for Kept {
         }
         if self.bytes + data.len() > KEPT_MAX / 2 {
             let older = std::mem::replace(&mut self.older, std::mem::take(&mut self.newer));
-            self.spare.extend(older.into_values().map(|(_, _, buf)| buf).take(SPARE_MAX));
+            older.into_values().for_each(|(_, _, buf)| self.spare(buf));
             self.bytes = 0;
         }
         self.bytes += data.len();
         let mut buf = self.spare.pop().unwrap_or_default();
+        self.spare_bytes -= buf.capacity();
         buf.clear();
         buf.extend_from_slice(data);
         if let Some((_, _, old)) = self.newer.insert((pack, offset), (kind, compressed_size, buf)) {
-            self.spare.push(old);
+            self.spare(old);
         }
     }
 
@@ -156,9 +167,6 @@ impl DecodeEntry for Kept {
 
 /// A decoded object: its kind, its entry's compressed size (as gix's cache keeps it) and data.
 type Object = (gix::objs::Kind, usize, Vec<u8>);
-
-/// Buffers kept for reuse at most.
-const SPARE_MAX: usize = 4096;
 
 /// Hashes a (pack, offset) key: offsets are already spread, one multiply mixes them.
 #[derive(Default, Clone, Copy)]
