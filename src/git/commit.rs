@@ -1,4 +1,5 @@
-//! Reading one commit into the fields GitLab's commit entity shows.
+//! Reading a commit: the fields GitLab's commit entity shows ([`read`]), and what a history
+//! walk reads of it ([`header`]: tree, parents, committer date).
 
 use super::error::{boxed, BoxError, Classify, Missing};
 
