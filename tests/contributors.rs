@@ -220,10 +220,17 @@ fn a_packed_history_without_a_commit_graph_read_ahead_counts_the_same() {
         let who = ["Ann", "Ben", "Cat", "Dan", "Eve"][i as usize % 5];
         let when = 1_700_000_000 + i * 60;
         let (content, message) = (format!("line {i}\n"), format!("commit {i}\n"));
+        // old.txt: added by the first commit, one line changed half-way, so that its blame and
+        // last commit walk most of the history.
+        let old = match i {
+            1 => "M 100644 inline old.txt\ndata 12\none\ntwo\nsix\n".to_string(),
+            1000 => "M 100644 inline old.txt\ndata 14\none\nthree\nsix\n".to_string(),
+            _ => String::new(),
+        };
         stream.push_str(&format!(
             "commit refs/heads/{branch}\nmark :{i}\nauthor {who} <{lower}@example.com> {when} +0000\n\
              committer C <c@example.com> {when} +0000\ndata {mlen}\n{message}{from}M 100644 inline f{file}.txt\n\
-             data {len}\n{content}\n",
+             data {len}\n{content}{old}\n",
             mlen = message.len(),
             branch = if i % 97 == 0 { "side" } else { "main" },
             lower = who.to_lowercase(),
@@ -265,4 +272,84 @@ fn a_packed_history_without_a_commit_graph_read_ahead_counts_the_same() {
         assert_eq!(ids, log.lines().collect::<Vec<_>>(), "{path}");
         assert!(ids.len() > 10, "{path}: a second page of a path changed every 17th commit");
     }
+    // Its blame and last commit walk back 1,000 and 2,000 commits, read ahead, with trees read
+    // from chains of deltas (src/git/packs.rs): fast-import made each version a delta of the one
+    // before, and the repack kept them.
+    let (status, file) =
+        instance.request_json("GET", "/api/v4/projects/fx%2Flong/repository/files/old.txt?ref=main", &[], b"");
+    assert_eq!(status, 200, "{file}");
+    let last = String::from_utf8(git(&repo, &["log", "-1", "--format=%H", "main", "--", "old.txt"])).unwrap();
+    assert_eq!(file["last_commit_id"], json!(last.trim()));
+    let (status, groups) =
+        instance.request_json("GET", "/api/v4/projects/fx%2Flong/repository/files/old.txt/blame?ref=main", &[], b"");
+    assert_eq!(status, 200, "{groups}");
+    let mut got = Vec::new();
+    for group in groups.as_array().unwrap() {
+        for _ in group["lines"].as_array().unwrap() {
+            got.push(group["commit"]["id"].as_str().unwrap().to_string());
+        }
+    }
+    let porcelain = String::from_utf8(git(&repo, &["blame", "--porcelain", "main", "--", "old.txt"])).unwrap();
+    let want: Vec<String> = porcelain
+        .lines()
+        .filter(|l| l.len() > 41 && l.as_bytes()[40] == b' ' && l[..40].bytes().all(|b| b.is_ascii_hexdigit()))
+        .map(|l| l[..40].to_string())
+        .collect();
+    assert_eq!(got.len(), 3);
+    assert_eq!(got, want);
+    assert_ne!(got[0], got[1], "two commits");
+}
+
+#[test]
+fn trees_read_from_packs_keeping_their_delta_bases_are_the_objects_gix_reads() {
+    // src/git/packs.rs, against gix, for every object of a fast-import pack (each version of a
+    // tree a delta of the one before), in the order a walk meets them and in reverse.
+    let dir = tempfile_dir("packs");
+    let repo = dir.join("chains.git");
+    git(&dir, &["init", "-q", "--bare", "-b", "main", repo.to_str().unwrap()]);
+    let mut stream = String::new();
+    for i in 1..=300u32 {
+        let content = format!("version {i}\n");
+        stream.push_str(&format!(
+            "commit refs/heads/main\nmark :{i}\ncommitter C <c@example.com> {when} +0000\ndata 2\nc\n{from}\
+             M 100644 inline d{d}/f{f}.txt\ndata {len}\n{content}\n",
+            when = 1_700_000_000 + i,
+            from = if i == 1 { String::new() } else { format!("from :{}\n", i - 1) },
+            d = i % 3,
+            f = i % 11,
+            len = content.len(),
+        ));
+    }
+    let mut import = std::process::Command::new("git")
+        .args(["-C", repo.to_str().unwrap(), "fast-import", "--quiet"])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    import.stdin.take().unwrap().write_all(stream.as_bytes()).unwrap();
+    assert!(import.wait().unwrap().success());
+    git(&repo, &["repack", "-adq"]);
+    let listed = String::from_utf8(git(&repo, &["log", "--format=%T", "main"])).unwrap();
+    let all =
+        String::from_utf8(git(&repo, &["cat-file", "--batch-all-objects", "--batch-check=%(objectname)"])).unwrap();
+    let mut ids: Vec<gix::ObjectId> = listed.lines().chain(all.lines()).map(|l| l.parse().unwrap()).collect();
+    let bases = git(&repo, &["cat-file", "--batch-all-objects", "--batch-check=%(deltabase)"]);
+    let deltas = String::from_utf8(bases).unwrap().lines().filter(|l| l.bytes().any(|b| b != b'0')).count();
+    assert!(deltas > 300, "chains of deltas to read: {deltas}");
+    let gix_repo = gix::open(&repo).unwrap();
+    for order in 0..2 {
+        if order == 1 {
+            ids.reverse();
+        }
+        let mut packs = forgecore::git::packs::Packs::open(&repo.join("objects"), gix::hash::Kind::Sha1);
+        let mut buf = Vec::new();
+        for id in &ids {
+            let kind = packs.find(id, &mut buf).expect("every object is in the pack");
+            let object = gix_repo.find_object(*id).unwrap();
+            assert_eq!((kind, buf.as_slice()), (object.kind, object.data.as_slice()), "{id}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -49,7 +49,7 @@ pub fn file(
     };
     // Its commits are written anew (from the commit-graph when it has them): gix-blame is
     // given no graph of its own.
-    let skipping = skip::Skipping::new(repo, path);
+    let skipping = skip::Skipping::new(repo, path, commit);
     let outcome = blame(repo, &skipping, None, path, commit, ranges.clone())?;
     // What was skipped was judged for `path` alone: once a line was followed to another path
     // (a rename), blame again reading every commit.

@@ -1,4 +1,5 @@
-//! Reading one commit into the fields GitLab's commit entity shows.
+//! Reading a commit: the fields GitLab's commit entity shows ([`read`]), and what a history
+//! walk reads of it ([`header`]: tree, parents, committer date).
 
 use super::error::{boxed, BoxError, Classify, Missing};
 
@@ -72,4 +73,30 @@ pub fn read(repo: &gix::Repository, id: gix::ObjectId) -> Result<CommitInfo, Err
         committer: signature(committer),
         trailers,
     })
+}
+
+/// What a history walk reads of a commit: its root tree, parents and committer date (seconds).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    pub tree: gix::ObjectId,
+    pub parents: Vec<gix::ObjectId>,
+    pub time: i64,
+}
+
+/// The [`Header`] of the commit object `data`, read no further than its committer line.
+pub fn header(data: &[u8], kind: gix::hash::Kind) -> Result<Header, BoxError> {
+    use gix::objs::commit::ref_iter::Token;
+    let (mut tree, mut parents) = (None, Vec::new());
+    for token in gix::objs::CommitRefIter::from_bytes(data, kind) {
+        match token.map_err(boxed)? {
+            Token::Tree { id } => tree = Some(id),
+            Token::Parent { id } => parents.push(id),
+            Token::Committer { signature } => {
+                let tree = tree.ok_or("the commit has no tree")?;
+                return Ok(Header { tree, parents, time: signature.seconds() });
+            }
+            _ => {}
+        }
+    }
+    Err("the commit has no committer".into())
 }

@@ -67,6 +67,11 @@ impl Classify for Error {
 
 /// The clock is read once every this many commits.
 const DEADLINE_EVERY: usize = 512;
+/// Trees a walk reads through gix before it opens the packs to read them itself
+/// ([`super::packs`]): a short walk (a commit-graph's Bloom filters answer most commits, or the
+/// page fills within the newest) does not pay for opening them (about 0.25 ms for the 100k-file
+/// repository's pack).
+const TREES_BEFORE_PACKS: usize = 32;
 /// Path entries kept by (tree, depth) before the cache starts over.
 const ENTRY_CACHE_MAX: usize = 1 << 16;
 
@@ -167,31 +172,30 @@ struct Walk<'r> {
     index: gix::hashtable::HashMap<ObjectId, u32>,
     buf: Vec<u8>,
     compare: Compare<'r>,
-    /// Commit objects read ahead on another core (a path walk without a commit-graph).
-    prefetch: Option<super::prefetch::Prefetch>,
-    /// Where reading ahead would start, once the walk has read [`READ_AHEAD_AFTER`] objects.
-    read_ahead_from: Option<ObjectId>,
-    objects_read: usize,
+    /// Commit objects read ahead on another core (a path walk without a commit-graph), begun
+    /// once the walk is long.
+    read_ahead: super::prefetch::ReadAhead,
 }
-
-/// Commit objects a walk reads itself before it is deemed long enough to read ahead for: a
-/// page filled within the newest commits never pays for the thread's setup.
-const READ_AHEAD_AFTER: usize = 256;
 
 /// What git's `rev_compare_tree` reads to tell whether a commit changed the path: the path's
 /// entry in trees, and first the commit-graph's changed-path Bloom filters.
 pub(super) struct Compare<'r> {
     repo: &'r gix::Repository,
     buf: Vec<u8>,
-    /// The entry (id and mode) of the filter's path component at each depth, by tree.
-    entries: std::collections::HashMap<(ObjectId, usize), Option<(ObjectId, u16)>>,
+    /// The entry (id and mode) of the filter's path component at each depth (the index), by tree.
+    entries: Vec<gix::hashtable::HashMap<ObjectId, Option<(ObjectId, u16)>>>,
+    /// How many entries `entries` holds.
+    entries_held: usize,
     /// The commit-graph's changed-path filters and the filter path's keys, when both exist.
     bloom: Option<(std::sync::Arc<super::bloom::Graph>, super::bloom::Keys)>,
+    /// The packs trees are read from, opened once [`TREES_BEFORE_PACKS`] trees were read.
+    packs: Option<super::packs::Packs>,
+    trees_read: usize,
 }
 
 impl<'r> Compare<'r> {
     pub(super) fn new(repo: &'r gix::Repository) -> Compare<'r> {
-        Compare { repo, buf: Vec::new(), entries: Default::default(), bloom: None }
+        Compare { repo, buf: Vec::new(), entries: Vec::new(), entries_held: 0, bloom: None, packs: None, trees_read: 0 }
     }
 
     /// Reads the commit-graph's changed-path filters for `path`, when there are any.
@@ -212,19 +216,22 @@ impl<'r> Compare<'r> {
     /// (tree, depth): consecutive commits share most subtrees, so a commit usually costs one
     /// read of its root tree.
     pub(super) fn entry(&mut self, tree: ObjectId, path: &[Vec<u8>]) -> Result<Option<(ObjectId, u16)>, Error> {
-        if self.entries.len() >= ENTRY_CACHE_MAX {
+        if self.entries_held >= ENTRY_CACHE_MAX {
             // Only a cache: a walk through a long history starts it afresh now and then.
-            self.entries.clear();
+            self.entries.iter_mut().for_each(|level| level.clear());
+            self.entries_held = 0;
+        }
+        if self.entries.len() < path.len() {
+            self.entries.resize_with(path.len(), Default::default);
         }
         let mut current = tree;
         let mut found = None;
         for (depth, name) in path.iter().enumerate() {
-            let here = match self.entries.get(&(current, depth)) {
+            let here = match self.entries[depth].get(&current) {
                 Some(&known) => known,
                 None => {
                     let unreadable = |e: BoxError| Error::Tree { id: current, source: e };
-                    let iter =
-                        self.repo.objects.find_tree_iter(&current, &mut self.buf).map_err(|e| unreadable(boxed(e)))?;
+                    let iter = self.tree(&current).map_err(unreadable)?;
                     let mut hit = None;
                     for entry in iter {
                         let entry = entry.map_err(|e| unreadable(boxed(e)))?;
@@ -233,7 +240,8 @@ impl<'r> Compare<'r> {
                             break;
                         }
                     }
-                    self.entries.insert((current, depth), hit);
+                    self.entries[depth].insert(current, hit);
+                    self.entries_held += 1;
                     hit
                 }
             };
@@ -247,6 +255,19 @@ impl<'r> Compare<'r> {
             }
         }
         Ok(found)
+    }
+
+    /// Tree `id`, from the packs with the delta bases on the way kept ([`super::packs`]), else
+    /// through gix.
+    fn tree(&mut self, id: &gix::oid) -> Result<gix::objs::TreeRefIter<'_>, BoxError> {
+        self.trees_read += 1;
+        if self.trees_read == TREES_BEFORE_PACKS {
+            self.packs = Some(super::packs::Packs::open(self.repo.objects.store_ref().path(), self.repo.object_hash()));
+        }
+        match self.packs.as_mut().and_then(|packs| packs.find(id, &mut self.buf)) {
+            Some(gix::objs::Kind::Tree) => Ok(gix::objs::TreeRefIter::from_bytes(&self.buf, id.kind())),
+            _ => self.repo.objects.find_tree_iter(id, &mut self.buf).map_err(boxed),
+        }
     }
 
     /// git's `try_to_simplify_commit` for a commit whose root tree is `tree`, with `parents`
@@ -305,9 +326,7 @@ impl<'r> Walk<'r> {
             index: Default::default(),
             buf: Vec::new(),
             compare: Compare::new(repo),
-            prefetch: None,
-            read_ahead_from: None,
-            objects_read: 0,
+            read_ahead: super::prefetch::ReadAhead::from(None),
         }
     }
 
@@ -366,35 +385,15 @@ impl<'r> Walk<'r> {
         let (time, tree) = match from_graph {
             Some(found) => found,
             None => {
-                self.objects_read += 1;
-                if self.objects_read == READ_AHEAD_AFTER {
-                    if let Some(tip) = self.read_ahead_from.take() {
-                        self.prefetch = super::prefetch::Prefetch::start(self.repo, tip, READ_AHEAD_AFTER);
-                    }
+                if let Some(read_ahead) = self.read_ahead.take(self.repo, &id) {
+                    self.buf = read_ahead;
+                } else {
+                    self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| Error::NotACommit(id))?;
                 }
-                let iter = match self.prefetch.as_ref().and_then(|p| p.take(&id)) {
-                    Some(read_ahead) => {
-                        self.buf = read_ahead;
-                        gix::objs::CommitRefIter::from_bytes(&self.buf, id.kind())
-                    }
-                    None => {
-                        self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| Error::NotACommit(id))?
-                    }
-                };
-                let (mut time, mut tree) = (None, None);
-                for token in iter {
-                    match token.map_err(|e| Error::Decode { id, source: boxed(e) })? {
-                        Token::Tree { id } => tree = Some(id),
-                        Token::Parent { id } => parents.push(id),
-                        Token::Committer { signature } => {
-                            time = Some(signature.seconds());
-                            break;
-                        }
-                        _ => {}
-                    }
-                }
-                let missing = |what: &str| Error::Decode { id, source: format!("the commit has no {what}").into() };
-                (time.ok_or_else(|| missing("committer"))?, tree.ok_or_else(|| missing("tree"))?)
+                let header =
+                    super::commit::header(&self.buf, id.kind()).map_err(|e| Error::Decode { id, source: e })?;
+                parents = header.parents;
+                (header.time, header.tree)
             }
         };
         let parents: Vec<u32> = parents.into_iter().map(|p| self.lookup(p)).collect();
@@ -470,7 +469,7 @@ pub fn page(
     // A path walk reads commits until the page is full of ones that changed the path: often
     // much of the history. Without a commit-graph its commits are read ahead on another core.
     if let (Some(_), None, Some(&tip)) = (&filter.path, &walk.graph, tips.first()) {
-        walk.read_ahead_from = Some(tip);
+        walk.read_ahead = super::prefetch::ReadAhead::from(Some(tip));
     }
     if filter.topo && filter.since.is_none() && walk.graph.is_some() {
         return Topo::new(walk).page(tips, filter, window, deadline);

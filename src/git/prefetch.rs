@@ -8,11 +8,11 @@
 //! not yet taken, and stops when the walk is done with it (the [`Prefetch`] dropped).
 //!
 //! Only whole commits are read ahead (a commit stored as a delta is left to the walk), and only
-//! from the pack holding the tip.
+//! from the pack holding the tip. [`ReadAhead`] is how a walk (a path's log, blame's skip view)
+//! uses it: only once the walk has proved long.
 
 use gix::odb::pack;
 use gix::ObjectId;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -30,7 +30,7 @@ const BATCH: usize = 32;
 
 #[derive(Default)]
 struct Shared {
-    ready: Mutex<HashMap<ObjectId, Vec<u8>>>,
+    ready: Mutex<gix::hashtable::HashMap<ObjectId, Vec<u8>>>,
     held: AtomicUsize,
     /// Commits the walk has read (taken or inflated itself).
     walked: AtomicUsize,
@@ -72,6 +72,36 @@ impl Prefetch {
 impl Drop for Prefetch {
     fn drop(&mut self) {
         self.shared.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Commit objects a walk reads itself before it is deemed long enough to read ahead for: a
+/// page filled within the newest commits never pays for the thread's setup.
+const READ_AHEAD_AFTER: usize = 256;
+
+/// A walk's reading ahead, begun once the walk has read [`READ_AHEAD_AFTER`] commit objects
+/// itself; a walk that was given no tip never reads ahead.
+pub struct ReadAhead {
+    tip: Option<ObjectId>,
+    read: usize,
+    prefetch: Option<Prefetch>,
+}
+
+impl ReadAhead {
+    /// Reading ahead from `tip`, the walk's first commit, when it gets long.
+    pub fn from(tip: Option<ObjectId>) -> ReadAhead {
+        ReadAhead { tip, read: 0, prefetch: None }
+    }
+
+    /// The inflated commit `id` when it was read ahead; counts one commit object read by the walk.
+    pub fn take(&mut self, repo: &gix::Repository, id: &gix::oid) -> Option<Vec<u8>> {
+        self.read += 1;
+        if self.read == READ_AHEAD_AFTER {
+            if let Some(tip) = self.tip.take() {
+                self.prefetch = Prefetch::start(repo, tip, READ_AHEAD_AFTER);
+            }
+        }
+        self.prefetch.as_ref()?.take(id)
     }
 }
 

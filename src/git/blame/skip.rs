@@ -19,10 +19,10 @@
 //! path only.
 //!
 //! Commits are shown as a commit object written anew (from the commit-graph, or from the
-//! commit object): tree, parents and committer date, which is all gix-blame reads of a commit.
+//! commit object, read ahead on the second core without a graph: [`super::super::prefetch`]):
+//! tree, parents and committer date, which is all gix-blame reads of a commit.
 
 use super::super::log::Compare;
-use gix::objs::commit::ref_iter::Token;
 use gix::objs::{Find, FindHeader};
 use gix::ObjectId;
 use std::cell::RefCell;
@@ -53,33 +53,25 @@ struct State<'r> {
     /// The parents each commit is shown with, once worked out.
     shown: HashMap<ObjectId, Vec<ObjectId>>,
     buf: Vec<u8>,
+    /// Commit objects read ahead on another core (without a commit-graph).
+    read_ahead: super::super::prefetch::ReadAhead,
 }
 
 /// Tree, parents and committer date of the commit object `data`.
 fn parse(data: &[u8], kind: gix::hash::Kind) -> Option<Info> {
-    let (mut tree, mut parents, mut time) = (None, Vec::new(), None);
-    for token in gix::objs::CommitRefIter::from_bytes(data, kind) {
-        match token.ok()? {
-            Token::Tree { id } => tree = Some(id),
-            Token::Parent { id } => parents.push(id),
-            Token::Committer { signature } => {
-                time = Some(signature.seconds());
-                break;
-            }
-            _ => {}
-        }
-    }
-    Some(Info { tree: tree?, parents, time: time?, position: None })
+    let header = super::super::commit::header(data, kind).ok()?;
+    Some(Info { tree: header.tree, parents: header.parents, time: header.time, position: None })
 }
 
 impl<'r> Skipping<'r> {
-    /// The skipping view of `repo` for `path` (`/`-separated).
-    pub fn new(repo: &'r gix::Repository, path: &str) -> Skipping<'r> {
+    /// The skipping view of `repo` for `path` (`/`-separated), for a blame from `start`.
+    pub fn new(repo: &'r gix::Repository, path: &str, start: ObjectId) -> Skipping<'r> {
         let graph = repo.commit_graph_if_enabled().ok().flatten();
         let path: Vec<Vec<u8>> = path.split('/').map(|c| c.as_bytes().to_vec()).collect();
         let mut compare = Compare::new(repo);
         compare.use_bloom(Some(&path), graph.is_some());
-        let state = State { compare, commits: HashMap::new(), shown: HashMap::new(), buf: Vec::new() };
+        let read_ahead = super::super::prefetch::ReadAhead::from(graph.is_none().then_some(start));
+        let state = State { compare, commits: HashMap::new(), shown: HashMap::new(), buf: Vec::new(), read_ahead };
         Skipping { repo, graph, path, state: RefCell::new(state) }
     }
 
@@ -105,13 +97,16 @@ impl<'r> Skipping<'r> {
         }
         let info = match self.in_graph(&id) {
             Some(info) => info,
-            None => {
-                let data = self.repo.objects.try_find(&id, &mut state.buf).ok()??;
-                if data.kind != gix::objs::Kind::Commit {
-                    return None;
+            None => match state.read_ahead.take(self.repo, &id) {
+                Some(read_ahead) => parse(&read_ahead, id.kind())?,
+                None => {
+                    let data = self.repo.objects.try_find(&id, &mut state.buf).ok()??;
+                    if data.kind != gix::objs::Kind::Commit {
+                        return None;
+                    }
+                    parse(data.data, id.kind())?
                 }
-                parse(data.data, id.kind())?
-            }
+            },
         };
         state.commits.insert(id, info.clone());
         Some(info)

@@ -1,0 +1,199 @@
+//! Objects read from a repository's packs the way git reads them along a history: every delta
+//! base met on the way is kept, as git's delta base cache keeps them. gix keeps only the object
+//! it was asked for, which is no help where consecutive versions of a tree are deltas of one
+//! another: a pack `git fast-import` wrote (and every repack that reuses its deltas) stores each
+//! version as a delta of the one before it, so the newest root tree is the end of a chain of
+//! some forty deltas, and reading the root trees of a history from its tip down made gix
+//! inflate a whole chain for every one of them (`perf`: most of a path walk's time). Here the
+//! chain is decoded from its base up, each member kept, so the next (older) tree is found
+//! ready: about one inflate per tree, as for git.
+//!
+//! [`Packs`] answers only objects it finds in the packs present when it was opened; anything
+//! else (loose objects, a pack written since, a damaged entry) is `None`, for the caller to read
+//! through gix as before. At most [`KEPT_MAX`] bytes of objects are kept.
+
+use gix::odb::pack;
+use gix::odb::pack::cache::DecodeEntry;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Bytes of decoded objects kept (git's `core.deltaBaseCacheLimit` is 96 MiB per process; this
+/// is per walk, and a walk's root trees are usually small).
+const KEPT_MAX: usize = 16 << 20;
+
+/// A repository's packs as they were when opened, with the objects decoded from them.
+pub struct Packs {
+    packs: Vec<(pack::index::File, pack::data::File)>,
+    kept: Kept,
+    inflate: gix::zlib::Inflate,
+    /// Pack entries of the chain being decoded, newest first.
+    chain: Vec<pack::data::Entry>,
+}
+
+impl Packs {
+    /// The packs in `objects` (the repository's objects directory); unreadable ones are left out.
+    pub fn open(objects: &Path, kind: gix::hash::Kind) -> Packs {
+        let mut packs = Vec::new();
+        for entry in std::fs::read_dir(objects.join("pack")).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "idx") {
+                continue;
+            }
+            let Ok(index) = pack::index::File::at(&path, kind) else { continue };
+            let Ok(mut data) = pack::data::File::at(path.with_extension("pack"), kind) else { continue };
+            // Our own numbering: the key of what is kept.
+            data.id = packs.len() as u32;
+            packs.push((index, data));
+        }
+        Packs { packs, kept: Kept::default(), inflate: Default::default(), chain: Vec::new() }
+    }
+
+    /// Object `id` into `out` (its kind returned), when it is in one of the packs and decodes.
+    pub fn find(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> Option<gix::objs::Kind> {
+        let (n, at) = self.packs.iter().enumerate().find_map(|(n, (index, _))| Some((n, index.lookup(id)?)))?;
+        let (index, data) = &self.packs[n];
+        let entry = data.entry(index.pack_offset_at_index(at)).ok()?;
+        // Down the chain to the first entry kept or not a delta.
+        self.chain.clear();
+        let mut cursor = entry;
+        while cursor.header.is_delta() && !self.kept.has(data.id, cursor.data_offset) {
+            let base = match cursor.header {
+                pack::data::entry::Header::OfsDelta { base_distance } => {
+                    data.entry(cursor.checked_base_pack_offset(base_distance)?).ok()?
+                }
+                pack::data::entry::Header::RefDelta { base_id } => {
+                    data.entry(index.pack_offset_at_index(index.lookup(base_id)?)).ok()?
+                }
+                _ => return None,
+            };
+            self.chain.push(std::mem::replace(&mut cursor, base));
+            if self.chain.len() > 10_000 {
+                return None; // a cycle, or a pack no git writes
+            }
+        }
+        let mut kind = match self.kept.get(data.id, cursor.data_offset, out) {
+            Some((kind, _)) => kind,
+            None => {
+                let outcome =
+                    data.decode_entry(cursor.clone(), out, &mut self.inflate, &no_ref_base, &mut self.kept).ok()?;
+                self.kept.put(data.id, cursor.data_offset, out, outcome.kind, outcome.compressed_size);
+                outcome.kind
+            }
+        };
+        // Up again: each delta finds its base kept, and is kept itself.
+        while let Some(delta) = self.chain.pop() {
+            kind = data.decode_entry(delta, out, &mut self.inflate, &resolver(index, data), &mut self.kept).ok()?.kind;
+        }
+        Some(kind)
+    }
+}
+
+/// A base named by id, found in the same pack (where `git index-pack --fix-thin` puts them).
+fn resolver<'a>(
+    index: &'a pack::index::File,
+    data: &'a pack::data::File,
+) -> impl Fn(&gix::oid, &mut Vec<u8>) -> gix::error::Result<Option<pack::data::decode::entry::ResolvedBase>> + 'a {
+    move |id, _out| {
+        let Some(at) = index.lookup(id) else { return Ok(None) };
+        Ok(data.entry(index.pack_offset_at_index(at)).ok().map(pack::data::decode::entry::ResolvedBase::InPack))
+    }
+}
+
+fn no_ref_base(
+    _id: &gix::oid,
+    _out: &mut Vec<u8>,
+) -> gix::error::Result<Option<pack::data::decode::entry::ResolvedBase>> {
+    Ok(None)
+}
+
+/// Decoded objects by (pack, data offset), at most [`KEPT_MAX`] bytes: the newer half and the
+/// older, which is let go when the newer fills up (what was used since moved to the newer).
+#[derive(Default)]
+struct Kept {
+    newer: HashMap<(u32, u64), Object, Offsets>,
+    older: HashMap<(u32, u64), Object, Offsets>,
+    bytes: usize,
+    /// Buffers of objects let go, for the next ones kept.
+    spare: Vec<Vec<u8>>,
+    /// The capacity of the buffers in `spare`, at most [`KEPT_MAX`] / 2.
+    spare_bytes: usize,
+}
+
+impl Kept {
+    fn has(&self, pack: u32, offset: u64) -> bool {
+        self.newer.contains_key(&(pack, offset)) || self.older.contains_key(&(pack, offset))
+    }
+
+    /// Keeps `buf` for reuse, while the spare buffers stay within their bound.
+    fn spare(&mut self, buf: Vec<u8>) {
+        if self.spare_bytes + buf.capacity() <= KEPT_MAX / 2 {
+            self.spare_bytes += buf.capacity();
+            self.spare.push(buf);
+        }
+    }
+}
+
+impl DecodeEntry for Kept {
+    fn put(&mut self, pack: u32, offset: u64, data: &[u8], kind: gix::objs::Kind, compressed_size: usize) {
+        if data.len() > KEPT_MAX / 2 {
+            return;
+        }
+        if self.bytes + data.len() > KEPT_MAX / 2 {
+            let older = std::mem::replace(&mut self.older, std::mem::take(&mut self.newer));
+            older.into_values().for_each(|(_, _, buf)| self.spare(buf));
+            self.bytes = 0;
+        }
+        self.bytes += data.len();
+        let mut buf = self.spare.pop().unwrap_or_default();
+        self.spare_bytes -= buf.capacity();
+        buf.clear();
+        buf.extend_from_slice(data);
+        if let Some((_, _, old)) = self.newer.insert((pack, offset), (kind, compressed_size, buf)) {
+            self.spare(old);
+        }
+    }
+
+    fn get(&mut self, pack: u32, offset: u64, out: &mut Vec<u8>) -> Option<(gix::objs::Kind, usize)> {
+        if let Some(moved) = self.older.remove(&(pack, offset)) {
+            self.bytes += moved.2.len();
+            self.newer.insert((pack, offset), moved);
+        }
+        let (kind, compressed_size, data) = self.newer.get(&(pack, offset))?;
+        out.clear();
+        out.extend_from_slice(data);
+        Some((*kind, *compressed_size))
+    }
+}
+
+/// A decoded object: its kind, its entry's compressed size (as gix's cache keeps it) and data.
+type Object = (gix::objs::Kind, usize, Vec<u8>);
+
+/// Hashes a (pack, offset) key: offsets are already spread, one multiply mixes them.
+#[derive(Default, Clone, Copy)]
+struct Offsets;
+
+impl std::hash::BuildHasher for Offsets {
+    type Hasher = OffsetHasher;
+    fn build_hasher(&self) -> OffsetHasher {
+        OffsetHasher(0)
+    }
+}
+
+struct OffsetHasher(u64);
+
+impl std::hash::Hasher for OffsetHasher {
+    fn finish(&self) -> u64 {
+        self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(26)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.0 ^= u64::from(n) << 48;
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 ^= n;
+    }
+}
