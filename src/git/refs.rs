@@ -5,6 +5,8 @@
 use super::commit::Signature;
 use super::error::{boxed, BoxError, Classify, Missing};
 use gix::ObjectId;
+use std::convert::Infallible;
+use std::sync::Mutex;
 
 /// The references could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -151,24 +153,38 @@ pub fn reachable(repo: &gix::Repository, tip: ObjectId) -> Result<std::collectio
     Ok(seen)
 }
 
+/// Creator dates already read, by object id: an object's date never changes, and one id is one
+/// object in every repository, so a tag list asked for again reads no object. At most
+/// [`KNOWN_DATES_MAX`] (about 5 MiB); past it, the memory starts over.
+static KNOWN_DATES: Mutex<Option<gix::hashtable::HashMap<ObjectId, i64>>> = Mutex::new(None);
+const KNOWN_DATES_MAX: usize = 1 << 17;
+
 /// The creator date of each of `targets` as `git for-each-ref --sort=creatordate` reads it
 /// (GitLab orders tags by `updated` so, through Gitaly): the tagger's date of a tag object,
 /// the committer's date of a commit, nothing (0, the oldest) for anything else or what cannot
-/// be read. Tags are not peeled: a tag's own date counts. Commits are dated from the
-/// commit-graph when it has them (no object read), the rest read on every core.
+/// be read. Tags are not peeled: a tag's own date counts. Dates read before are remembered
+/// ([`KNOWN_DATES`]); commits are dated from the commit-graph when it has them (no object
+/// read), the rest read on every core.
 pub fn creator_dates(repo: &gix::Repository, targets: &[ObjectId]) -> Vec<i64> {
     use gix::objs::{CommitRefIter, TagRefIter};
     use gix::prelude::Find;
-    let graph = repo.commit_graph_if_enabled().ok().flatten();
-    let from_graph = |id: &ObjectId| {
-        let commit = graph.as_ref()?.commit_by_id(id)?;
-        i64::try_from(commit.committer_timestamp()).ok()
+    let mut dated: Vec<Option<i64>> = {
+        let known = KNOWN_DATES.lock().unwrap_or_else(|p| p.into_inner());
+        match known.as_ref() {
+            Some(known) => targets.iter().map(|id| known.get(id).copied()).collect(),
+            None => vec![None; targets.len()],
+        }
     };
-    let dated: Vec<Option<i64>> = targets.iter().map(from_graph).collect();
+    let graph = repo.commit_graph_if_enabled().ok().flatten();
+    if let Some(graph) = graph.as_ref() {
+        for (id, date) in targets.iter().zip(dated.iter_mut()).filter(|(_, date)| date.is_none()) {
+            *date = graph.commit_by_id(id).and_then(|commit| i64::try_from(commit.committer_timestamp()).ok());
+        }
+    }
     let unread: Vec<ObjectId> =
         targets.iter().zip(&dated).filter(|(_, date)| date.is_none()).map(|(id, _)| *id).collect();
-    let read = |repo: &gix::Repository, id: ObjectId, buf: &mut Vec<u8>| -> Result<i64, std::convert::Infallible> {
-        let Ok(Some(data)) = repo.objects.try_find(&id, buf) else { return Ok(0) };
+    let read = |repo: &gix::Repository, id: ObjectId, buf: &mut Vec<u8>| -> Result<Option<i64>, Infallible> {
+        let Ok(Some(data)) = repo.objects.try_find(&id, buf) else { return Ok(None) };
         let time = match data.kind {
             gix::object::Kind::Tag => TagRefIter::from_bytes(data.data, repo.object_hash())
                 .tagger()
@@ -179,13 +195,25 @@ pub fn creator_dates(repo: &gix::Repository, targets: &[ObjectId]) -> Vec<i64> {
                 .committer()
                 .ok()
                 .and_then(|committer| committer.time().ok()),
-            _ => None,
+            // Neither a tag nor a commit: no date, for good.
+            _ => return Ok(Some(0)),
         };
-        Ok(time.map_or(0, |t| t.seconds))
+        Ok(time.map(|t| t.seconds))
     };
-    let mut read_dates = match super::parallel::read_commits(repo, &unread, read) {
-        Ok(dates) => dates.into_iter(),
+    let read_dates = match super::parallel::read_commits(repo, &unread, read) {
+        Ok(dates) => dates,
         Err(never) => match never {},
     };
-    dated.into_iter().map(|date| date.unwrap_or_else(|| read_dates.next().unwrap_or(0))).collect()
+    {
+        let mut known = KNOWN_DATES.lock().unwrap_or_else(|p| p.into_inner());
+        let known = known.get_or_insert_with(Default::default);
+        if known.len() + targets.len() > KNOWN_DATES_MAX {
+            known.clear();
+        }
+        let fresh = targets.iter().zip(&dated).filter_map(|(id, date)| Some((*id, (*date)?)));
+        let read = unread.iter().zip(&read_dates).filter_map(|(id, date)| Some((*id, (*date)?)));
+        known.extend(fresh.chain(read).take(KNOWN_DATES_MAX));
+    }
+    let mut read_dates = read_dates.into_iter();
+    dated.into_iter().map(|date| date.unwrap_or_else(|| read_dates.next().flatten().unwrap_or(0))).collect()
 }
