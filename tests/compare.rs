@@ -675,3 +675,27 @@ fn renames_pair_as_gits_passes_pair_them() {
     assert_eq!(ours.iter().filter(|e| e.renamed_file).count(), 5, "the unique basenames only");
     assert_eq!(ours, theirs);
 }
+
+/// The commit heads that walks without a commit-graph read (merge bases, the commit lists of
+/// compares) are the commit objects' first bytes, through the committer line, whatever follows
+/// it (a signature, a message).
+#[test]
+fn commit_heads_are_the_objects_through_the_committer_line() {
+    let repo = fixture_dir().join("compare.git");
+    let opened = forgecore::git::open(repo.to_str().unwrap()).unwrap();
+    let mut heads = forgecore::git::commit_head::Heads::open(&opened).expect("no replacements");
+    let (mut read, mut head) = (0, Vec::new());
+    for id in git_text(&repo, &["rev-list", "--all"]).lines() {
+        let full = git(&repo, &["cat-file", "commit", id]);
+        if heads.read(&id.parse::<gix::ObjectId>().unwrap(), &mut head) {
+            read += 1;
+            let at = full.windows(11).position(|w| w == b"\ncommitter ").unwrap() + 1;
+            let end = at + full[at..].iter().position(|&b| b == b'\n').unwrap() + 1;
+            assert_eq!(String::from_utf8_lossy(&head), String::from_utf8_lossy(&full[..end]), "{id}");
+        }
+    }
+    assert!(read > 0, "the packed commits are read from the pack");
+    // A tree is no commit: the store answers it.
+    let tree = git_text(&repo, &["rev-parse", "HEAD^{tree}"]);
+    assert!(!heads.read(&tree.parse::<gix::ObjectId>().unwrap(), &mut head));
+}

@@ -7,6 +7,7 @@
 //! non-merge commits are then read on every core at once, each thread a slice of the history
 //! (reading commit objects is nearly all of the work: inflating them).
 
+use super::commit_head::Heads;
 use super::error::{boxed, BoxError, Classify, Missing};
 use super::parallel;
 use super::range::{self, Log, RangeError};
@@ -88,7 +89,7 @@ fn read_missing_authors(repo: &gix::Repository, log: &mut Log) -> Result<(), Err
     let missing: Vec<usize> =
         (0..log.commits.len()).filter(|&i| log.commits[i].author.is_none() && log.commits[i].parents <= 1).collect();
     let ids: Vec<ObjectId> = missing.iter().map(|&i| log.commits[i].id).collect();
-    let authors = parallel::read_commits(repo, &ids, author_of)?;
+    let authors = parallel::read_commits_with(repo, &ids, Heads::open, author_of)?;
     for (author, i) in authors.into_iter().zip(missing) {
         log.commits[i].author = author.map(|(name, email)| log.authors.intern(&name, &email));
     }
@@ -99,8 +100,18 @@ fn read_missing_authors(repo: &gix::Repository, log: &mut Log) -> Result<(), Err
 type NameEmail = (Vec<u8>, Vec<u8>);
 
 /// The author (name, email; trimmed) of one commit; `None` when it names none.
-fn author_of(repo: &gix::Repository, id: ObjectId, buf: &mut Vec<u8>) -> Result<Option<NameEmail>, Error> {
-    let commit = repo.objects.find_commit_iter(&id, buf).map_err(|e| Error::Read { id, source: boxed(e) })?;
+/// Read from the commit's head alone when a pack holds it whole (see [`super::commit_head`]).
+fn author_of(
+    repo: &gix::Repository,
+    heads: &mut Option<Heads>,
+    id: ObjectId,
+    buf: &mut Vec<u8>,
+) -> Result<Option<NameEmail>, Error> {
+    let commit = if heads.as_mut().is_some_and(|heads| heads.read(&id, buf)) {
+        gix::objs::CommitRefIter::from_bytes(buf, id.kind())
+    } else {
+        repo.objects.find_commit_iter(&id, buf).map_err(|e| Error::Read { id, source: boxed(e) })?
+    };
     for token in commit {
         match token.map_err(|e| Error::Read { id, source: boxed(e) })? {
             Token::Author { signature } => {

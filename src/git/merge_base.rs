@@ -1,6 +1,8 @@
 //! Merge bases as `git merge-base` computes them.
 
+use super::commit_head::Heads;
 use super::error::{boxed, BoxError, Classify, Missing};
+use std::cell::RefCell;
 
 /// The walk over the commit graph failed: the repository could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -25,13 +27,46 @@ pub fn best(
     one: gix::ObjectId,
     others: &[gix::ObjectId],
 ) -> Result<Option<gix::ObjectId>, Error> {
-    let bases = repo.merge_bases_many(one, others).map_err(|e| Error { one, source: boxed(e) })?;
-    Ok(bases.first().map(|id| id.detach()))
+    Ok(bases(repo, one, others)?.first().copied())
 }
 
 /// Every merge base of `one` and `other` (`git merge-base --all`), as a symmetric range
 /// `one...other` excludes them.
 pub fn all(repo: &gix::Repository, one: gix::ObjectId, other: gix::ObjectId) -> Result<Vec<gix::ObjectId>, Error> {
-    let bases = repo.merge_bases_many(one, &[other]).map_err(|e| Error { one, source: boxed(e) })?;
+    bases(repo, one, &[other])
+}
+
+/// gix's `merge_bases_many` over a graph that inflates only the heads of commit objects (no
+/// commit-graph, or commits it does not hold): see [`super::commit_head`].
+fn bases(repo: &gix::Repository, one: gix::ObjectId, others: &[gix::ObjectId]) -> Result<Vec<gix::ObjectId>, Error> {
+    let cache = repo.commit_graph_if_enabled().map_err(|e| Error { one, source: boxed(e) })?;
+    let objects = HeadsOnly { repo, heads: RefCell::new(None) };
+    let mut graph = gix::revwalk::Graph::new(&objects, cache.as_ref());
+    let bases =
+        repo.merge_bases_many_with_graph(one, others, &mut graph).map_err(|e| Error { one, source: boxed(e) })?;
     Ok(bases.into_iter().map(|id| id.detach()).collect())
+}
+
+/// The repository's objects, commits answered by their heads (the walk reads nothing past
+/// the committer line).
+struct HeadsOnly<'a> {
+    repo: &'a gix::Repository,
+    /// Opened at the first object the walk reads.
+    heads: RefCell<Option<Option<Heads>>>,
+}
+
+impl gix::objs::Find for HeadsOnly<'_> {
+    fn try_find<'b>(&self, id: &gix::oid, buffer: &'b mut Vec<u8>) -> gix::Result<Option<gix::objs::Data<'b>>> {
+        let mut heads = self.heads.borrow_mut();
+        if let Some(heads) = heads.get_or_insert_with(|| Heads::open(self.repo)) {
+            if heads.read(id, buffer) {
+                return Ok(Some(gix::objs::Data {
+                    kind: gix::objs::Kind::Commit,
+                    object_hash: id.kind(),
+                    data: buffer,
+                }));
+            }
+        }
+        self.repo.objects.try_find(id, buffer)
+    }
 }

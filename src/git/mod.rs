@@ -9,6 +9,7 @@ pub mod blob;
 pub mod bloom;
 pub mod command;
 pub mod commit;
+pub mod commit_head;
 pub mod contributors;
 pub mod diff;
 pub mod error;

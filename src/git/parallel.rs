@@ -16,9 +16,19 @@ pub fn read_commits<T: Send, E: Send>(
     ids: &[ObjectId],
     read: impl Fn(&gix::Repository, ObjectId, &mut Vec<u8>) -> Result<T, E> + Sync,
 ) -> Result<Vec<T>, E> {
+    read_commits_with(repo, ids, |_| (), |repo, _, id, buf| read(repo, id, buf))
+}
+
+/// [`read_commits`] with a state of each thread's own, made by `init` (opened packs, say).
+pub fn read_commits_with<S, T: Send, E: Send>(
+    repo: &gix::Repository,
+    ids: &[ObjectId],
+    init: impl Fn(&gix::Repository) -> S + Sync,
+    read: impl Fn(&gix::Repository, &mut S, ObjectId, &mut Vec<u8>) -> Result<T, E> + Sync,
+) -> Result<Vec<T>, E> {
     let slice = |repo: &gix::Repository, ids: &[ObjectId]| -> Result<Vec<T>, E> {
-        let mut buf = Vec::new();
-        ids.iter().map(|&id| read(repo, id, &mut buf)).collect()
+        let (mut buf, mut state) = (Vec::new(), init(repo));
+        ids.iter().map(|&id| read(repo, &mut state, id, &mut buf)).collect()
     };
     let threads = std::thread::available_parallelism().map_or(1, usize::from).min(THREADS_MAX);
     if threads == 1 || ids.len() < PARALLEL_FROM {

@@ -182,6 +182,8 @@ struct Reader<'r> {
     details: Option<Vec<Detail>>,
     /// Commit objects read ahead on another core (no commit-graph, a walk of many commits).
     prefetch: Option<super::prefetch::Prefetch>,
+    /// The packs, for reading commit heads alone (opened at the first object read).
+    heads: Option<Option<super::commit_head::Heads>>,
 }
 
 impl Reader<'_> {
@@ -206,6 +208,16 @@ impl Reader<'_> {
         let iter = match self.prefetch.as_ref().and_then(|p| p.take(&id)) {
             Some(read_ahead) => {
                 self.buf = read_ahead;
+                gix::objs::CommitRefIter::from_bytes(&self.buf, id.kind())
+            }
+            // Without details nothing past the committer line is needed.
+            None if self.details.is_none()
+                && self
+                    .heads
+                    .get_or_insert_with(|| super::commit_head::Heads::open(self.repo))
+                    .as_mut()
+                    .is_some_and(|h| h.read(&id, &mut self.buf)) =>
+            {
                 gix::objs::CommitRefIter::from_bytes(&self.buf, id.kind())
             }
             None => self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| RangeError::NotACommit(id))?,
@@ -480,6 +492,7 @@ fn walk<'r>(
         authors: bounds.authors.then(Authors::default),
         details: bounds.details.then(Vec::new),
         prefetch,
+        heads: None,
     };
     let mut walk = Walk {
         reader,

@@ -1,0 +1,120 @@
+//! The head of a commit object (tree, parents, author, committer), inflated without its
+//! message, for walks that need no more: merge bases and the commit lists of ranges. A walk
+//! without a commit-graph inflates every commit it meets, and in a history like git's the
+//! message is more than half of a commit's bytes; git inflates it too.
+//!
+//! Only commits stored whole in a pack are read this way; anything else (a commit stored as a
+//! delta, a loose one, one in a pack that appeared since) is left to the object store, and so
+//! is everything in a repository with replacement refs.
+
+use gix::odb::pack;
+use std::path::Path;
+
+/// Bytes inflated first: the head of almost every commit fits.
+const FIRST: usize = 512;
+
+/// The repository's packs, opened once for a walk.
+pub struct Heads {
+    packs: Vec<(pack::index::File, pack::data::File)>,
+    inflate: gix::zlib::Inflate,
+    scratch: Vec<u8>,
+}
+
+impl Heads {
+    /// The packs of `repo`; `None` when the store knows replacements.
+    pub fn open(repo: &gix::Repository) -> Option<Heads> {
+        if repo.objects.store_ref().replacements().next().is_some() {
+            return None;
+        }
+        let kind = repo.object_hash();
+        let dir = repo.objects.store_ref().path().join("pack");
+        let packs = std::fs::read_dir(&dir)
+            .ok()?
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|e| e == "idx"))
+            .filter_map(|path| open_pack(&path, kind))
+            .collect();
+        Some(Heads { packs, inflate: gix::zlib::Inflate::default(), scratch: Vec::new() })
+    }
+
+    /// Writes into `out` the commit `id` up to and including its committer line, and answers
+    /// whether it did: `false` when a pack does not hold it whole or it has no committer line
+    /// in its head (the caller reads the object from the store).
+    pub fn read(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> bool {
+        let Some((at, index, data)) =
+            self.packs.iter().find_map(|(index, data)| Some((index.lookup(id)?, index, data)))
+        else {
+            return false;
+        };
+        let Ok(entry) = data.entry(index.pack_offset_at_index(at)) else { return false };
+        if entry.header != pack::data::entry::Header::Commit {
+            return false;
+        }
+        let Ok(size) = usize::try_from(entry.decompressed_size) else { return false };
+        let Ok(start) = usize::try_from(entry.data_offset) else { return false };
+        let Some(input) = data.entry_slice(start as u64..data.pack_end() as u64) else { return false };
+        self.inflate.reset();
+        out.clear();
+        out.resize(FIRST.min(size), 0);
+        let Ok((status, consumed, written)) = self.inflate.prefix(input, out) else { return false };
+        out.truncate(written);
+        if let Some(end) = head_end(out) {
+            out.truncate(end);
+            return true;
+        }
+        if status == gix::zlib::Status::StreamEnd || written == size {
+            return false;
+        }
+        // A long head (many parents): the whole object.
+        std::mem::swap(out, &mut self.scratch);
+        let rest = self.inflate.rest(&input[consumed..], &self.scratch, 0, out, size);
+        if !matches!(rest, Ok(n) if n == size) {
+            return false;
+        }
+        match head_end(out) {
+            Some(end) => {
+                out.truncate(end);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+fn open_pack(index: &Path, kind: gix::hash::Kind) -> Option<(pack::index::File, pack::data::File)> {
+    let data = pack::data::File::at(index.with_extension("pack"), kind).ok()?;
+    Some((pack::index::File::at(index, kind).ok()?, data))
+}
+
+/// Where the committer line of the commit head in `bytes` ends (after its newline), when it
+/// is in the head (before the first empty line) and whole.
+fn head_end(bytes: &[u8]) -> Option<usize> {
+    let mut line = 0;
+    while line < bytes.len() {
+        let end = line + bytes[line..].iter().position(|&b| b == b'\n')?;
+        if end == line {
+            return None;
+        }
+        if bytes[line..end].starts_with(b"committer ") {
+            return Some(end + 1);
+        }
+        line = end + 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::head_end;
+
+    #[test]
+    fn the_head_ends_after_the_committer_line() {
+        let commit = b"tree t\nparent p\nauthor A <a> 1 +0000\ncommitter C <c> 2 +0000\ngpgsig x\n\nmessage\n";
+        assert_eq!(head_end(commit), Some(b"tree t\nparent p\nauthor A <a> 1 +0000\ncommitter C <c> 2 +0000\n".len()));
+        // Cut inside the committer line, no committer in the head, or none at all.
+        assert_eq!(head_end(b"tree t\nauthor A <a> 1 +0000\ncommitter C <c>"), None);
+        assert_eq!(head_end(b"tree t\nauthor A <a> 1 +0000\n\ncommitter C <c> 2 +0000\n"), None);
+        assert_eq!(head_end(b"tree t\n"), None);
+    }
+}
