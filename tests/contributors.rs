@@ -239,16 +239,7 @@ fn a_packed_history_without_a_commit_graph_read_ahead_counts_the_same() {
             len = content.len(),
         ));
     }
-    let mut import = std::process::Command::new("git")
-        .args(["-C", repo.to_str().unwrap(), "fast-import", "--quiet"])
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    import.stdin.take().unwrap().write_all(stream.as_bytes()).unwrap();
-    assert!(import.wait().unwrap().success());
+    common::fast_import(&repo, &stream);
     git(&repo, &["repack", "-adq"]);
     assert!(!repo.join("objects/info/commit-graph").exists() && !repo.join("objects/info/commit-graphs").exists());
     instance.admin_ok(json!({"command": "group_add", "path": "fx", "visibility": "public"}));
@@ -289,12 +280,8 @@ fn a_packed_history_without_a_commit_graph_read_ahead_counts_the_same() {
             got.push(group["commit"]["id"].as_str().unwrap().to_string());
         }
     }
-    let porcelain = String::from_utf8(git(&repo, &["blame", "--porcelain", "main", "--", "old.txt"])).unwrap();
-    let want: Vec<String> = porcelain
-        .lines()
-        .filter(|l| l.len() > 41 && l.as_bytes()[40] == b' ' && l[..40].bytes().all(|b| b.is_ascii_hexdigit()))
-        .map(|l| l[..40].to_string())
-        .collect();
+    let want: Vec<String> =
+        common::porcelain_lines(&repo, "main", "old.txt").into_iter().map(|(commit, _)| commit).collect();
     assert_eq!(got.len(), 3);
     assert_eq!(got, want);
     assert_ne!(got[0], got[1], "two commits");
@@ -320,16 +307,7 @@ fn trees_read_from_packs_keeping_their_delta_bases_are_the_objects_gix_reads() {
             len = content.len(),
         ));
     }
-    let mut import = std::process::Command::new("git")
-        .args(["-C", repo.to_str().unwrap(), "fast-import", "--quiet"])
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    import.stdin.take().unwrap().write_all(stream.as_bytes()).unwrap();
-    assert!(import.wait().unwrap().success());
+    common::fast_import(&repo, &stream);
     git(&repo, &["repack", "-adq"]);
     let listed = String::from_utf8(git(&repo, &["log", "--format=%T", "main"])).unwrap();
     let all =

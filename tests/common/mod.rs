@@ -498,23 +498,31 @@ pub fn porcelain_lines(repo: &Path, rev: &str, path: &str) -> Vec<(String, Strin
     lines
 }
 
-/// A bare repository at `dir/plain.git` made by `git fast-import` from `script`, and its clone
-/// `dir/graph.git` with a commit-graph of every reachable commit: one history as a fresh
-/// import leaves it and as maintenance keeps it.
-pub fn imported_with_and_without_graph(dir: &Path, script: &str) -> (PathBuf, PathBuf) {
+/// Feeds `script` to `git fast-import` in the repository `repo`, without this machine's
+/// configuration.
+pub fn fast_import(repo: &Path, script: &str) {
     use std::io::Write;
-    std::fs::create_dir_all(dir).expect("the directory is made");
-    let (plain, graph) = (dir.join("plain.git"), dir.join("graph.git"));
-    git(dir, &["init", "-q", "--bare", "-b", "main", &plain.to_string_lossy()]);
     let mut import = std::process::Command::new("git")
         .arg("-C")
-        .arg(&plain)
+        .arg(repo)
         .args(["fast-import", "--quiet"])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .stdin(std::process::Stdio::piped())
         .spawn()
         .expect("git runs");
     import.stdin.take().expect("a pipe").write_all(script.as_bytes()).expect("git reads");
     assert!(import.wait().expect("git ends").success(), "git fast-import failed");
+}
+
+/// A bare repository at `dir/plain.git` made by `git fast-import` from `script`, and its clone
+/// `dir/graph.git` with a commit-graph of every reachable commit: one history as a fresh
+/// import leaves it and as maintenance keeps it.
+pub fn imported_with_and_without_graph(dir: &Path, script: &str) -> (PathBuf, PathBuf) {
+    std::fs::create_dir_all(dir).expect("the directory is made");
+    let (plain, graph) = (dir.join("plain.git"), dir.join("graph.git"));
+    git(dir, &["init", "-q", "--bare", "-b", "main", &plain.to_string_lossy()]);
+    fast_import(&plain, script);
     git(dir, &["clone", "-q", "--bare", "--no-local", &plain.to_string_lossy(), &graph.to_string_lossy()]);
     git(&graph, &["commit-graph", "write", "--reachable"]);
     (plain, graph)
