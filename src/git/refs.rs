@@ -175,10 +175,15 @@ pub fn creator_dates(repo: &gix::Repository, targets: &[ObjectId]) -> Vec<i64> {
             None => vec![None; targets.len()],
         }
     };
+    let unknown: Vec<usize> = (0..targets.len()).filter(|&i| dated[i].is_none()).collect();
+    if unknown.is_empty() {
+        return dated.into_iter().map(|date| date.unwrap_or(0)).collect();
+    }
     let graph = repo.commit_graph_if_enabled().ok().flatten();
     if let Some(graph) = graph.as_ref() {
-        for (id, date) in targets.iter().zip(dated.iter_mut()).filter(|(_, date)| date.is_none()) {
-            *date = graph.commit_by_id(id).and_then(|commit| i64::try_from(commit.committer_timestamp()).ok());
+        for &i in &unknown {
+            let commit = graph.commit_by_id(targets[i]);
+            dated[i] = commit.and_then(|commit| i64::try_from(commit.committer_timestamp()).ok());
         }
     }
     let unread: Vec<ObjectId> =
@@ -207,12 +212,12 @@ pub fn creator_dates(repo: &gix::Repository, targets: &[ObjectId]) -> Vec<i64> {
     {
         let mut known = KNOWN_DATES.lock().unwrap_or_else(|p| p.into_inner());
         let known = known.get_or_insert_with(Default::default);
-        if known.len() + targets.len() > KNOWN_DATES_MAX {
+        if known.len() + unknown.len() > KNOWN_DATES_MAX {
             known.clear();
         }
-        let fresh = targets.iter().zip(&dated).filter_map(|(id, date)| Some((*id, (*date)?)));
+        let from_graph = unknown.iter().filter_map(|&i| Some((targets[i], dated[i]?)));
         let read = unread.iter().zip(&read_dates).filter_map(|(id, date)| Some((*id, (*date)?)));
-        known.extend(fresh.chain(read).take(KNOWN_DATES_MAX));
+        known.extend(from_graph.chain(read).take(KNOWN_DATES_MAX));
     }
     let mut read_dates = read_dates.into_iter();
     dated.into_iter().map(|date| date.unwrap_or_else(|| read_dates.next().flatten().unwrap_or(0))).collect()
