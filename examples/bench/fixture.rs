@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 
 pub struct Fixture {
     pub dir: PathBuf,
+    /// The configuration the instance was opened with (JSON).
+    pub config: Value,
     ctx: *mut fc_ctx,
     /// The administrator's personal access token.
     pub token: String,
@@ -65,8 +67,17 @@ impl Fixture {
         Fixture::with_cache(json!({"answers_bytes": 0, "archives": false}))
     }
 
+    /// As [`Fixture::new`], with its data in the PostgreSQL database `url`, which must be empty.
+    pub fn on_postgres(url: &str) -> Result<Fixture, String> {
+        Fixture::open(json!({"answers_bytes": 0, "archives": false}), Some(url))
+    }
+
     /// As [`Fixture::new`], with the configuration's `cache` section `cache`.
     pub fn with_cache(cache: Value) -> Result<Fixture, String> {
+        Fixture::open(cache, None)
+    }
+
+    fn open(cache: Value, postgres: Option<&str>) -> Result<Fixture, String> {
         let dir = scratch_dir("data")?;
         // The archive rows download far more than 5 archives a minute.
         let rate_limits = json!({"archive": {"limit": 0, "period_seconds": 60}});
@@ -74,18 +85,21 @@ impl Fixture {
         // copies are what maintenance leaves), and a run in the background would take the
         // cores the rows are timed on.
         let maintenance = json!({"enabled": false});
-        let config = json!({
+        let mut config = json!({
             "data_dir": dir.join("data"), "rate_limits": rate_limits, "cache": cache, "maintenance": maintenance,
         });
-        let config = c(&config.to_string());
+        if let Some(url) = postgres {
+            config["store"] = json!({ "postgres": url });
+        }
+        let config_text = c(&config.to_string());
         let mut ctx: *mut fc_ctx = std::ptr::null_mut();
-        let failure = fc_open(config.as_ptr(), &mut ctx);
+        let failure = fc_open(config_text.as_ptr(), &mut ctx);
         if !failure.is_null() {
             let (status, body) = take(failure);
             let _ = std::fs::remove_dir_all(&dir);
             return Err(format!("fc_open: {status} {}", String::from_utf8_lossy(&body)));
         }
-        let mut fixture = Fixture { dir, ctx, token: String::new(), auth_headers: c("{}") };
+        let mut fixture = Fixture { dir, config, ctx, token: String::new(), auth_headers: c("{}") };
         fixture.admin(&json!({"command": "user_add", "username": "root", "admin": true}))?;
         let created = fixture.admin(&json!({"command": "token_add", "username": "root"}))?;
         fixture.token = created["token"].as_str().ok_or("token_add gave no token")?.to_string();

@@ -3,12 +3,12 @@
 //! against `git for-each-ref` with the same sort (goal: at most half of git's time); and
 //! `GET /projects?membership=true` with 10,000 projects in the store, page 1 and page 100
 //! (keyset), beside `GET /projects/:id` (goal: each within 2x of the others, so the cost of a
-//! page does not grow with the number of projects).
+//! page does not grow with the number of projects), on SQLite, and on PostgreSQL too when
+//! `FC_BENCH_POSTGRES` names an empty database.
 
 use crate::fixture::Fixture;
 use crate::harness::{Bench, Target};
 use forgecore::store::{self, members::Source, projects::NewProject, Visibility};
-use serde_json::json;
 
 const BRANCHES: u32 = 10_000;
 const TAGS: u32 = 5_000;
@@ -45,9 +45,20 @@ pub fn rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
         .target(Target::RatioUnder(0.5))
         .note("every tag's creator date read to order them");
 
-    // 10,000 projects in one group the administrator is a member of, in one transaction.
-    let config = json!({ "data_dir": fx.data_dir(), "maintenance": {"enabled": false} }).to_string();
-    let ctx = forgecore::Context::from_json(&config)?;
+    project_rows(bench, fx, dir, "")?;
+    // The same on PostgreSQL when `FC_BENCH_POSTGRES` names an empty database.
+    if let Some(url) = std::env::var("FC_BENCH_POSTGRES").ok().filter(|url| !url.is_empty()) {
+        let on_postgres = Fixture::on_postgres(&url)?;
+        project_rows(bench, &on_postgres, dir, " on PostgreSQL")?;
+    }
+    Ok(())
+}
+
+/// `GET /projects?membership=true` with [`PROJECTS`] projects (all of repository `dir`) in one
+/// group the administrator is a member of, inserted in one transaction; `store` names the
+/// store in the rows' names.
+fn project_rows(bench: &mut Bench, fx: &Fixture, dir: &str, store: &str) -> Result<(), String> {
+    let ctx = forgecore::Context::from_json(&fx.config.to_string())?;
     let last = ctx
         .store
         .write(|db| -> Result<i64, store::StoreError> {
@@ -71,6 +82,7 @@ pub fn rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
             Ok(last)
         })
         .map_err(|e| format!("inserting projects: {e:?}"))?;
+    drop(ctx);
     let first = "/api/v4/projects?membership=true&simple=true&per_page=20";
     let keyset_1 = "/api/v4/projects?membership=true&simple=true&per_page=20&pagination=keyset&order_by=id&sort=desc";
     let keyset_100 = format!(
@@ -82,16 +94,16 @@ pub fn rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
         fx.expect(200, "GET", target, None)?;
     }
     bench
-        .alone(&format!("projects?membership=true, page 1 of {PROJECTS}"), Target::None, || {
+        .alone(&format!("projects?membership=true, page 1 of {PROJECTS}{store}"), Target::None, || {
             fx.request("GET", first, None)
         })
         .note("offset: X-Total counts every project");
-    bench.alone(&format!("projects?membership=true, page 1 (keyset) of {PROJECTS}"), Target::None, || {
+    bench.alone(&format!("projects?membership=true, page 1 (keyset) of {PROJECTS}{store}"), Target::None, || {
         fx.request("GET", keyset_1, None)
     });
-    bench.alone(&format!("projects?membership=true, page 100 (keyset) of {PROJECTS}"), Target::None, || {
+    bench.alone(&format!("projects?membership=true, page 100 (keyset) of {PROJECTS}{store}"), Target::None, || {
         fx.request("GET", &keyset_100, None)
     });
-    bench.alone(&format!("projects/:id, one of {PROJECTS}"), Target::None, || fx.request("GET", &one, None));
+    bench.alone(&format!("projects/:id, one of {PROJECTS}{store}"), Target::None, || fx.request("GET", &one, None));
     Ok(())
 }
