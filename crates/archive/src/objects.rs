@@ -318,57 +318,6 @@ impl Objects {
         all_there
     }
 
-    /// Inflates the packed zlib stream of blob `id` at `data_offset` of `packs[pack]` into
-    /// `sink`: exactly `size` bytes, or an error.
-    fn copy_packed(
-        &mut self,
-        id: gix::ObjectId,
-        pack: usize,
-        data_offset: u64,
-        size: u64,
-        sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
-    ) -> io::Result<()> {
-        use std::os::unix::fs::FileExt;
-        let wrong_size = || io::Error::from(Error::BlobSize { id, size });
-        // Read with pread, not through the pack's mapping: pages read through a mapping stay
-        // resident for as long as it lives, once per reader (a hundred clients of one large
-        // blob would hold a hundred copies of what each has read); these reads only pass
-        // through the page cache.
-        let (path, pack_end) = {
-            let data = &self.packs.get(pack).ok_or_else(wrong_size)?.data;
-            (data.path().to_path_buf(), data.pack_end() as u64)
-        };
-        let file = std::fs::File::open(&path).map_err(|source| Error::ReadPackedBlob { id, source })?;
-        let mut inflate = flate2::Decompress::new(true);
-        let (mut input, mut out) = (vec![0u8; PIECE], vec![0u8; PIECE]);
-        let mut pos = data_offset;
-        loop {
-            let want = usize::try_from(pack_end.saturating_sub(pos)).unwrap_or(usize::MAX).min(PIECE);
-            let read = file.read_at(&mut input[..want], pos).map_err(|source| Error::ReadPackedBlob { id, source })?;
-            let (before_in, before_out) = (inflate.total_in(), inflate.total_out());
-            let status = inflate
-                .decompress(&input[..read], &mut out, flate2::FlushDecompress::None)
-                .map_err(|source| Error::InflateBlob { id, source })?;
-            let consumed = inflate.total_in() - before_in;
-            let produced = (inflate.total_out() - before_out) as usize;
-            if inflate.total_out() > size {
-                return Err(wrong_size());
-            }
-            sink(&out[..produced])?;
-            if status == flate2::Status::StreamEnd {
-                break;
-            }
-            if consumed == 0 && produced == 0 {
-                return Err(wrong_size());
-            }
-            pos += consumed;
-        }
-        if inflate.total_out() != size {
-            return Err(wrong_size());
-        }
-        Ok(())
-    }
-
     /// Object `id` read into `out`, or where it is when it is a blob of at least `stream_from`
     /// bytes stored whole: from the archive's packs, else loose, else through the gix handle.
     fn find(&mut self, id: &gix::oid, out: &mut Vec<u8>, stream_from: u64) -> Result<Found, Error> {
@@ -475,24 +424,137 @@ impl Objects {
     /// Inflates the large blob `blob` into `sink`, piece by piece: exactly its size, or an error.
     pub fn copy_large(&mut self, blob: &LargeBlob, sink: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
         let LargeBlob { id, size, .. } = *blob;
-        match &blob.place {
-            Place::Packed { pack, data_offset } => self.copy_packed(id, *pack, *data_offset, size, sink),
-            Place::Loose(path) => copy_loose(id, path, size, sink),
+        match self.open_place(id, &blob.place)? {
+            Some(opened) => copy_opened(id, opened, size, sink),
+            // A repack (maintenance) moved it since it was found: its pack or its loose copy
+            // is gone. The packs are listed again and it is read from where it is now.
+            None => self.copy_repacked(id, size, sink),
+        }
+    }
+
+    /// Opens the file `place` names; `None` when it is gone.
+    fn open_place(&self, id: gix::ObjectId, place: &Place) -> io::Result<Option<Opened>> {
+        let (path, opened): (&Path, fn(std::fs::File) -> Opened) = match place {
+            Place::Loose(path) => (path, Opened::Loose),
+            Place::Packed { pack, data_offset } => {
+                let data = &self.packs.get(*pack).ok_or(Error::MissingObject { id })?.data;
+                let (data_offset, pack_end) = (*data_offset, data.pack_end() as u64);
+                return match std::fs::File::open(data.path()) {
+                    Ok(file) => Ok(Some(Opened::Packed { file, data_offset, pack_end })),
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+                    Err(source) => Err(Error::ReadPackedBlob { id, source }.into()),
+                };
+            }
+        };
+        match std::fs::File::open(path) {
+            Ok(file) => Ok(Some(opened(file))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(Error::ReadLooseBlob { id, source }.into()),
+        }
+    }
+
+    /// Copies blob `id`, moved by a repack, from the packs listed again now: exactly `size`
+    /// bytes, or an error.
+    fn copy_repacked(
+        &mut self,
+        id: gix::ObjectId,
+        size: u64,
+        sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+    ) -> io::Result<()> {
+        self.packs = open_packs(&self.pack_dir, self.hash);
+        self.baseline = resident_file_bytes();
+        let mut out = Vec::new();
+        match self.find(&id, &mut out, 0)? {
+            Found::Large(blob) => match self.open_place(id, &blob.place)? {
+                Some(opened) => copy_opened(id, opened, size, sink),
+                None => Err(Error::MissingObject { id }.into()),
+            },
+            Found::Read(gix::objs::Kind::Blob) if out.len() as u64 == size => sink(&out),
+            Found::Read(_) => Err(Error::BlobSize { id, size }.into()),
+            Found::Missing => Err(Error::MissingObject { id }.into()),
         }
     }
 }
 
-/// Inflates the loose object `id` at `path` (`blob <size>\0` then the content) into `sink`:
+/// The file of a large blob, open: from here on it is read even if a repack removes it.
+enum Opened {
+    /// A pack, the blob's zlib stream at `data_offset`, its entries ending at `pack_end`.
+    Packed {
+        file: std::fs::File,
+        data_offset: u64,
+        pack_end: u64,
+    },
+    Loose(std::fs::File),
+}
+
+fn copy_opened(
+    id: gix::ObjectId,
+    opened: Opened,
+    size: u64,
+    sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<()> {
+    match opened {
+        Opened::Packed { file, data_offset, pack_end } => copy_packed(id, &file, data_offset, pack_end, size, sink),
+        Opened::Loose(file) => copy_loose(id, file, size, sink),
+    }
+}
+
+/// Inflates the zlib stream of blob `id` at `data_offset` of the pack `file` (whose entries
+/// end at `pack_end`) into `sink`: exactly `size` bytes, or an error.
+fn copy_packed(
+    id: gix::ObjectId,
+    file: &std::fs::File,
+    data_offset: u64,
+    pack_end: u64,
+    size: u64,
+    sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let wrong_size = || io::Error::from(Error::BlobSize { id, size });
+    // Read with pread, not through the pack's mapping: pages read through a mapping stay
+    // resident for as long as it lives, once per reader (a hundred clients of one large blob
+    // would hold a hundred copies of what each has read); these reads only pass through the
+    // page cache.
+    let mut inflate = flate2::Decompress::new(true);
+    let (mut input, mut out) = (vec![0u8; PIECE], vec![0u8; PIECE]);
+    let mut pos = data_offset;
+    loop {
+        let want = usize::try_from(pack_end.saturating_sub(pos)).unwrap_or(usize::MAX).min(PIECE);
+        let read = file.read_at(&mut input[..want], pos).map_err(|source| Error::ReadPackedBlob { id, source })?;
+        let (before_in, before_out) = (inflate.total_in(), inflate.total_out());
+        let status = inflate
+            .decompress(&input[..read], &mut out, flate2::FlushDecompress::None)
+            .map_err(|source| Error::InflateBlob { id, source })?;
+        let consumed = inflate.total_in() - before_in;
+        let produced = (inflate.total_out() - before_out) as usize;
+        if inflate.total_out() > size {
+            return Err(wrong_size());
+        }
+        sink(&out[..produced])?;
+        if status == flate2::Status::StreamEnd {
+            break;
+        }
+        if consumed == 0 && produced == 0 {
+            return Err(wrong_size());
+        }
+        pos += consumed;
+    }
+    if inflate.total_out() != size {
+        return Err(wrong_size());
+    }
+    Ok(())
+}
+
+/// Inflates the loose object `id` in `file` (`blob <size>\0` then the content) into `sink`:
 /// exactly `size` bytes of content, or an error.
 fn copy_loose(
     id: gix::ObjectId,
-    path: &Path,
+    file: std::fs::File,
     size: u64,
     sink: &mut dyn FnMut(&[u8]) -> io::Result<()>,
 ) -> io::Result<()> {
     let unreadable = |source| io::Error::from(Error::ReadLooseBlob { id, source });
     let wrong_size = || io::Error::from(Error::BlobSize { id, size });
-    let file = std::fs::File::open(path).map_err(unreadable)?;
     let mut reader = flate2::read::ZlibDecoder::new(io::BufReader::new(file));
     let mut byte = [0u8; 1];
     for _ in 0..64 {
@@ -530,6 +592,53 @@ mod tests {
         let output = Command::new("git").arg("--git-dir").arg(git_dir).args(args).output().expect("git runs");
         assert!(output.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&output.stderr));
         output.stdout
+    }
+
+    #[test]
+    fn a_large_blob_repacked_after_it_was_found_is_read_from_where_it_is_now() {
+        // As maintenance does it: `git repack -d` packs the blob and removes its loose copy
+        // between the lookup and the read.
+        let root = std::env::temp_dir().join(format!("fc-archive-repacked-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let git_dir = root.join("r.git");
+        let init = Command::new("git").args(["init", "-q", "--bare"]).arg(&git_dir).status().expect("git runs");
+        assert!(init.success());
+        let content: Vec<u8> = (0..3_000_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        std::fs::write(root.join("big"), &content).expect("write");
+        let hex = String::from_utf8(git(&git_dir, &["hash-object", "-w", root.join("big").to_str().unwrap()]))
+            .expect("UTF-8");
+        let id = gix::ObjectId::from_hex(hex.trim().as_bytes()).expect("hex");
+        git(&git_dir, &["tag", "big", hex.trim()]); // reachable, so that the repack packs it
+        let mut objects = Objects::open(&git_dir).expect("open");
+        let blob = objects.load_blob(&id, &mut Vec::new()).expect("load").expect("a large blob");
+        assert!(matches!(blob.place, Place::Loose(_)));
+        git(&git_dir, &["repack", "-adq"]);
+        assert!(!objects.loose.contains(&id), "the loose copy is gone");
+        let mut read = Vec::new();
+        objects
+            .copy_large(&blob, &mut |piece| {
+                read.extend_from_slice(piece);
+                Ok(())
+            })
+            .expect("read from the new pack");
+        assert!(read == content, "the content");
+        // Found in that pack, which the next repack (another object to pack) replaces.
+        let blob = objects.load_blob(&id, &mut Vec::new()).expect("load").expect("a large blob");
+        assert!(matches!(blob.place, Place::Packed { .. }));
+        std::fs::write(root.join("small"), b"another object\n").expect("write");
+        let other = String::from_utf8(git(&git_dir, &["hash-object", "-w", root.join("small").to_str().unwrap()]))
+            .expect("UTF-8");
+        git(&git_dir, &["tag", "small", other.trim()]);
+        git(&git_dir, &["repack", "-adq"]);
+        read.clear();
+        objects
+            .copy_large(&blob, &mut |piece| {
+                read.extend_from_slice(piece);
+                Ok(())
+            })
+            .expect("read from the pack that replaced it");
+        assert!(read == content, "the content, again");
+        std::fs::remove_dir_all(&root).expect("clean up");
     }
 
     #[test]
