@@ -154,7 +154,9 @@ fn maintained(repo: &Path) -> Result<PathBuf, String> {
     let name = repo.file_name().and_then(|n| n.to_str()).ok_or("an odd repository name")?;
     // "-kept": maintained with changed-path Bloom filters (copies named "-maintained" had none).
     let copy = repo.with_file_name(format!("{}-kept.git", name.trim_end_matches(".git")));
-    if copy.join("objects/info/commit-graph").exists() {
+    // A copy of an earlier build of the repository (other options) is made again.
+    let same_tip = || Ok::<_, String>(git_out(&copy, &["rev-parse", "HEAD"])? == git_out(repo, &["rev-parse", "HEAD"])?);
+    if copy.join("objects/info/commit-graph").exists() && same_tip().unwrap_or(false) {
         return Ok(copy);
     }
     eprintln!("maintaining a copy of {} (commit-graph, repack -adb)...", repo.display());
@@ -173,14 +175,16 @@ fn maintained(repo: &Path) -> Result<PathBuf, String> {
     Ok(copy)
 }
 
-/// The benchmark repository: `make-repo.sh --files 100000 --commits 20000`, built once into
-/// `.bench/` (about a minute) and reused; `FC_BENCH_REPO` names another bare repository.
+/// The benchmark repository: `make-repo.sh --files 100000 --commits 20000 --hot-file 1500` (a
+/// file changed by 1,500 commits, for blame), built once into `.bench/` (about two minutes)
+/// and reused; `FC_BENCH_REPO` names another bare repository.
 fn bench_repository() -> Result<PathBuf, String> {
-    built_repository("FC_BENCH_REPO", "repo-100k.git", 100_000, 20_000, &[])
+    built_repository("FC_BENCH_REPO", "repo-100k.git", 100_000, 20_000, &["--hot-file", "1500"])
 }
 
 /// A `make-repo.sh` repository (`extra` options after `--files` and `--commits`) built once
-/// into `.bench/NAME` and reused, or the repository the environment variable `env` names.
+/// into `.bench/NAME` and reused while its options stay the same (`.bench/NAME.options`), or
+/// the repository the environment variable `env` names.
 /// In the maintained pass, the maintained copy of it.
 pub fn built_repository(env: &str, name: &str, files: u32, commits: u32, extra: &[&str]) -> Result<PathBuf, String> {
     let repo = as_built(env, name, files, commits, extra)?;
@@ -196,7 +200,10 @@ fn as_built(env: &str, name: &str, files: u32, commits: u32, extra: &[&str]) -> 
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let repo = root.join(".bench").join(name);
-    if !repo.join("HEAD").exists() {
+    let options = format!("--files {files} --commits {commits} {}\n", extra.join(" "));
+    let stamp = root.join(".bench").join(format!("{name}.options"));
+    let built_with = std::fs::read_to_string(&stamp).ok();
+    if !repo.join("HEAD").exists() || built_with.as_deref() != Some(options.as_str()) {
         eprintln!("building {} with make-repo.sh (a minute or more)...", repo.display());
         let status = Command::new("bash")
             .arg(root.join("examples/bench/make-repo.sh"))
@@ -209,6 +216,7 @@ fn as_built(env: &str, name: &str, files: u32, commits: u32, extra: &[&str]) -> 
         if !status.success() {
             return Err("make-repo.sh failed".into());
         }
+        std::fs::write(&stamp, options).map_err(|e| format!("{}: {e}", stamp.display()))?;
     }
     Ok(repo)
 }
