@@ -280,6 +280,75 @@ fn blame_matches_git_blame_porcelain() {
     assert_eq!(status, 400);
 }
 
+/// `(commit, line)` of every line of the blame answer `body`.
+fn blamed_lines(body: &Value) -> Vec<(String, String)> {
+    let groups = body.as_array().unwrap_or_else(|| panic!("not a list: {body}"));
+    groups
+        .iter()
+        .flat_map(|group| {
+            let id = group["commit"]["id"].as_str().unwrap().to_string();
+            group["lines"].as_array().unwrap().iter().map(move |l| (id.clone(), l.as_str().unwrap().to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn blame_of_long_histories_is_gits_as_built_and_maintained() {
+    // The benchmark's generator: a file changed by 250 commits among 1,500 (merges of side
+    // branches among them), files added, renamed and changed over the history. Blame shows
+    // gix-blame trees holding the path alone where a commit and its parents have it
+    // (src/git/blame/skip.rs); every answer must stay git's, at the tip, at a tag and on a
+    // branch, with and without a commit-graph and its changed-path filters.
+    let instance = common::open_instance(json!({}));
+    let dir = instance.root_dir().join("long");
+    std::fs::create_dir_all(&dir).unwrap();
+    let plain = dir.join("plain.git");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/bench/make-repo.sh");
+    let status = std::process::Command::new("bash")
+        .arg(script)
+        .args(["--files", "300", "--commits", "1500", "--hot-file", "250", "--tags", "3", "--big-blob-mib", "0"])
+        .arg(&plain)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "make-repo.sh failed");
+    let kept = dir.join("kept.git");
+    git(&dir, &["clone", "-q", "--bare", "--no-local", &plain.to_string_lossy(), &kept.to_string_lossy()]);
+    git(&kept, &["commit-graph", "write", "--reachable", "--changed-paths"]);
+    instance.admin_ok(json!({"command": "group_add", "path": "fx", "visibility": "public"}));
+    for (path, repo) in [("fx/plain", &plain), ("fx/kept", &kept)] {
+        instance.admin_ok(json!({"command": "project_add", "path": path, "repo": repo, "visibility": "public"}));
+    }
+
+    let at_head = git_text(&plain, &["ls-tree", "-r", "--name-only", "main"]);
+    let renamed = at_head.lines().find(|p| p.contains("moved")).expect("a renamed file").to_string();
+    let added = at_head.lines().find(|p| p.contains("/new")).expect("a file added later").to_string();
+    let changes = git_text(&plain, &["log", "--format=", "--name-only", "--no-merges", "main", "--", "dir*"]);
+    let mut counts = std::collections::BTreeMap::<&str, usize>::new();
+    changes.lines().filter(|l| !l.is_empty()).for_each(|l| *counts.entry(l).or_default() += 1);
+    let busiest = counts.iter().max_by_key(|(_, n)| **n).map(|(p, _)| p.to_string()).unwrap();
+    let hot = "src/hot/history.c".to_string();
+    let hot_commits = git_text(&plain, &["rev-list", "--count", "main", "--", &hot]);
+    assert!(hot_commits.parse::<u32>().unwrap() >= 240, "the hot file has {hot_commits} commits");
+
+    let cases = [("main", &hot), ("main", &busiest), ("main", &renamed), ("main", &added), ("v1.1.0", &hot)]
+        .into_iter()
+        .chain([("feature/unmerged", &hot), ("main~7", &renamed)]);
+    let mut compared = 0;
+    for (rev, path) in cases {
+        let expected = porcelain_lines(&plain, rev, path);
+        assert!(!expected.is_empty(), "{rev}:{path}");
+        for project in ["fx%2Fplain", "fx%2Fkept"] {
+            let target = format!("/api/v4/projects/{project}/repository/files/{}/blame?ref={rev}", encode(path));
+            let (status, body) = instance.request_json("GET", &target, &[], b"");
+            assert_eq!(status, 200, "{project} {rev}:{path}: {body}");
+            assert_eq!(blamed_lines(&body), expected, "{project} {rev}:{path} against git blame");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 14);
+}
+
 #[test]
 fn raw_with_lfs_serves_the_object_and_without_it_the_pointer() {
     let w = world_on("archive.sh", "repo.git");

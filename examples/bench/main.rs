@@ -155,7 +155,8 @@ fn maintained(repo: &Path) -> Result<PathBuf, String> {
     // "-kept": maintained with changed-path Bloom filters (copies named "-maintained" had none).
     let copy = repo.with_file_name(format!("{}-kept.git", name.trim_end_matches(".git")));
     // A copy of an earlier build of the repository (other options) is made again.
-    let same_tip = || Ok::<_, String>(git_out(&copy, &["rev-parse", "HEAD"])? == git_out(repo, &["rev-parse", "HEAD"])?);
+    let same_tip =
+        || Ok::<_, String>(git_out(&copy, &["rev-parse", "HEAD"])? == git_out(repo, &["rev-parse", "HEAD"])?);
     if copy.join("objects/info/commit-graph").exists() && same_tip().unwrap_or(false) {
         return Ok(copy);
     }

@@ -67,11 +67,11 @@ impl Classify for Error {
 
 /// The clock is read once every this many commits.
 const DEADLINE_EVERY: usize = 512;
-/// Trees a walk reads through gix before it opens the packs to read them itself
-/// ([`super::packs`]): a short walk (a commit-graph's Bloom filters answer most commits, or the
+/// Objects (trees, and blame's blobs) a walk reads through gix before it opens the packs to read
+/// them itself ([`super::packs`]): a short walk (a commit-graph's Bloom filters answer most commits, or the
 /// page fills within the newest) does not pay for opening them (about 0.25 ms for the 100k-file
 /// repository's pack).
-const TREES_BEFORE_PACKS: usize = 32;
+const OBJECTS_BEFORE_PACKS: usize = 32;
 /// Path entries kept by (tree, depth) before the cache starts over.
 const ENTRY_CACHE_MAX: usize = 1 << 16;
 
@@ -188,14 +188,23 @@ pub(super) struct Compare<'r> {
     entries_held: usize,
     /// The commit-graph's changed-path filters and the filter path's keys, when both exist.
     bloom: Option<(std::sync::Arc<super::bloom::Graph>, super::bloom::Keys)>,
-    /// The packs trees are read from, opened once [`TREES_BEFORE_PACKS`] trees were read.
+    /// The packs trees (and blame's blobs) are read from, opened once [`OBJECTS_BEFORE_PACKS`]
+    /// objects were read.
     packs: Option<super::packs::Packs>,
-    trees_read: usize,
+    objects_read: usize,
 }
 
 impl<'r> Compare<'r> {
     pub(super) fn new(repo: &'r gix::Repository) -> Compare<'r> {
-        Compare { repo, buf: Vec::new(), entries: Vec::new(), entries_held: 0, bloom: None, packs: None, trees_read: 0 }
+        Compare {
+            repo,
+            buf: Vec::new(),
+            entries: Vec::new(),
+            entries_held: 0,
+            bloom: None,
+            packs: None,
+            objects_read: 0,
+        }
     }
 
     /// Reads the commit-graph's changed-path filters for `path`, when there are any.
@@ -260,14 +269,24 @@ impl<'r> Compare<'r> {
     /// Tree `id`, from the packs with the delta bases on the way kept ([`super::packs`]), else
     /// through gix.
     fn tree(&mut self, id: &gix::oid) -> Result<gix::objs::TreeRefIter<'_>, BoxError> {
-        self.trees_read += 1;
-        if self.trees_read == TREES_BEFORE_PACKS {
-            self.packs = Some(super::packs::Packs::open(self.repo.objects.store_ref().path(), self.repo.object_hash()));
-        }
-        match self.packs.as_mut().and_then(|packs| packs.find(id, &mut self.buf)) {
+        let mut buf = std::mem::take(&mut self.buf);
+        let packed = self.packed(id, &mut buf);
+        self.buf = buf;
+        match packed {
             Some(gix::objs::Kind::Tree) => Ok(gix::objs::TreeRefIter::from_bytes(&self.buf, id.kind())),
             _ => self.repo.objects.find_tree_iter(id, &mut self.buf).map_err(boxed),
         }
+    }
+
+    /// Object `id` into `out` from the packs, the delta bases on the way kept, once the walk
+    /// has read [`OBJECTS_BEFORE_PACKS`] objects (a short walk does not pay for opening them);
+    /// `None` before, and for what the packs do not hold (the caller reads it through gix).
+    pub(super) fn packed(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> Option<gix::objs::Kind> {
+        self.objects_read += 1;
+        if self.objects_read == OBJECTS_BEFORE_PACKS {
+            self.packs = Some(super::packs::Packs::open(self.repo.objects.store_ref().path(), self.repo.object_hash()));
+        }
+        self.packs.as_mut()?.find(id, out)
     }
 
     /// git's `try_to_simplify_commit` for a commit whose root tree is `tree`, with `parents`

@@ -18,9 +18,17 @@
 //! skipping when a line was followed to another path: the filters were asked for the blamed
 //! path only.
 //!
+//! A commit shown with all its parents having the path is also shown with a tree holding the
+//! path alone (real tree objects, named by their hash, served by this view): gix-blame diffs the
+//! whole trees of a commit and a parent to find the path's change, descending into every
+//! changed directory before it, and reads blobs and trees one whole delta chain at a time; here
+//! blobs and trees come from the packs with every delta base met kept ([`super::super::packs`]),
+//! as consecutive versions of a file are deltas of one another.
+//!
 //! Commits are shown as a commit object written anew (from the commit-graph, or from the
 //! commit object, read ahead on the second core without a graph: [`super::super::prefetch`]):
-//! tree, parents and committer date, which is all gix-blame reads of a commit.
+//! tree (their own or the path's alone), parents and committer date, which is all gix-blame
+//! reads of a commit.
 
 use super::super::log::Compare;
 use gix::objs::{Find, FindHeader};
@@ -55,6 +63,12 @@ struct State<'r> {
     buf: Vec<u8>,
     /// Commit objects read ahead on another core (without a commit-graph).
     read_ahead: super::super::prefetch::ReadAhead,
+    /// The tree each commit is shown with, once worked out.
+    trees_shown: HashMap<ObjectId, ObjectId>,
+    /// The trees holding the path alone ([`Skipping::path_only`]): by the path's entry, the root
+    /// tree's id, and by id, each level's tree object.
+    path_only_roots: HashMap<(ObjectId, u16), ObjectId>,
+    path_only_trees: HashMap<ObjectId, Vec<u8>>,
 }
 
 /// Tree, parents and committer date of the commit object `data`.
@@ -71,7 +85,16 @@ impl<'r> Skipping<'r> {
         let mut compare = Compare::new(repo);
         compare.use_bloom(Some(&path), graph.is_some());
         let read_ahead = super::super::prefetch::ReadAhead::from(graph.is_none().then_some(start));
-        let state = State { compare, commits: HashMap::new(), shown: HashMap::new(), buf: Vec::new(), read_ahead };
+        let state = State {
+            compare,
+            commits: HashMap::new(),
+            shown: HashMap::new(),
+            buf: Vec::new(),
+            read_ahead,
+            trees_shown: HashMap::new(),
+            path_only_roots: HashMap::new(),
+            path_only_trees: HashMap::new(),
+        };
         Skipping { repo, graph, path, state: RefCell::new(state) }
     }
 
@@ -141,19 +164,69 @@ impl<'r> Skipping<'r> {
         current
     }
 
-    /// Commit `id` (read as `info`) written anew with its shown parents, into `buffer`.
+    /// The parents commit `id` (read as `info`) is shown with.
+    fn shown_parents(&self, state: &mut State<'r>, id: &gix::oid, info: &Info) -> Vec<ObjectId> {
+        if let Some(parents) = state.shown.get(id) {
+            return parents.clone();
+        }
+        let shown: Vec<ObjectId> = info.parents.iter().map(|&p| self.skip_from(state, p)).collect();
+        state.shown.insert(id.to_owned(), shown.clone());
+        shown
+    }
+
+    /// The path's entry in commit `id`, when it has the path.
+    fn path_entry(&self, state: &mut State<'r>, id: ObjectId) -> Option<(ObjectId, u16)> {
+        let info = self.info(state, id)?;
+        state.compare.entry(info.tree, &self.path).ok()?
+    }
+
+    /// The tree commit `id` (read as `info`) is shown with: a tree holding the path alone
+    /// ([`Skipping::path_only`]) when the commit and each parent it is shown with have the path,
+    /// else its own. gix-blame diffs the whole trees of a commit and its parent to find the
+    /// path's change (descending into every changed directory before the path's), where the
+    /// path's entries are all it needs; a parent without the path (the file added or renamed)
+    /// keeps the real trees on both sides, so that gix-blame finds a rename's source as before.
+    fn shown_tree(&self, state: &mut State<'r>, id: &gix::oid, info: &Info) -> ObjectId {
+        if let Some(&tree) = state.trees_shown.get(id) {
+            return tree;
+        }
+        let own = state.compare.entry(info.tree, &self.path).ok().flatten();
+        let pruned = own.filter(|_| {
+            let parents = self.shown_parents(state, id, info);
+            parents.into_iter().all(|parent| self.path_entry(state, parent).is_some())
+        });
+        let tree = pruned.map_or(info.tree, |entry| self.path_only(state, entry));
+        state.trees_shown.insert(id.to_owned(), tree);
+        tree
+    }
+
+    /// The root tree of a tree holding only the path, with `entry` (id and mode) at its end:
+    /// real tree objects, named by their hash as any tree is, served by this view.
+    fn path_only(&self, state: &mut State<'r>, entry: (ObjectId, u16)) -> ObjectId {
+        if let Some(&root) = state.path_only_roots.get(&entry) {
+            return root;
+        }
+        let (mut id, mut mode) = entry;
+        for name in self.path.iter().rev() {
+            let mut tree = format!("{mode:o} ").into_bytes();
+            tree.extend_from_slice(name);
+            tree.push(0);
+            tree.extend_from_slice(id.as_bytes());
+            id = gix::objs::compute_hash(id.kind(), gix::objs::Kind::Tree, &tree).unwrap_or(id);
+            mode = 0o040000;
+            state.path_only_trees.insert(id, tree);
+        }
+        state.path_only_roots.insert(entry, id);
+        id
+    }
+
+    /// Commit `id` (read as `info`) written anew with its shown parents and tree, into `buffer`.
     fn write_commit(&self, state: &mut State<'r>, id: &gix::oid, info: &Info, buffer: &mut Vec<u8>) {
-        let parents = match state.shown.get(id) {
-            Some(parents) => parents.clone(),
-            None => {
-                let shown: Vec<ObjectId> = info.parents.iter().map(|&p| self.skip_from(state, p)).collect();
-                state.shown.insert(id.to_owned(), shown.clone());
-                shown
-            }
-        };
+        let parents = self.shown_parents(state, id, info);
+        let tree = self.shown_tree(state, id, info);
         let time = info.time;
         buffer.clear();
-        buffer.extend_from_slice(format!("tree {}\n", info.tree).as_bytes());
+        buffer.extend_from_slice(format!("tree {tree}\n").as_bytes());
         for parent in parents {
             buffer.extend_from_slice(format!("parent {parent}\n").as_bytes());
         }
@@ -165,21 +238,42 @@ impl Find for Skipping<'_> {
     fn try_find<'a>(&self, id: &gix::oid, buffer: &'a mut Vec<u8>) -> gix::Result<Option<gix::objs::Data<'a>>> {
         let mut state = self.state.borrow_mut();
         let state = &mut *state;
-        // A commit the graph holds is never inflated; other objects are read as they are,
-        // commits among them (known by their header) rewritten.
+        if let Some(tree) = state.path_only_trees.get(id) {
+            buffer.clear();
+            buffer.extend_from_slice(tree);
+            return Ok(Some(gix::objs::Data {
+                kind: gix::objs::Kind::Tree,
+                object_hash: id.kind(),
+                data: buffer.as_slice(),
+            }));
+        }
+        // A commit the graph holds or that was read is never inflated again; other objects
+        // are read as they are, commits among them (known by their kind) rewritten.
         let known = state.commits.get(id).cloned().or_else(|| self.in_graph(id));
         let info = match known {
             Some(info) => info,
-            None => {
-                let header = self.repo.objects.try_header(id)?;
-                if header.is_none_or(|h| h.kind != gix::objs::Kind::Commit) {
-                    return self.repo.objects.try_find(id, buffer);
+            // Blobs and trees from the packs, every delta base met kept: the versions of the
+            // blamed file are deltas of one another, newest first, and gix's own reading
+            // inflated a whole chain again for each version (most of a long blame's time).
+            None => match state.compare.packed(id, buffer) {
+                Some(kind) if kind != gix::objs::Kind::Commit => {
+                    return Ok(Some(gix::objs::Data { kind, object_hash: id.kind(), data: buffer.as_slice() }));
                 }
-                let Some(info) = self.info(state, id.to_owned()) else {
-                    return self.repo.objects.try_find(id, buffer);
-                };
-                info
-            }
+                Some(_) => match parse(buffer, id.kind()) {
+                    Some(info) => info,
+                    None => return self.repo.objects.try_find(id, buffer),
+                },
+                None => {
+                    let header = self.repo.objects.try_header(id)?;
+                    if header.is_none_or(|h| h.kind != gix::objs::Kind::Commit) {
+                        return self.repo.objects.try_find(id, buffer);
+                    }
+                    let Some(info) = self.info(state, id.to_owned()) else {
+                        return self.repo.objects.try_find(id, buffer);
+                    };
+                    info
+                }
+            },
         };
         state.commits.entry(id.to_owned()).or_insert_with(|| info.clone());
         self.write_commit(state, id, &info, buffer);
@@ -189,6 +283,9 @@ impl Find for Skipping<'_> {
 
 impl FindHeader for Skipping<'_> {
     fn try_header(&self, id: &gix::oid) -> gix::Result<Option<gix::objs::Header>> {
+        if let Some(tree) = self.state.borrow().path_only_trees.get(id) {
+            return Ok(Some(gix::objs::Header { kind: gix::objs::Kind::Tree, size: tree.len() as u64 }));
+        }
         self.repo.objects.try_header(id)
     }
 }
