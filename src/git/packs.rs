@@ -12,8 +12,8 @@
 //! else (loose objects, a pack written since, a damaged entry) is `None`, for the caller to read
 //! through gix as before. At most [`KEPT_MAX`] bytes of objects are kept.
 
+use super::inflate::Inflater;
 use gix::odb::pack;
-use gix::odb::pack::cache::DecodeEntry;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -25,9 +25,12 @@ const KEPT_MAX: usize = 16 << 20;
 pub struct Packs {
     packs: Vec<(pack::index::File, pack::data::File)>,
     kept: Kept,
-    inflate: gix::zlib::Inflate,
+    inflate: Inflater,
     /// Pack entries of the chain being decoded, newest first.
     chain: Vec<pack::data::Entry>,
+    /// A delta's instructions, and the object it makes, while a chain is decoded.
+    delta: Vec<u8>,
+    made: Vec<u8>,
 }
 
 impl Packs {
@@ -45,18 +48,19 @@ impl Packs {
             data.id = packs.len() as u32;
             packs.push((index, data));
         }
-        Packs { packs, kept: Kept::default(), inflate: Default::default(), chain: Vec::new() }
+        let (inflate, chain, delta, made) = Default::default();
+        Packs { packs, kept: Kept::default(), inflate, chain, delta, made }
     }
 
     /// Object `id` into `out` (its kind returned), when it is in one of the packs and decodes.
     pub fn find(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> Option<gix::objs::Kind> {
-        let (n, at) = self.packs.iter().enumerate().find_map(|(n, (index, _))| Some((n, index.lookup(id)?)))?;
-        let (index, data) = &self.packs[n];
+        let Packs { packs, kept, inflate, chain, delta, made } = self;
+        let (index, data, at) = packs.iter().find_map(|(index, data)| Some((index, data, index.lookup(id)?)))?;
         let entry = data.entry(index.pack_offset_at_index(at)).ok()?;
         // Down the chain to the first entry kept or not a delta.
-        self.chain.clear();
+        chain.clear();
         let mut cursor = entry;
-        while cursor.header.is_delta() && !self.kept.has(data.id, cursor.data_offset) {
+        while cursor.header.is_delta() && !kept.has(data.id, cursor.data_offset) {
             let base = match cursor.header {
                 pack::data::entry::Header::OfsDelta { base_distance } => {
                     data.entry(cursor.checked_base_pack_offset(base_distance)?).ok()?
@@ -66,44 +70,96 @@ impl Packs {
                 }
                 _ => return None,
             };
-            self.chain.push(std::mem::replace(&mut cursor, base));
-            if self.chain.len() > 10_000 {
+            chain.push(std::mem::replace(&mut cursor, base));
+            if chain.len() > 10_000 {
                 return None; // a cycle, or a pack no git writes
             }
         }
-        let mut kind = match self.kept.get(data.id, cursor.data_offset, out) {
-            Some((kind, _)) => kind,
+        let kind = match kept.get(data.id, cursor.data_offset, out) {
+            Some(kind) => kind,
             None => {
-                let outcome =
-                    data.decode_entry(cursor.clone(), out, &mut self.inflate, &no_ref_base, &mut self.kept).ok()?;
-                self.kept.put(data.id, cursor.data_offset, out, outcome.kind, outcome.compressed_size);
-                outcome.kind
+                let kind = cursor.header.as_kind()?;
+                inflated(data, &cursor, inflate, out)?;
+                kept.put(data.id, cursor.data_offset, out, kind);
+                kind
             }
         };
         // Up again: each delta finds its base kept, and is kept itself.
-        while let Some(delta) = self.chain.pop() {
-            kind = data.decode_entry(delta, out, &mut self.inflate, &resolver(index, data), &mut self.kept).ok()?.kind;
+        while let Some(entry) = chain.pop() {
+            inflated(data, &entry, inflate, delta)?;
+            apply_delta(out, delta, made)?;
+            std::mem::swap(out, made);
+            kept.put(data.id, entry.data_offset, out, kind);
         }
         Some(kind)
     }
 }
 
-/// A base named by id, found in the same pack (where `git index-pack --fix-thin` puts them).
-fn resolver<'a>(
-    index: &'a pack::index::File,
-    data: &'a pack::data::File,
-) -> impl Fn(&gix::oid, &mut Vec<u8>) -> gix::error::Result<Option<pack::data::decode::entry::ResolvedBase>> + 'a {
-    move |id, _out| {
-        let Some(at) = index.lookup(id) else { return Ok(None) };
-        Ok(data.entry(index.pack_offset_at_index(at)).ok().map(pack::data::decode::entry::ResolvedBase::InPack))
-    }
+/// The data of pack entry `entry` inflated into `out` (a delta's instructions, or an object).
+fn inflated(
+    data: &pack::data::File,
+    entry: &pack::data::Entry,
+    inflate: &mut Inflater,
+    out: &mut Vec<u8>,
+) -> Option<()> {
+    let size = usize::try_from(entry.decompressed_size).ok()?;
+    let input = data.entry_slice(entry.data_offset..data.pack_end() as u64)?;
+    inflate.entry(input, size, out).then_some(())
 }
 
-fn no_ref_base(
-    _id: &gix::oid,
-    _out: &mut Vec<u8>,
-) -> gix::error::Result<Option<pack::data::decode::entry::ResolvedBase>> {
-    Ok(None)
+/// `base` with the git delta `delta` applied, into `out`; `None` for a delta that does not fit
+/// its base (sizes, copies out of range, a zero instruction).
+fn apply_delta(base: &[u8], delta: &[u8], out: &mut Vec<u8>) -> Option<()> {
+    let mut at = 0;
+    let mut size = || {
+        let (mut value, mut shift) = (0usize, 0u32);
+        loop {
+            let byte = *delta.get(at)?;
+            at += 1;
+            value |= usize::from(byte & 0x7f).checked_shl(shift)?;
+            shift += 7;
+            if byte & 0x80 == 0 || shift > 63 {
+                return Some(value);
+            }
+        }
+    };
+    let (base_size, made_size) = (size()?, size()?);
+    // Each instruction copies at most 0x10000 bytes of the base or inserts at most 127: a size
+    // beyond that is not reserved, it is refused.
+    let most = delta.len().saturating_mul(base.len().clamp(127, 0x10000));
+    if base_size != base.len() || made_size > most {
+        return None;
+    }
+    out.clear();
+    out.reserve(made_size);
+    while let Some(&op) = delta.get(at) {
+        at += 1;
+        if op & 0x80 != 0 {
+            // Copy from the base: offset bytes by bits 0-3, size bytes by bits 4-6.
+            let (mut offset, mut len) = (0usize, 0usize);
+            for bit in 0..7 {
+                if op & (1 << bit) != 0 {
+                    let byte = usize::from(*delta.get(at)?);
+                    at += 1;
+                    if bit < 4 {
+                        offset |= byte << (8 * bit);
+                    } else {
+                        len |= byte << (8 * (bit - 4));
+                    }
+                }
+            }
+            if len == 0 {
+                len = 0x10000;
+            }
+            out.extend_from_slice(base.get(offset..offset.checked_add(len)?)?);
+        } else if op != 0 {
+            out.extend_from_slice(delta.get(at..at + usize::from(op))?);
+            at += usize::from(op);
+        } else {
+            return None;
+        }
+    }
+    (out.len() == made_size).then_some(())
 }
 
 /// Decoded objects by (pack, data offset), at most [`KEPT_MAX`] bytes: the newer half and the
@@ -131,16 +187,14 @@ impl Kept {
             self.spare.push(buf);
         }
     }
-}
 
-impl DecodeEntry for Kept {
-    fn put(&mut self, pack: u32, offset: u64, data: &[u8], kind: gix::objs::Kind, compressed_size: usize) {
+    fn put(&mut self, pack: u32, offset: u64, data: &[u8], kind: gix::objs::Kind) {
         if data.len() > KEPT_MAX / 2 {
             return;
         }
         if self.bytes + data.len() > KEPT_MAX / 2 {
             let older = std::mem::replace(&mut self.older, std::mem::take(&mut self.newer));
-            older.into_values().for_each(|(_, _, buf)| self.spare(buf));
+            older.into_values().for_each(|(_, buf)| self.spare(buf));
             self.bytes = 0;
         }
         self.bytes += data.len();
@@ -148,25 +202,25 @@ impl DecodeEntry for Kept {
         self.spare_bytes -= buf.capacity();
         buf.clear();
         buf.extend_from_slice(data);
-        if let Some((_, _, old)) = self.newer.insert((pack, offset), (kind, compressed_size, buf)) {
+        if let Some((_, old)) = self.newer.insert((pack, offset), (kind, buf)) {
             self.spare(old);
         }
     }
 
-    fn get(&mut self, pack: u32, offset: u64, out: &mut Vec<u8>) -> Option<(gix::objs::Kind, usize)> {
+    fn get(&mut self, pack: u32, offset: u64, out: &mut Vec<u8>) -> Option<gix::objs::Kind> {
         if let Some(moved) = self.older.remove(&(pack, offset)) {
-            self.bytes += moved.2.len();
+            self.bytes += moved.1.len();
             self.newer.insert((pack, offset), moved);
         }
-        let (kind, compressed_size, data) = self.newer.get(&(pack, offset))?;
+        let (kind, data) = self.newer.get(&(pack, offset))?;
         out.clear();
         out.extend_from_slice(data);
-        Some((*kind, *compressed_size))
+        Some(*kind)
     }
 }
 
-/// A decoded object: its kind, its entry's compressed size (as gix's cache keeps it) and data.
-type Object = (gix::objs::Kind, usize, Vec<u8>);
+/// A decoded object: its kind and data.
+type Object = (gix::objs::Kind, Vec<u8>);
 
 /// Hashes a (pack, offset) key: offsets are already spread, one multiply mixes them.
 #[derive(Default, Clone, Copy)]
@@ -195,5 +249,45 @@ impl std::hash::Hasher for OffsetHasher {
     }
     fn write_u64(&mut self, n: u64) {
         self.0 ^= n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::apply_delta;
+
+    #[test]
+    fn deltas_apply_and_bad_ones_are_refused() {
+        let base = b"hello world";
+        let mut out = Vec::new();
+        // Base 11 bytes, result 6: copy 5 bytes from offset 6, insert "!".
+        assert_eq!(apply_delta(base, &[11, 6, 0x91, 6, 5, 1, b'!'], &mut out), Some(()));
+        assert_eq!(out, b"world!");
+        for bad in [
+            &[][..],                                                                 // no sizes
+            &[12, 6, 0x91, 6, 5, 1, b'!'],                                           // the base is not 12 bytes
+            &[11, 7, 0x91, 6, 5, 1, b'!'],                                           // the result is not 7 bytes
+            &[11, 6, 0x91, 7, 5, 1, b'!'],                                           // a copy past the base's end
+            &[11, 6, 0x91, 6, 5, 2, b'!'],                                           // an insert past the delta's end
+            &[11, 6, 0x91, 6, 5, 0],                                                 // the reserved zero instruction
+            &[11, 6, 0x80], // a copy of 0x10000 bytes from an 11-byte base
+            &[11, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01], // a size too large
+        ] {
+            assert_eq!(apply_delta(base, bad, &mut out), None, "{bad:?}");
+        }
+        // Whatever the bytes, an answer and no panic.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            let delta: Vec<u8> = (0..(state % 24))
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state >> 24) as u8
+                })
+                .collect();
+            let _ = apply_delta(base, &delta, &mut out);
+            state = state.wrapping_add(1);
+        }
     }
 }
