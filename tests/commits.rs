@@ -671,3 +671,68 @@ fn blame_is_gits_with_and_without_changed_path_filters() {
     }
     assert_eq!(compared, 20);
 }
+
+#[test]
+fn commits_newer_than_the_commit_graph_are_walked_with_those_in_it() {
+    // A repository between a push and its next maintenance: a commit-graph of the older
+    // history, newer commits only as objects (a merge among them whose second parent is an old
+    // commit the graph holds). Path walks, plain lists, first parents and last commits must be
+    // git's across the boundary.
+    let w = world();
+    let dir = w.instance.root_dir().join("partial");
+    std::fs::create_dir_all(&dir).unwrap();
+    let repo = dir.join("partial.git");
+    git(&dir, &["init", "-q", "--bare", "-b", "main", &repo.to_string_lossy()]);
+    let commit = |n: u32, from: &str, merge: &str, path: &str| {
+        format!(
+            "commit refs/heads/main\nmark :{n}\ncommitter C <c@example.com> {when} +0000\ndata 3\nc{m}\n{from}{merge}\
+             M 100644 inline {path}\ndata 4\nv{m:02}\n\n",
+            when = 1_700_000_000 + n * 60,
+            m = n % 100,
+        )
+    };
+    let mut old = String::new();
+    for n in 1..=60 {
+        let from = if n == 1 { String::new() } else { format!("from :{}\n", n - 1) };
+        old.push_str(&commit(n, &from, "", &format!("d{}/f{}.txt", n % 3, n % 7)));
+    }
+    common::fast_import(&repo, &old);
+    git(&repo, &["commit-graph", "write", "--reachable", "--changed-paths"]);
+    let mut new = String::new();
+    for n in 61..=80 {
+        let from = if n == 61 { "from refs/heads/main^0\n".to_string() } else { format!("from :{}\n", n - 1) };
+        let merge =
+            if n == 70 { format!("merge {}\n", git_text(&repo, &["rev-parse", "main~30"])) } else { String::new() };
+        new.push_str(&commit(n, &from, &merge, &format!("d{}/f{}.txt", n % 3, n % 5)));
+    }
+    common::fast_import(&repo, &new);
+    let in_graph = git_text(&repo, &["rev-list", "--count", "main"]);
+    assert_eq!(in_graph, "80");
+    w.instance.admin_ok(json!({"command": "project_add", "path": "fx/partial", "repo": repo, "visibility": "public"}));
+    for query in
+        ["", "path=d1/f1.txt", "path=d2", "path=d0/f6.txt&first_parent=true", "first_parent=true", "path=d1/f3.txt"]
+    {
+        let (status, _, body) = get(&w, &format!("fx%2Fpartial/repository/commits?per_page=100&{query}"));
+        assert_eq!(status, 200, "{query}: {body}");
+        let mut args = vec!["main"];
+        if query.contains("first_parent") {
+            args.push("--first-parent");
+        }
+        if let Some(path) = query.split('&').find_map(|q| q.strip_prefix("path=")) {
+            args.extend(["--", path]);
+        }
+        let expected = git_log(&repo, &args);
+        assert!(!expected.is_empty(), "{query}");
+        assert_eq!(ids(&body), expected, "{query} against git log");
+    }
+    for path in ["d1/f1.txt", "d0/f6.txt", "d2/f2.txt"] {
+        let (status, _, body) =
+            get(&w, &format!("fx%2Fpartial/repository/files/{}?ref=main", path.replace('/', "%2F")));
+        assert_eq!(status, 200, "{path}: {body}");
+        assert_eq!(
+            body["last_commit_id"],
+            json!(git_text(&repo, &["log", "-1", "--format=%H", "main", "--", path])),
+            "{path}"
+        );
+    }
+}

@@ -170,6 +170,9 @@ struct Walk<'r> {
     graph: Option<gix::commitgraph::Graph>,
     nodes: Vec<Node>,
     index: gix::hashtable::HashMap<ObjectId, u32>,
+    /// By position in the commit-graph, the node's index plus one (0: none yet): parents read
+    /// from the graph are found by position, with no search of the graph's ids or hashing.
+    by_position: Vec<u32>,
     buf: Vec<u8>,
     compare: Compare<'r>,
     /// Commit objects read ahead on another core (a path walk without a commit-graph), begun
@@ -343,6 +346,7 @@ impl<'r> Walk<'r> {
             graph: repo.commit_graph_if_enabled().ok().flatten(),
             nodes: Vec::new(),
             index: Default::default(),
+            by_position: Vec::new(),
             buf: Vec::new(),
             compare: Compare::new(repo),
             read_ahead: super::prefetch::ReadAhead::from(None),
@@ -358,6 +362,34 @@ impl<'r> Walk<'r> {
         if let Some(&i) = self.index.get(&id) {
             return i;
         }
+        let i = match self.graph.as_ref().and_then(|graph| graph.lookup(id)) {
+            Some(at) => self.at_position(at.0),
+            None => self.push(id, None),
+        };
+        self.index.insert(id, i);
+        i
+    }
+
+    /// The node of the commit at `position` in the commit-graph.
+    fn at_position(&mut self, position: u32) -> u32 {
+        let Some(graph) = &self.graph else { return u32::MAX };
+        if self.by_position.is_empty() {
+            self.by_position = vec![0; graph.num_commits() as usize];
+        }
+        match self.by_position.get(position as usize) {
+            Some(&known) if known > 0 => known - 1,
+            _ => {
+                let id = graph.id_at(gix::commitgraph::Position(position)).to_owned();
+                let i = self.push(id, Some(position));
+                if let Some(slot) = self.by_position.get_mut(position as usize) {
+                    *slot = i + 1;
+                }
+                i
+            }
+        }
+    }
+
+    fn push(&mut self, id: ObjectId, position: Option<u32>) -> u32 {
         let i = self.nodes.len() as u32;
         self.nodes.push(Node {
             id,
@@ -365,13 +397,12 @@ impl<'r> Walk<'r> {
             tree: ObjectId::null(id.kind()),
             parents: Vec::new(),
             walked: Vec::new(),
-            position: None,
+            position,
             generation: u32::MAX,
             parsed: false,
             seen: false,
             treesame: false,
         });
-        self.index.insert(id, i);
         i
     }
 
@@ -382,27 +413,25 @@ impl<'r> Walk<'r> {
             return Ok(());
         }
         let id = self.nodes[i as usize].id;
-        let mut parents = Vec::new();
         let mut from_graph = None;
         let mut generation = u32::MAX;
-        let mut position = None;
+        let mut position = self.nodes[i as usize].position;
         if let Some(graph) = &self.graph {
-            if let Some(at) = graph.lookup(id) {
+            if let Some(at) = position.map(gix::commitgraph::Position).or_else(|| graph.lookup(id)) {
                 let commit = graph.commit_at(at);
                 position = Some(at.0);
-                let ok: Result<(), _> =
-                    commit.iter_parents().try_for_each(|p| p.map(|pos| parents.push(graph.id_at(pos).to_owned())));
-                if ok.is_ok() {
+                let mut in_graph = Vec::new();
+                if commit.iter_parents().try_for_each(|p| p.map(|pos| in_graph.push(pos.0))).is_ok() {
                     let time = i64::try_from(commit.committer_timestamp()).unwrap_or(i64::MAX);
-                    from_graph = Some((time, commit.root_tree_id().to_owned()));
+                    from_graph = Some((time, commit.root_tree_id().to_owned(), in_graph));
                     generation = commit.generation();
-                } else {
-                    parents.clear();
                 }
             }
         }
-        let (time, tree) = match from_graph {
-            Some(found) => found,
+        let (time, tree, parents): (i64, ObjectId, Vec<u32>) = match from_graph {
+            Some((time, tree, in_graph)) => {
+                (time, tree, in_graph.into_iter().map(|pos| self.at_position(pos)).collect())
+            }
             None => {
                 if let Some(read_ahead) = self.read_ahead.take(self.repo, &id) {
                     self.buf = read_ahead;
@@ -411,17 +440,15 @@ impl<'r> Walk<'r> {
                 }
                 let header =
                     super::commit::header(&self.buf, id.kind()).map_err(|e| Error::Decode { id, source: e })?;
-                parents = header.parents;
-                (header.time, header.tree)
+                (header.time, header.tree, header.parents.into_iter().map(|p| self.lookup(p)).collect())
             }
         };
-        let parents: Vec<u32> = parents.into_iter().map(|p| self.lookup(p)).collect();
         let node = &mut self.nodes[i as usize];
         node.time = time;
         node.tree = tree;
         node.walked = parents.clone();
         node.parents = parents;
-        node.generation = if from_graph.is_some() { generation } else { u32::MAX };
+        node.generation = generation;
         node.position = position;
         node.parsed = true;
         Ok(())

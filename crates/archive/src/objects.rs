@@ -76,6 +76,8 @@ pub struct Objects {
     /// archive.
     repo: gix::Repository,
     inflate: gix::zlib::Inflate,
+    /// Blobs stored whole are inflated at once (libdeflate: about 0.6 to 0.8 of zlib's time).
+    whole: libdeflater::Decompressor,
     cache: StaticLinkedList<64>,
     /// `RssFile` when the indexes were mapped, if the platform tells.
     baseline: Option<u64>,
@@ -223,6 +225,7 @@ impl Objects {
             loose: gix::odb::loose::Store::at(objects_dir, hash),
             repo,
             inflate: gix::zlib::Inflate::default(),
+            whole: libdeflater::Decompressor::new(),
             cache: StaticLinkedList::new(PACK_CACHE_BYTES),
             baseline: resident_file_bytes(),
             budget: MAPPED_BUDGET,
@@ -324,9 +327,14 @@ impl Objects {
         let unreadable = |source| Error::FindObject { id: id.to_owned(), source };
         for (i, pack) in self.packs.iter().enumerate() {
             let Some(entry) = pack.entry_of(id) else { continue };
-            if entry.header == data::entry::Header::Blob && entry.decompressed_size >= stream_from {
-                let place = Place::Packed { pack: i, data_offset: entry.data_offset };
-                return Ok(Found::Large(LargeBlob { id: id.to_owned(), place, size: entry.decompressed_size }));
+            if entry.header == data::entry::Header::Blob {
+                if entry.decompressed_size >= stream_from {
+                    let place = Place::Packed { pack: i, data_offset: entry.data_offset };
+                    return Ok(Found::Large(LargeBlob { id: id.to_owned(), place, size: entry.decompressed_size }));
+                }
+                if inflate_whole(&mut self.whole, &pack.data, &entry, out) {
+                    return Ok(Found::Read(gix::objs::Kind::Blob));
+                }
             }
             // A delta's base named by id must be in the same pack; otherwise (or on any error)
             // the object is for the fallback.
@@ -497,6 +505,21 @@ fn copy_opened(
         Opened::Packed { file, data_offset, pack_end } => copy_packed(id, &file, data_offset, pack_end, size, sink),
         Opened::Loose(file) => copy_loose(id, file, size, sink),
     }
+}
+
+/// Inflates the pack entry `entry` of `data`, an object stored whole, into `out` at once; false
+/// when it does not inflate to its size (the caller reads it through gix, which says why).
+fn inflate_whole(
+    inflate: &mut libdeflater::Decompressor,
+    data: &data::File,
+    entry: &data::Entry,
+    out: &mut Vec<u8>,
+) -> bool {
+    let Ok(size) = usize::try_from(entry.decompressed_size) else { return false };
+    let Some(input) = data.entry_slice(entry.data_offset..data.pack_end() as u64) else { return false };
+    out.clear();
+    out.resize(size, 0);
+    matches!(inflate.zlib_decompress(input, out), Ok(n) if n == size)
 }
 
 /// Inflates the zlib stream of blob `id` at `data_offset` of the pack `file` (whose entries
