@@ -7,6 +7,7 @@
 //! filters say so, as git's blame asks them, or the file's entry is its first parent's). Attributes are
 //! read as git reads them in a bare repository (not from `HEAD`'s tree: see [`resources`]).
 
+mod ahead;
 mod skip;
 
 use super::error::{boxed, BoxError, Classify, Missing};

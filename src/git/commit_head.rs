@@ -1,7 +1,7 @@
-//! The head of a commit object (tree, parents, author, committer), inflated without its
-//! message, for walks that need no more: merge bases and the commit lists of ranges. A walk
-//! without a commit-graph inflates every commit it meets, and in a history like git's the
-//! message is more than half of a commit's bytes; git inflates it too.
+//! The head of a commit object (tree, parents, author, committer), for walks that need no
+//! more: merge bases, the commit lists of ranges, blame's. A walk without a commit-graph reads
+//! every commit it meets; here straight from the pack, inflated at once with libdeflate
+//! ([`super::inflate`]), and what the walk parses ends at the committer line.
 //!
 //! Only commits stored whole in a pack are read this way; anything else (a commit stored as a
 //! delta, a loose one, one in a pack that appeared since) is left to the object store, and so
@@ -10,14 +10,10 @@
 use gix::odb::pack;
 use std::path::Path;
 
-/// Bytes inflated first: the head of almost every commit fits.
-const FIRST: usize = 512;
-
 /// The repository's packs, opened once for a walk.
 pub struct Heads {
     packs: Vec<(pack::index::File, pack::data::File)>,
-    inflate: gix::zlib::Inflate,
-    scratch: Vec<u8>,
+    inflate: super::inflate::Inflater,
 }
 
 impl Heads {
@@ -35,12 +31,13 @@ impl Heads {
             .filter(|path| path.extension().is_some_and(|e| e == "idx"))
             .filter_map(|path| open_pack(&path, kind))
             .collect();
-        Some(Heads { packs, inflate: gix::zlib::Inflate::default(), scratch: Vec::new() })
+        Some(Heads { packs, inflate: Default::default() })
     }
 
     /// Writes into `out` the commit `id` up to and including its committer line, and answers
     /// whether it did: `false` when a pack does not hold it whole or it has no committer line
-    /// in its head (the caller reads the object from the store).
+    /// in its head (the caller reads the object from the store). The whole object is inflated
+    /// (libdeflate, at once: faster than zlib inflating only the head) and cut after the line.
     pub fn read(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> bool {
         let Some((at, index, data)) =
             self.packs.iter().find_map(|(index, data)| Some((index.lookup(id)?, index, data)))
@@ -52,24 +49,8 @@ impl Heads {
             return false;
         }
         let Ok(size) = usize::try_from(entry.decompressed_size) else { return false };
-        let Ok(start) = usize::try_from(entry.data_offset) else { return false };
-        let Some(input) = data.entry_slice(start as u64..data.pack_end() as u64) else { return false };
-        self.inflate.reset();
-        out.clear();
-        out.resize(FIRST.min(size), 0);
-        let Ok((status, consumed, written)) = self.inflate.prefix(input, out) else { return false };
-        out.truncate(written);
-        if let Some(end) = head_end(out) {
-            out.truncate(end);
-            return true;
-        }
-        if status == gix::zlib::Status::StreamEnd || written == size {
-            return false;
-        }
-        // A long head (many parents): the whole object.
-        std::mem::swap(out, &mut self.scratch);
-        let rest = self.inflate.rest(&input[consumed..], &self.scratch, 0, out, size);
-        if !matches!(rest, Ok(n) if n == size) {
+        let Some(input) = data.entry_slice(entry.data_offset..data.pack_end() as u64) else { return false };
+        if !self.inflate.entry(input, size, out) {
             return false;
         }
         match head_end(out) {

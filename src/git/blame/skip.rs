@@ -25,16 +25,21 @@
 //! blobs and trees come from the packs with every delta base met kept ([`super::super::packs`]),
 //! as consecutive versions of a file are deltas of one another.
 //!
-//! Commits are shown as a commit object written anew (from the commit-graph, or from the
-//! commit object, read ahead on the second core without a graph: [`super::super::prefetch`]):
-//! tree (their own or the path's alone), parents and committer date, which is all gix-blame
-//! reads of a commit.
+//! Commits are shown as a commit object written anew (from the commit-graph, or from the head
+//! of the commit object read straight from the pack: [`super::super::commit_head`]): tree
+//! (their own or the path's alone), parents and committer date, which is all gix-blame reads
+//! of a commit. The skips along first parents from the blame's start are worked out on another
+//! core while gix-blame diffs ([`super::ahead`]).
 
+use super::super::commit_head::Heads;
 use super::super::log::Compare;
+use super::ahead::{Ahead, Stretch};
 use gix::objs::{Find, FindHeader};
 use gix::ObjectId;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// The repository's objects, with commits shown over skipped parents.
 pub struct Skipping<'r> {
@@ -42,13 +47,17 @@ pub struct Skipping<'r> {
     graph: Option<gix::commitgraph::Graph>,
     path: Vec<Vec<u8>>,
     state: RefCell<State<'r>>,
+    /// The path's history worked out on another core ([`super::ahead`]), for the blame's view.
+    ahead: Option<Ahead>,
+    /// Set when a walk ahead is to end: its skips stop where they are.
+    stop: Option<Arc<AtomicBool>>,
 }
 
 /// What is read of a commit.
 #[derive(Clone)]
-struct Info {
+pub struct Info {
     tree: ObjectId,
-    parents: Vec<ObjectId>,
+    pub parents: Vec<ObjectId>,
     time: i64,
     /// Its position in the commit-graph, when the graph holds it.
     position: Option<u32>,
@@ -61,8 +70,8 @@ struct State<'r> {
     /// The parents each commit is shown with, once worked out.
     shown: HashMap<ObjectId, Vec<ObjectId>>,
     buf: Vec<u8>,
-    /// Commit objects read ahead on another core (without a commit-graph).
-    read_ahead: super::super::prefetch::ReadAhead,
+    /// The heads of commit objects read straight from the packs, once a commit was read.
+    heads: Option<Option<Heads>>,
     /// The tree each commit is shown with, once worked out.
     trees_shown: HashMap<ObjectId, ObjectId>,
     /// The trees holding the path alone ([`Skipping::path_only`]): by the path's entry, the root
@@ -78,24 +87,56 @@ fn parse(data: &[u8], kind: gix::hash::Kind) -> Option<Info> {
 }
 
 impl<'r> Skipping<'r> {
-    /// The skipping view of `repo` for `path` (`/`-separated), for a blame from `start`.
+    /// The skipping view of `repo` for `path` (`/`-separated), for a blame from `start`, with
+    /// the path's history along first parents worked out ahead on another core.
     pub fn new(repo: &'r gix::Repository, path: &str, start: ObjectId) -> Skipping<'r> {
+        let ahead = Ahead::start(repo, path, start);
+        let mut skipping = Skipping::alone(repo, path, None);
+        skipping.ahead = ahead;
+        skipping
+    }
+
+    /// The view without a walk ahead: the walk's own (`stop` cuts its skips short).
+    pub(super) fn alone(repo: &'r gix::Repository, path: &str, stop: Option<Arc<AtomicBool>>) -> Skipping<'r> {
         let graph = repo.commit_graph_if_enabled().ok().flatten();
         let path: Vec<Vec<u8>> = path.split('/').map(|c| c.as_bytes().to_vec()).collect();
         let mut compare = Compare::new(repo);
         compare.use_bloom(Some(&path), graph.is_some());
-        let read_ahead = super::super::prefetch::ReadAhead::from(graph.is_none().then_some(start));
         let state = State {
             compare,
             commits: HashMap::new(),
             shown: HashMap::new(),
             buf: Vec::new(),
-            read_ahead,
+            heads: None,
             trees_shown: HashMap::new(),
             path_only_roots: HashMap::new(),
             path_only_trees: HashMap::new(),
         };
-        Skipping { repo, graph, path, state: RefCell::new(state) }
+        Skipping { repo, graph, path, state: RefCell::new(state), ahead: None, stop }
+    }
+
+    /// The stretch of first parents from `from` to `P'` ([`Skipping::skip_from`]), with the
+    /// commits at its ends and the path's entries there; `None` when the walk was stopped.
+    pub(super) fn stretch(&self, from: ObjectId) -> Option<Stretch> {
+        let mut state = self.state.borrow_mut();
+        let state = &mut *state;
+        let to = self.skip_from(state, from);
+        if self.stopped() {
+            return None;
+        }
+        let mut infos = Vec::new();
+        let mut entries = Vec::new();
+        for id in [from, to] {
+            if let Some(info) = self.info(state, id) {
+                entries.push((id, state.compare.entry(info.tree, &self.path).ok().flatten()));
+                infos.push((id, info));
+            }
+        }
+        Some(Stretch { from, to, infos, entries })
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.as_ref().is_some_and(|stop| stop.load(Ordering::Relaxed))
     }
 
     /// Commit `id` from the commit-graph, when it holds it.
@@ -118,18 +159,22 @@ impl<'r> Skipping<'r> {
         if let Some(info) = state.commits.get(&id) {
             return Some(info.clone());
         }
-        let info = match self.in_graph(&id) {
+        let known = self.ahead.as_ref().and_then(|ahead| ahead.info(&id)).or_else(|| self.in_graph(&id));
+        let info = match known {
             Some(info) => info,
-            None => match state.read_ahead.take(self.repo, &id) {
-                Some(read_ahead) => parse(&read_ahead, id.kind())?,
-                None => {
+            None => {
+                // The head straight from the pack, else the object through gix.
+                let heads = state.heads.get_or_insert_with(|| Heads::open(self.repo));
+                if heads.as_mut().is_some_and(|heads| heads.read(&id, &mut state.buf)) {
+                    parse(&state.buf, id.kind())?
+                } else {
                     let data = self.repo.objects.try_find(&id, &mut state.buf).ok()??;
                     if data.kind != gix::objs::Kind::Commit {
                         return None;
                     }
                     parse(data.data, id.kind())?
                 }
-            },
+            }
         };
         state.commits.insert(id, info.clone());
         Some(info)
@@ -152,12 +197,18 @@ impl<'r> Skipping<'r> {
     /// certainly leave the path unchanged; `parent` itself when that is `parent`, or when
     /// `parent` lacks the path.
     fn skip_from(&self, state: &mut State<'r>, parent: ObjectId) -> ObjectId {
+        if let Some(skipped_to) = self.ahead.as_ref().and_then(|ahead| ahead.skip(&parent)) {
+            return skipped_to;
+        }
         let Some(info) = self.info(state, parent) else { return parent };
         if !matches!(state.compare.entry(info.tree, &self.path), Ok(Some(_))) {
             return parent;
         }
         let (mut current, mut info) = (parent, info);
         while let Some(first) = self.unchanged(state, current, &info) {
+            if self.stopped() {
+                break;
+            }
             let Some(next) = self.info(state, first) else { break };
             (current, info) = (first, next);
         }
@@ -176,6 +227,9 @@ impl<'r> Skipping<'r> {
 
     /// The path's entry in commit `id`, when it has the path.
     fn path_entry(&self, state: &mut State<'r>, id: ObjectId) -> Option<(ObjectId, u16)> {
+        if let Some(entry) = self.ahead.as_ref().and_then(|ahead| ahead.entry(&id)) {
+            return entry;
+        }
         let info = self.info(state, id)?;
         state.compare.entry(info.tree, &self.path).ok()?
     }
@@ -190,7 +244,10 @@ impl<'r> Skipping<'r> {
         if let Some(&tree) = state.trees_shown.get(id) {
             return tree;
         }
-        let own = state.compare.entry(info.tree, &self.path).ok().flatten();
+        let own = match self.ahead.as_ref().and_then(|ahead| ahead.entry(id)) {
+            Some(entry) => entry,
+            None => state.compare.entry(info.tree, &self.path).ok().flatten(),
+        };
         let pruned = own.filter(|_| {
             let parents = self.shown_parents(state, id, info);
             parents.into_iter().all(|parent| self.path_entry(state, parent).is_some())

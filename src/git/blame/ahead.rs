@@ -1,0 +1,143 @@
+//! The blamed path's history along first parents from the blame's start, worked out on another
+//! core ahead of the blame: where the skipping view ([`super::skip`]) goes from each commit a
+//! change leaves as a first parent (`P'` for `P`), with what it read on the way (the commits
+//! there and the path's entries in them). gix-blame's diffs and the walk that finds the
+//! commits to diff are then done at the same time, on two cores, where git does one after the
+//! other. The view asks here first and works out itself what is not here; for the stretch this
+//! walk is on at that moment, it waits for it rather than do it twice.
+//!
+//! The walk is the view's own code (a [`Skipping`] of its own on its own handle of the
+//! repository), so its answers are the ones the view would have found. It ends at the root,
+//! or soon after the blame is done with it (the [`Ahead`] dropped).
+
+use super::skip::{Info, Skipping};
+use gix::ObjectId;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+
+/// The walk ahead of one blame; dropping it stops the walk.
+pub struct Ahead {
+    shared: Arc<Shared>,
+}
+
+#[derive(Default)]
+struct Shared {
+    found: Mutex<Found>,
+    changed: Condvar,
+    stop: Arc<AtomicBool>,
+}
+
+/// What the walk has worked out so far.
+#[derive(Default)]
+struct Found {
+    /// `P'` by `P`, for the commits a stretch began at.
+    skips: HashMap<ObjectId, ObjectId>,
+    /// The commits at either end of each stretch.
+    infos: HashMap<ObjectId, Info>,
+    /// The path's entry in those commits (`None`: the commit lacks the path).
+    entries: HashMap<ObjectId, Option<(ObjectId, u16)>>,
+    /// The commit the stretch being walked began at.
+    walking_from: Option<ObjectId>,
+    done: bool,
+}
+
+/// A stretch of first parents, walked: from its first commit to `P'`.
+pub struct Stretch {
+    pub from: ObjectId,
+    pub to: ObjectId,
+    pub infos: Vec<(ObjectId, Info)>,
+    pub entries: Vec<(ObjectId, Option<(ObjectId, u16)>)>,
+}
+
+impl Ahead {
+    /// Starts the walk of `path` from `start` in `repo`; `None` on one core.
+    pub fn start(repo: &gix::Repository, path: &str, start: ObjectId) -> Option<Ahead> {
+        if std::thread::available_parallelism().map_or(1, usize::from) < 2 {
+            return None;
+        }
+        let shared = Arc::new(Shared::default());
+        let (walk_shared, repo, path) = (Arc::clone(&shared), repo.clone().into_sync(), path.to_owned());
+        // Detached: it stops soon after the blame lets go; nothing waits for it.
+        std::thread::Builder::new()
+            .name("fc-blame-ahead".into())
+            .spawn(move || {
+                // Done however the walk ends (a panic included): the blame never waits for it then.
+                let _done = Done(&walk_shared);
+                walk(&repo.to_thread_local(), &path, start, &walk_shared);
+            })
+            .ok()?;
+        Some(Ahead { shared })
+    }
+
+    fn found(&self) -> std::sync::MutexGuard<'_, Found> {
+        self.shared.found.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// `P'` for `parent`, when the walk has worked it out or is working it out now.
+    pub fn skip(&self, parent: &gix::oid) -> Option<ObjectId> {
+        let mut found = self.found();
+        loop {
+            if let Some(to) = found.skips.get(parent) {
+                return Some(*to);
+            }
+            if found.done || found.walking_from.as_ref().is_none_or(|from| from.as_ref() != parent) {
+                return None;
+            }
+            found = self.shared.changed.wait(found).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Commit `id`, when the walk read it at the end of a stretch.
+    pub fn info(&self, id: &gix::oid) -> Option<Info> {
+        self.found().infos.get(id).cloned()
+    }
+
+    /// The path's entry in commit `id`, when the walk read it.
+    pub fn entry(&self, id: &gix::oid) -> Option<Option<(ObjectId, u16)>> {
+        self.found().entries.get(id).copied()
+    }
+}
+
+impl Drop for Ahead {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Marks the walk done when dropped.
+struct Done<'a>(&'a Shared);
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        let mut found = self.0.found.lock().unwrap_or_else(|p| p.into_inner());
+        found.done = true;
+        found.walking_from = None;
+        self.0.changed.notify_all();
+    }
+}
+
+/// Walks stretch after stretch along first parents from `start`, publishing each.
+fn walk(repo: &gix::Repository, path: &str, start: ObjectId, shared: &Shared) {
+    let skipping = Skipping::alone(repo, path, Some(Arc::clone(&shared.stop)));
+    let mut next = Some(start);
+    while let Some(from) = next {
+        {
+            let mut found = shared.found.lock().unwrap_or_else(|p| p.into_inner());
+            found.walking_from = Some(from);
+        }
+        let stretch = skipping.stretch(from);
+        if shared.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let Some(stretch) = stretch else { return };
+        next =
+            stretch.infos.iter().find(|(id, _)| *id == stretch.to).and_then(|(_, info)| info.parents.first().copied());
+        let mut found = shared.found.lock().unwrap_or_else(|p| p.into_inner());
+        found.skips.insert(stretch.from, stretch.to);
+        found.infos.extend(stretch.infos);
+        found.entries.extend(stretch.entries);
+        found.walking_from = None;
+        shared.changed.notify_all();
+    }
+}
