@@ -8,6 +8,7 @@
 //! read as git reads them in a bare repository (not from `HEAD`'s tree: see [`resources`]).
 
 mod ahead;
+mod history;
 mod skip;
 
 use super::error::{boxed, BoxError, Classify, Missing};

@@ -6,11 +6,12 @@
 //! other. The view asks here first and works out itself what is not here; for the stretch this
 //! walk is on at that moment, it waits for it rather than do it twice.
 //!
-//! The walk is the view's own code (a [`Skipping`] of its own on its own handle of the
-//! repository), so its answers are the ones the view would have found. It ends at the root,
+//! The walk is the view's own code (a skipping view of its own, on its own handle of the
+//! repository, made by the caller as a [`Stretches`]), so its answers are the ones the view
+//! would have found. It ends at the root,
 //! or soon after the blame is done with it (the [`Ahead`] dropped).
 
-use super::skip::{Info, Skipping};
+use super::history::{Info, Stretch};
 use gix::ObjectId;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -42,29 +43,33 @@ struct Found {
     done: bool,
 }
 
-/// A stretch of first parents, walked: from its first commit to `P'`.
-pub struct Stretch {
-    pub from: ObjectId,
-    pub to: ObjectId,
-    pub infos: Vec<(ObjectId, Info)>,
-    pub entries: Vec<(ObjectId, Option<(ObjectId, u16)>)>,
+/// What walks the stretches: the skipping view, made on the walk's thread.
+pub trait Stretches {
+    /// The stretch of first parents from `from` to `P'`, with the commits at its ends and the
+    /// path's entries there; `None` when the walk was stopped.
+    fn stretch(&self, from: ObjectId) -> Option<Stretch>;
 }
 
 impl Ahead {
-    /// Starts the walk of `path` from `start` in `repo`; `None` on one core.
-    pub fn start(repo: &gix::Repository, path: &str, start: ObjectId) -> Option<Ahead> {
+    /// Starts the walk from `start` in `repo` with the walker `walker` makes (given the walk's
+    /// own handle of the repository and the flag that stops it); `None` on one core.
+    pub fn start<W>(repo: &gix::Repository, start: ObjectId, walker: W) -> Option<Ahead>
+    where
+        W: for<'r> FnOnce(&'r gix::Repository, Arc<AtomicBool>) -> Box<dyn Stretches + 'r> + Send + 'static,
+    {
         if std::thread::available_parallelism().map_or(1, usize::from) < 2 {
             return None;
         }
         let shared = Arc::new(Shared::default());
-        let (walk_shared, repo, path) = (Arc::clone(&shared), repo.clone().into_sync(), path.to_owned());
+        let (walk_shared, repo) = (Arc::clone(&shared), repo.clone().into_sync());
         // Detached: it stops soon after the blame lets go; nothing waits for it.
         std::thread::Builder::new()
             .name("fc-blame-ahead".into())
             .spawn(move || {
                 // Done however the walk ends (a panic included): the blame never waits for it then.
                 let _done = Done(&walk_shared);
-                walk(&repo.to_thread_local(), &path, start, &walk_shared);
+                let repo = repo.to_thread_local();
+                walk(&*walker(&repo, Arc::clone(&walk_shared.stop)), start, &walk_shared);
             })
             .ok()?;
         Some(Ahead { shared })
@@ -118,15 +123,14 @@ impl Drop for Done<'_> {
 }
 
 /// Walks stretch after stretch along first parents from `start`, publishing each.
-fn walk(repo: &gix::Repository, path: &str, start: ObjectId, shared: &Shared) {
-    let skipping = Skipping::alone(repo, path, Some(Arc::clone(&shared.stop)));
+fn walk(walker: &dyn Stretches, start: ObjectId, shared: &Shared) {
     let mut next = Some(start);
     while let Some(from) = next {
         {
             let mut found = shared.found.lock().unwrap_or_else(|p| p.into_inner());
             found.walking_from = Some(from);
         }
-        let stretch = skipping.stretch(from);
+        let stretch = walker.stretch(from);
         if shared.stop.load(Ordering::Relaxed) {
             return;
         }

@@ -33,7 +33,8 @@
 
 use super::super::commit_head::Heads;
 use super::super::log::Compare;
-use super::ahead::{Ahead, Stretch};
+use super::ahead::{Ahead, Stretches};
+use super::history::{Info, Stretch};
 use gix::objs::{Find, FindHeader};
 use gix::ObjectId;
 use std::cell::RefCell;
@@ -51,16 +52,6 @@ pub struct Skipping<'r> {
     ahead: Option<Ahead>,
     /// Set when a walk ahead is to end: its skips stop where they are.
     stop: Option<Arc<AtomicBool>>,
-}
-
-/// What is read of a commit.
-#[derive(Clone)]
-pub struct Info {
-    tree: ObjectId,
-    pub parents: Vec<ObjectId>,
-    time: i64,
-    /// Its position in the commit-graph, when the graph holds it.
-    position: Option<u32>,
 }
 
 struct State<'r> {
@@ -90,7 +81,10 @@ impl<'r> Skipping<'r> {
     /// The skipping view of `repo` for `path` (`/`-separated), for a blame from `start`, with
     /// the path's history along first parents worked out ahead on another core.
     pub fn new(repo: &'r gix::Repository, path: &str, start: ObjectId) -> Skipping<'r> {
-        let ahead = Ahead::start(repo, path, start);
+        let walked = path.to_owned();
+        let ahead = Ahead::start(repo, start, move |repo, stop| -> Box<dyn Stretches + '_> {
+            Box::new(Skipping::alone(repo, &walked, Some(stop)))
+        });
         let mut skipping = Skipping::alone(repo, path, None);
         skipping.ahead = ahead;
         skipping
@@ -113,26 +107,6 @@ impl<'r> Skipping<'r> {
             path_only_trees: HashMap::new(),
         };
         Skipping { repo, graph, path, state: RefCell::new(state), ahead: None, stop }
-    }
-
-    /// The stretch of first parents from `from` to `P'` ([`Skipping::skip_from`]), with the
-    /// commits at its ends and the path's entries there; `None` when the walk was stopped.
-    pub(super) fn stretch(&self, from: ObjectId) -> Option<Stretch> {
-        let mut state = self.state.borrow_mut();
-        let state = &mut *state;
-        let to = self.skip_from(state, from);
-        if self.stopped() {
-            return None;
-        }
-        let mut infos = Vec::new();
-        let mut entries = Vec::new();
-        for id in [from, to] {
-            if let Some(info) = self.info(state, id) {
-                entries.push((id, state.compare.entry(info.tree, &self.path).ok().flatten()));
-                infos.push((id, info));
-            }
-        }
-        Some(Stretch { from, to, infos, entries })
     }
 
     fn stopped(&self) -> bool {
@@ -288,6 +262,28 @@ impl<'r> Skipping<'r> {
             buffer.extend_from_slice(format!("parent {parent}\n").as_bytes());
         }
         buffer.extend_from_slice(format!("author - <> {time} +0000\ncommitter - <> {time} +0000\n\n").as_bytes());
+    }
+}
+
+impl Stretches for Skipping<'_> {
+    /// The stretch of first parents from `from` to `P'` ([`Skipping::skip_from`]), with the
+    /// commits at its ends and the path's entries there; `None` when the walk was stopped.
+    fn stretch(&self, from: ObjectId) -> Option<Stretch> {
+        let mut state = self.state.borrow_mut();
+        let state = &mut *state;
+        let to = self.skip_from(state, from);
+        if self.stopped() {
+            return None;
+        }
+        let mut infos = Vec::new();
+        let mut entries = Vec::new();
+        for id in [from, to] {
+            if let Some(info) = self.info(state, id) {
+                entries.push((id, state.compare.entry(info.tree, &self.path).ok().flatten()));
+                infos.push((id, info));
+            }
+        }
+        Some(Stretch { from, to, infos, entries })
     }
 }
 
