@@ -1,7 +1,8 @@
-//! The head of a commit object (tree, parents, author, committer), for walks that need no
-//! more: merge bases, the commit lists of ranges, blame's. A walk without a commit-graph reads
-//! every commit it meets; here straight from the pack, inflated at once with libdeflate
-//! ([`super::inflate`]), and what the walk parses ends at the committer line.
+//! Commit objects read straight from the packs, inflated at once with libdeflate
+//! ([`super::inflate`]): whole (for messages), or their head (tree, parents, author, committer)
+//! for walks that need no more: merge bases, the commit lists of ranges, blame's. A walk
+//! without a commit-graph reads every commit it meets, and gix reads each through its caches
+//! and zlib.
 //!
 //! Only commits stored whole in a pack are read this way; anything else (a commit stored as a
 //! delta, a loose one, one in a pack that appeared since) is left to the object store, and so
@@ -39,6 +40,21 @@ impl Heads {
     /// in its head (the caller reads the object from the store). The whole object is inflated
     /// (libdeflate, at once: faster than zlib inflating only the head) and cut after the line.
     pub fn read(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> bool {
+        if !self.read_whole(id, out) {
+            return false;
+        }
+        match head_end(out) {
+            Some(end) => {
+                out.truncate(end);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Writes into `out` the whole commit `id`, and answers whether it did: `false` when a pack
+    /// does not hold it whole (the caller reads the object from the store).
+    pub fn read_whole(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> bool {
         let Some((at, index, data)) =
             self.packs.iter().find_map(|(index, data)| Some((index.lookup(id)?, index, data)))
         else {
@@ -50,16 +66,7 @@ impl Heads {
         }
         let Ok(size) = usize::try_from(entry.decompressed_size) else { return false };
         let Some(input) = data.entry_slice(entry.data_offset..data.pack_end() as u64) else { return false };
-        if !self.inflate.entry(input, size, out) {
-            return false;
-        }
-        match head_end(out) {
-            Some(end) => {
-                out.truncate(end);
-                true
-            }
-            None => false,
-        }
+        self.inflate.entry(input, size, out)
     }
 }
 

@@ -211,12 +211,14 @@ impl Reader<'_> {
                 gix::objs::CommitRefIter::from_bytes(&self.buf, id.kind())
             }
             // Without details nothing past the committer line is needed.
-            None if self.details.is_none()
-                && self
-                    .heads
-                    .get_or_insert_with(|| super::commit_head::Heads::open(self.repo))
-                    .as_mut()
-                    .is_some_and(|h| h.read(&id, &mut self.buf)) =>
+            None if self
+                .heads
+                .get_or_insert_with(|| super::commit_head::Heads::open(self.repo))
+                .as_mut()
+                .is_some_and(|h| match self.details {
+                    None => h.read(&id, &mut self.buf),
+                    Some(_) => h.read_whole(&id, &mut self.buf),
+                }) =>
             {
                 gix::objs::CommitRefIter::from_bytes(&self.buf, id.kind())
             }
@@ -617,7 +619,7 @@ pub fn commits(
     // Commits the walk took from the commit-graph are read now, on every core when many.
     let missing: Vec<ObjectId> =
         order.iter().map(|&i| &walk.nodes[i as usize]).filter(|n| n.detail.is_none()).map(|n| n.id).collect();
-    let mut read = parallel::read_commits(repo, &missing, detail_of)?.into_iter();
+    let mut read = parallel::read_commits_with(repo, &missing, super::commit_head::Heads::open, detail_of)?.into_iter();
     let mut details = walk.reader.details.take().unwrap_or_default();
     order
         .into_iter()
@@ -676,8 +678,16 @@ pub fn log(repo: &gix::Repository, tip: ObjectId) -> Result<Log, RangeError> {
 }
 
 /// The author and message of commit `id`, read from its object.
-fn detail_of(repo: &gix::Repository, id: ObjectId, buf: &mut Vec<u8>) -> Result<Detail, RangeError> {
-    let iter = repo.objects.find_commit_iter(&id, buf).map_err(|_| RangeError::NotACommit(id))?;
+fn detail_of(
+    repo: &gix::Repository,
+    heads: &mut Option<super::commit_head::Heads>,
+    id: ObjectId,
+    buf: &mut Vec<u8>,
+) -> Result<Detail, RangeError> {
+    let iter = match heads.as_mut().is_some_and(|heads| heads.read_whole(&id, buf)) {
+        true => gix::objs::CommitRefIter::from_bytes(buf, id.kind()),
+        false => repo.objects.find_commit_iter(&id, buf).map_err(|_| RangeError::NotACommit(id))?,
+    };
     let mut detail = Detail::default();
     for token in iter {
         match token.map_err(|e| RangeError::Decode { id, source: boxed(e) })? {
