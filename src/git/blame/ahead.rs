@@ -8,8 +8,8 @@
 //!
 //! The walk is the view's own code (a skipping view of its own, on its own handle of the
 //! repository, made by the caller as a [`Stretches`]), so its answers are the ones the view
-//! would have found. It ends at the root,
-//! or soon after the blame is done with it (the [`Ahead`] dropped).
+//! would have found. It ends at the root, or soon after the blame is done with it (the
+//! [`Ahead`] dropped).
 
 use super::history::{Info, Stretch};
 use gix::ObjectId;
