@@ -8,8 +8,8 @@
 //! not yet taken, and stops when the walk is done with it (the [`Prefetch`] dropped).
 //!
 //! Only whole commits are read ahead (a commit stored as a delta is left to the walk), and only
-//! from the pack holding the tip. [`ReadAhead`] is how a walk (a path's log)
-//! uses it: only once the walk has proved long.
+//! from the pack holding the tip. [`ReadAhead`] is how a path's log uses it: only once the
+//! walk has proved long.
 
 use gix::odb::pack;
 use gix::ObjectId;
