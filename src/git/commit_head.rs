@@ -70,6 +70,30 @@ impl Heads {
     }
 }
 
+/// Commit objects a walk reads through gix before it opens the packs to read them itself:
+/// opening a repository's packs costs more than a short walk (a page of commits, the merge base
+/// of nearby commits).
+const OPEN_AFTER: usize = 64;
+
+/// [`Heads`] opened once a walk has read [`OPEN_AFTER`] commit objects.
+#[derive(Default)]
+pub struct LaterHeads {
+    reads: usize,
+    heads: Option<Option<Heads>>,
+}
+
+impl LaterHeads {
+    /// Counts one commit object read; the reader once it is opened, `None` before (and when
+    /// the repository's packs cannot be read this way).
+    pub fn get(&mut self, repo: &gix::Repository) -> Option<&mut Heads> {
+        self.reads += 1;
+        if self.reads < OPEN_AFTER {
+            return None;
+        }
+        self.heads.get_or_insert_with(|| Heads::open(repo)).as_mut()
+    }
+}
+
 fn open_pack(index: &Path, kind: gix::hash::Kind) -> Option<(pack::index::File, pack::data::File)> {
     let data = pack::data::File::at(index.with_extension("pack"), kind).ok()?;
     Some((pack::index::File::at(index, kind).ok()?, data))

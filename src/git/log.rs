@@ -179,7 +179,7 @@ struct Walk<'r> {
     /// once the walk is long.
     read_ahead: super::prefetch::ReadAhead,
     /// Commit heads read straight from the packs, for what was not read ahead.
-    heads: Option<Option<super::commit_head::Heads>>,
+    heads: super::commit_head::LaterHeads,
 }
 
 /// What git's `rev_compare_tree` reads to tell whether a commit changed the path: the path's
@@ -352,7 +352,7 @@ impl<'r> Walk<'r> {
             buf: Vec::new(),
             compare: Compare::new(repo),
             read_ahead: super::prefetch::ReadAhead::from(None),
-            heads: None,
+            heads: Default::default(),
         }
     }
 
@@ -438,12 +438,7 @@ impl<'r> Walk<'r> {
             None => {
                 if let Some(read_ahead) = self.read_ahead.take(self.repo, &id) {
                     self.buf = read_ahead;
-                } else if !self
-                    .heads
-                    .get_or_insert_with(|| super::commit_head::Heads::open(self.repo))
-                    .as_mut()
-                    .is_some_and(|heads| heads.read(&id, &mut self.buf))
-                {
+                } else if !self.heads.get(self.repo).is_some_and(|heads| heads.read(&id, &mut self.buf)) {
                     self.repo.objects.find_commit_iter(&id, &mut self.buf).map_err(|_| Error::NotACommit(id))?;
                 }
                 let header =

@@ -1,6 +1,6 @@
 //! Merge bases as `git merge-base` computes them.
 
-use super::commit_head::Heads;
+use super::commit_head::LaterHeads;
 use super::error::{boxed, BoxError, Classify, Missing};
 use std::cell::RefCell;
 
@@ -40,7 +40,7 @@ pub fn all(repo: &gix::Repository, one: gix::ObjectId, other: gix::ObjectId) -> 
 /// commit-graph, or commits it does not hold): see [`super::commit_head`].
 fn bases(repo: &gix::Repository, one: gix::ObjectId, others: &[gix::ObjectId]) -> Result<Vec<gix::ObjectId>, Error> {
     let cache = repo.commit_graph_if_enabled().map_err(|e| Error { one, source: boxed(e) })?;
-    let objects = HeadsOnly { repo, heads: RefCell::new(None) };
+    let objects = HeadsOnly { repo, heads: RefCell::default() };
     let mut graph = gix::revwalk::Graph::new(&objects, cache.as_ref());
     let bases =
         repo.merge_bases_many_with_graph(one, others, &mut graph).map_err(|e| Error { one, source: boxed(e) })?;
@@ -51,14 +51,13 @@ fn bases(repo: &gix::Repository, one: gix::ObjectId, others: &[gix::ObjectId]) -
 /// the committer line).
 struct HeadsOnly<'a> {
     repo: &'a gix::Repository,
-    /// Opened at the first object the walk reads.
-    heads: RefCell<Option<Option<Heads>>>,
+    heads: RefCell<LaterHeads>,
 }
 
 impl gix::objs::Find for HeadsOnly<'_> {
     fn try_find<'b>(&self, id: &gix::oid, buffer: &'b mut Vec<u8>) -> gix::Result<Option<gix::objs::Data<'b>>> {
         let mut heads = self.heads.borrow_mut();
-        if let Some(heads) = heads.get_or_insert_with(|| Heads::open(self.repo)) {
+        if let Some(heads) = heads.get(self.repo) {
             if heads.read(id, buffer) {
                 return Ok(Some(gix::objs::Data {
                     kind: gix::objs::Kind::Commit,

@@ -182,8 +182,8 @@ struct Reader<'r> {
     details: Option<Vec<Detail>>,
     /// Commit objects read ahead on another core (no commit-graph, a walk of many commits).
     prefetch: Option<super::prefetch::Prefetch>,
-    /// The packs, for reading commit heads alone (opened at the first object read).
-    heads: Option<Option<super::commit_head::Heads>>,
+    /// The packs, for reading commits (their heads alone without details), once many were read.
+    heads: super::commit_head::LaterHeads,
 }
 
 impl Reader<'_> {
@@ -211,14 +211,10 @@ impl Reader<'_> {
                 gix::objs::CommitRefIter::from_bytes(&self.buf, id.kind())
             }
             // Without details nothing past the committer line is needed.
-            None if self
-                .heads
-                .get_or_insert_with(|| super::commit_head::Heads::open(self.repo))
-                .as_mut()
-                .is_some_and(|h| match self.details {
-                    None => h.read(&id, &mut self.buf),
-                    Some(_) => h.read_whole(&id, &mut self.buf),
-                }) =>
+            None if self.heads.get(self.repo).is_some_and(|h| match self.details {
+                None => h.read(&id, &mut self.buf),
+                Some(_) => h.read_whole(&id, &mut self.buf),
+            }) =>
             {
                 gix::objs::CommitRefIter::from_bytes(&self.buf, id.kind())
             }
@@ -494,7 +490,7 @@ fn walk<'r>(
         authors: bounds.authors.then(Authors::default),
         details: bounds.details.then(Vec::new),
         prefetch,
-        heads: None,
+        heads: Default::default(),
     };
     let mut walk = Walk {
         reader,
@@ -619,7 +615,9 @@ pub fn commits(
     // Commits the walk took from the commit-graph are read now, on every core when many.
     let missing: Vec<ObjectId> =
         order.iter().map(|&i| &walk.nodes[i as usize]).filter(|n| n.detail.is_none()).map(|n| n.id).collect();
-    let mut read = parallel::read_commits_with(repo, &missing, super::commit_head::Heads::open, detail_of)?.into_iter();
+    let mut read =
+        parallel::read_commits_with(repo, &missing, |_| super::commit_head::LaterHeads::default(), detail_of)?
+            .into_iter();
     let mut details = walk.reader.details.take().unwrap_or_default();
     order
         .into_iter()
@@ -680,11 +678,11 @@ pub fn log(repo: &gix::Repository, tip: ObjectId) -> Result<Log, RangeError> {
 /// The author and message of commit `id`, read from its object.
 fn detail_of(
     repo: &gix::Repository,
-    heads: &mut Option<super::commit_head::Heads>,
+    heads: &mut super::commit_head::LaterHeads,
     id: ObjectId,
     buf: &mut Vec<u8>,
 ) -> Result<Detail, RangeError> {
-    let iter = match heads.as_mut().is_some_and(|heads| heads.read_whole(&id, buf)) {
+    let iter = match heads.get(repo).is_some_and(|heads| heads.read_whole(&id, buf)) {
         true => gix::objs::CommitRefIter::from_bytes(buf, id.kind()),
         false => repo.objects.find_commit_iter(&id, buf).map_err(|_| RangeError::NotACommit(id))?,
     };

@@ -31,7 +31,7 @@
 //! of a commit. The skips along first parents from the blame's start are worked out on another
 //! core while gix-blame diffs ([`super::ahead`]).
 
-use super::super::commit_head::Heads;
+use super::super::commit_head::LaterHeads;
 use super::super::log::Compare;
 use super::ahead::{Ahead, Stretches};
 use super::history::{Info, Stretch};
@@ -61,8 +61,8 @@ struct State<'r> {
     /// The parents each commit is shown with, once worked out.
     shown: HashMap<ObjectId, Vec<ObjectId>>,
     buf: Vec<u8>,
-    /// The heads of commit objects read straight from the packs, once a commit was read.
-    heads: Option<Option<Heads>>,
+    /// The heads of commit objects read straight from the packs, once many were read.
+    heads: LaterHeads,
     /// The tree each commit is shown with, once worked out.
     trees_shown: HashMap<ObjectId, ObjectId>,
     /// The trees holding the path alone ([`Skipping::path_only`]): by the path's entry, the root
@@ -101,7 +101,7 @@ impl<'r> Skipping<'r> {
             commits: HashMap::new(),
             shown: HashMap::new(),
             buf: Vec::new(),
-            heads: None,
+            heads: LaterHeads::default(),
             trees_shown: HashMap::new(),
             path_only_roots: HashMap::new(),
             path_only_trees: HashMap::new(),
@@ -138,8 +138,7 @@ impl<'r> Skipping<'r> {
             Some(info) => info,
             None => {
                 // The head straight from the pack, else the object through gix.
-                let heads = state.heads.get_or_insert_with(|| Heads::open(self.repo));
-                if heads.as_mut().is_some_and(|heads| heads.read(&id, &mut state.buf)) {
+                if state.heads.get(self.repo).is_some_and(|heads| heads.read(&id, &mut state.buf)) {
                     parse(&state.buf, id.kind())?
                 } else {
                     let data = self.repo.objects.try_find(&id, &mut state.buf).ok()??;
