@@ -9,7 +9,6 @@
 //! is everything in a repository with replacement refs.
 
 use gix::odb::pack;
-use std::path::Path;
 
 /// The repository's packs, opened once for a walk.
 pub struct Heads {
@@ -23,15 +22,7 @@ impl Heads {
         if repo.objects.store_ref().replacements().next().is_some() {
             return None;
         }
-        let kind = repo.object_hash();
-        let dir = repo.objects.store_ref().path().join("pack");
-        let packs = std::fs::read_dir(&dir)
-            .ok()?
-            .flatten()
-            .map(|entry| entry.path())
-            .filter(|path| path.extension().is_some_and(|e| e == "idx"))
-            .filter_map(|path| open_pack(&path, kind))
-            .collect();
+        let packs = super::packs::open_all(repo.objects.store_ref().path(), repo.object_hash());
         Some(Heads { packs, inflate: Default::default() })
     }
 
@@ -92,11 +83,6 @@ impl LaterHeads {
         }
         self.heads.get_or_insert_with(|| Heads::open(repo)).as_mut()
     }
-}
-
-fn open_pack(index: &Path, kind: gix::hash::Kind) -> Option<(pack::index::File, pack::data::File)> {
-    let data = pack::data::File::at(index.with_extension("pack"), kind).ok()?;
-    Some((pack::index::File::at(index, kind).ok()?, data))
 }
 
 /// Where the committer line of the commit head in `bytes` ends (after its newline), when it

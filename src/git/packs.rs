@@ -36,17 +36,10 @@ pub struct Packs {
 impl Packs {
     /// The packs in `objects` (the repository's objects directory); unreadable ones are left out.
     pub fn open(objects: &Path, kind: gix::hash::Kind) -> Packs {
-        let mut packs = Vec::new();
-        for entry in std::fs::read_dir(objects.join("pack")).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.extension().is_none_or(|e| e != "idx") {
-                continue;
-            }
-            let Ok(index) = pack::index::File::at(&path, kind) else { continue };
-            let Ok(mut data) = pack::data::File::at(path.with_extension("pack"), kind) else { continue };
+        let mut packs = open_all(objects, kind);
+        for (n, (_, data)) in packs.iter_mut().enumerate() {
             // Our own numbering: the key of what is kept.
-            data.id = packs.len() as u32;
-            packs.push((index, data));
+            data.id = n as u32;
         }
         let (inflate, chain, delta, made) = Default::default();
         Packs { packs, kept: Kept::default(), inflate, chain, delta, made }
@@ -93,6 +86,22 @@ impl Packs {
         }
         Some(kind)
     }
+}
+
+/// The packs in `objects` (a repository's objects directory), index and data each, as they are
+/// now; unreadable ones are left out.
+pub fn open_all(objects: &Path, kind: gix::hash::Kind) -> Vec<(pack::index::File, pack::data::File)> {
+    let mut packs = Vec::new();
+    for entry in std::fs::read_dir(objects.join("pack")).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "idx") {
+            continue;
+        }
+        let Ok(index) = pack::index::File::at(&path, kind) else { continue };
+        let Ok(data) = pack::data::File::at(path.with_extension("pack"), kind) else { continue };
+        packs.push((index, data));
+    }
+    packs
 }
 
 /// The data of pack entry `entry` inflated into `out` (a delta's instructions, or an object).

@@ -13,7 +13,7 @@
 
 use gix::odb::pack;
 use gix::ObjectId;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -105,24 +105,12 @@ impl ReadAhead {
     }
 }
 
-/// The pack index and data file holding `tip`, and its index there.
-fn pack_of(objects: &Path, kind: gix::hash::Kind, tip: &gix::oid) -> Option<(pack::index::File, PathBuf, u32)> {
-    for entry in std::fs::read_dir(objects.join("pack")).ok()?.flatten() {
-        let path = entry.path();
-        if path.extension().is_none_or(|e| e != "idx") {
-            continue;
-        }
-        let Ok(index) = pack::index::File::at(&path, kind) else { continue };
-        if let Some(at) = index.lookup(tip) {
-            return Some((index, path.with_extension("pack"), at));
-        }
-    }
-    None
-}
-
 fn read_ahead(objects: &Path, kind: gix::hash::Kind, tip: ObjectId, shared: &Shared) {
-    let Some((index, pack_path, at)) = pack_of(objects, kind, &tip) else { return };
-    let Ok(data) = pack::data::File::at(&pack_path, kind) else { return };
+    // The pack holding the tip, and the tip's place in it.
+    let packs = super::packs::open_all(objects, kind);
+    let Some((index, data, at)) = packs.iter().find_map(|(index, data)| Some((index, data, index.lookup(tip)?))) else {
+        return;
+    };
     let from = index.pack_offset_at_index(at);
     let mut rest: Vec<(u64, u32)> = (0..index.num_objects())
         .map(|i| (index.pack_offset_at_index(i), i))
