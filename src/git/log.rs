@@ -67,10 +67,10 @@ impl Classify for Error {
 
 /// The clock is read once every this many commits.
 const DEADLINE_EVERY: usize = 512;
-/// Objects (trees, and blame's blobs) a walk reads through gix before it opens the packs to read
-/// them itself ([`super::packs`]): a short walk (a commit-graph's Bloom filters answer most commits, or the
-/// page fills within the newest) does not pay for opening them (about 0.25 ms for the 100k-file
-/// repository's pack).
+/// Objects (trees, and blame's blobs) a walk reads through gix before it opens the packs to
+/// read them itself ([`super::packs`]): a short walk (a commit-graph's Bloom filters answer
+/// most commits, or the page fills within the newest) does not pay for opening them (about
+/// 0.25 ms for the 100k-file repository's pack).
 const OBJECTS_BEFORE_PACKS: usize = 32;
 /// Path entries kept by (tree, depth) before the cache starts over.
 const ENTRY_CACHE_MAX: usize = 1 << 16;
