@@ -615,14 +615,25 @@ fn git_programs_per_repository_are_capped() {
     assert_eq!(answer("POST", "/pub/repo.git/git-upload-pack", json), 415);
 }
 
-/// The pids of processes whose command line mentions `needle`.
-fn processes_mentioning(needle: &str) -> Vec<u32> {
+/// A process's command line (arguments joined by spaces) and working directory.
+fn process(pid: u32) -> Option<(String, PathBuf)> {
+    let proc = PathBuf::from(format!("/proc/{pid}"));
+    let cmdline = std::fs::read(proc.join("cmdline")).ok()?;
+    let cwd = std::fs::read_link(proc.join("cwd")).unwrap_or_default();
+    Some((String::from_utf8_lossy(&cmdline).replace('\0', " "), cwd))
+}
+
+/// The processes serving the repository at `repo` (a canonical path): those the core started
+/// name it on their command line, and the programs they start (upload-pack's pack-objects) run
+/// in it. Another test's or the client's processes do neither.
+fn serving(repo: &Path) -> Vec<(u32, String)> {
+    let needle = repo.to_string_lossy();
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else { continue };
-        if String::from_utf8_lossy(&cmdline).contains(needle) {
-            found.push(pid);
+        let Some((cmdline, cwd)) = process(pid) else { continue };
+        if !cmdline.is_empty() && (cmdline.contains(&*needle) || cwd == repo) {
+            found.push((pid, cmdline));
         }
     }
     found
@@ -630,6 +641,7 @@ fn processes_mentioning(needle: &str) -> Vec<u32> {
 
 #[test]
 fn a_client_killed_mid_clone_leaves_no_process_behind() {
+    use std::os::unix::process::CommandExt;
     let _serial = serial();
     let forge = forge(json!({}));
     // A repository large enough that a clone takes a while: 24 MiB of incompressible files.
@@ -650,35 +662,38 @@ fn a_client_killed_mid_clone_leaves_no_process_behind() {
     git(&work, &["-c", "user.name=B", "-c", "user.email=b@example.com", "commit", "-q", "-m", "big"]);
     let out = forge.client(&work, 0, &["push", "-q", &forge.remote("pub/repo", Some(&forge.maintainer)), "main"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let marker = forge.public.canonicalize().unwrap().to_string_lossy().into_owned();
+    let repo = forge.public.canonicalize().unwrap();
     let into = forge.dir.path().join("killed");
+    // The client leads a process group of its own, so that killing it kills all of it (its
+    // remote helper and fetch-pack would otherwise go on reading the clone, and the server
+    // would rightly go on sending it).
     let mut client = Command::new("git")
         .args(["-c", "protocol.version=2", "clone", "-q", &forge.remote("pub/repo", None), &into.to_string_lossy()])
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_TERMINAL_PROMPT", "0")
-        // Slow the client's side so that the server is still sending when it dies.
-        .env("GIT_TRACE_PACKET", "0")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
+        .process_group(0)
         .spawn()
         .unwrap();
-    // Wait until the server runs upload-pack for this clone (the POST, after the advertisement).
+    // Wait until the server runs pack-objects for this clone (the POST, after the advertisement).
+    let packing = || serving(&repo).iter().any(|(_, cmdline)| cmdline.contains("pack-objects"));
     let until = Instant::now() + Duration::from_secs(20);
-    while processes_mentioning("pack-objects").is_empty() && Instant::now() < until {
+    while !packing() && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(2));
     }
-    assert!(!processes_mentioning("pack-objects").is_empty(), "the clone was killed while the server packed");
-    client.kill().unwrap();
+    assert!(packing(), "the clone was killed while the server packed");
+    // SAFETY: kill(2) with the client's process group, which only it and its children are in.
+    assert_eq!(unsafe { libc::kill(-(client.id() as i32), libc::SIGKILL) }, 0);
     client.wait().unwrap();
     let until = Instant::now() + Duration::from_secs(20);
     loop {
-        let left: Vec<u32> = processes_mentioning(&marker);
-        let packers = processes_mentioning("pack-objects");
-        if left.is_empty() && packers.is_empty() {
+        let left = serving(&repo);
+        if left.is_empty() {
             break;
         }
-        assert!(Instant::now() < until, "still running after the client died: {left:?} {packers:?}");
+        assert!(Instant::now() < until, "still running after the client died: {left:?}");
         std::thread::sleep(Duration::from_millis(50));
     }
 }
