@@ -1,5 +1,5 @@
 //! Commit objects read straight from the packs, inflated at once with libdeflate
-//! ([`super::inflate`]): whole (for messages), or their head (tree, parents, author, committer)
+//! (`forgecore_pack::Inflater`): whole (for messages), or their head (tree, parents, author, committer)
 //! for walks that need no more: merge bases, the commit lists of ranges, blame's. A walk
 //! without a commit-graph reads every commit it meets, and gix reads each through its caches
 //! and zlib.
@@ -13,7 +13,7 @@ use gix::odb::pack;
 /// The repository's packs, opened once for a walk.
 pub struct Heads {
     packs: Vec<(pack::index::File, pack::data::File)>,
-    inflate: super::inflate::Inflater,
+    inflate: forgecore_pack::Inflater,
 }
 
 impl Heads {
@@ -55,9 +55,7 @@ impl Heads {
         if entry.header != pack::data::entry::Header::Commit {
             return false;
         }
-        let Ok(size) = usize::try_from(entry.decompressed_size) else { return false };
-        let Some(input) = data.entry_slice(entry.data_offset..data.pack_end() as u64) else { return false };
-        self.inflate.entry(input, size, out)
+        self.inflate.entry(data, &entry, out)
     }
 }
 

@@ -16,7 +16,6 @@ pub mod error;
 pub mod fork_view;
 pub mod head_file;
 pub mod health;
-pub mod inflate;
 pub mod last_commit;
 pub mod log;
 pub mod maintenance;

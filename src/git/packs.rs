@@ -5,14 +5,14 @@
 //! version as a delta of the one before it, so the newest root tree is the end of a chain of
 //! some forty deltas, and reading the root trees of a history from its tip down made gix
 //! inflate a whole chain for every one of them (`perf`: most of a path walk's time). Here the
-//! chain is decoded from its base up, each member kept, so the next (older) tree is found
-//! ready: about one inflate per tree, as for git.
+//! chain is decoded from its base up (`forgecore_pack::Decoder`), each member kept, so the next
+//! (older) tree is found ready: about one inflate per tree, as for git.
 //!
 //! [`Packs`] answers only objects it finds in the packs present when it was opened; anything
 //! else (loose objects, a pack written since, a damaged entry) is `None`, for the caller to read
 //! through gix as before. At most [`KEPT_MAX`] bytes of objects are kept.
 
-use super::inflate::Inflater;
+use forgecore_pack::{Bases, Decoder};
 use gix::odb::pack;
 use std::collections::HashMap;
 use std::path::Path;
@@ -25,12 +25,7 @@ const KEPT_MAX: usize = 16 << 20;
 pub struct Packs {
     packs: Vec<(pack::index::File, pack::data::File)>,
     kept: Kept,
-    inflate: Inflater,
-    /// Pack entries of the chain being decoded, newest first.
-    chain: Vec<pack::data::Entry>,
-    /// A delta's instructions, and the object it makes, while a chain is decoded.
-    delta: Vec<u8>,
-    made: Vec<u8>,
+    decoder: Decoder,
 }
 
 impl Packs {
@@ -41,50 +36,15 @@ impl Packs {
             // Our own numbering: the key of what is kept.
             data.id = n as u32;
         }
-        let (inflate, chain, delta, made) = Default::default();
-        Packs { packs, kept: Kept::default(), inflate, chain, delta, made }
+        Packs { packs, kept: Kept::default(), decoder: Decoder::default() }
     }
 
     /// Object `id` into `out` (its kind returned), when it is in one of the packs and decodes.
     pub fn find(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> Option<gix::objs::Kind> {
-        let Packs { packs, kept, inflate, chain, delta, made } = self;
-        let (index, data, at) = packs.iter().find_map(|(index, data)| Some((index, data, index.lookup(id)?)))?;
+        let (index, data, at) = self.packs.iter().find_map(|(index, data)| Some((index, data, index.lookup(id)?)))?;
         let entry = data.entry(index.pack_offset_at_index(at)).ok()?;
-        // Down the chain to the first entry kept or not a delta.
-        chain.clear();
-        let mut cursor = entry;
-        while cursor.header.is_delta() && !kept.has(data.id, cursor.data_offset) {
-            let base = match cursor.header {
-                pack::data::entry::Header::OfsDelta { base_distance } => {
-                    data.entry(cursor.checked_base_pack_offset(base_distance)?).ok()?
-                }
-                pack::data::entry::Header::RefDelta { base_id } => {
-                    data.entry(index.pack_offset_at_index(index.lookup(base_id)?)).ok()?
-                }
-                _ => return None,
-            };
-            chain.push(std::mem::replace(&mut cursor, base));
-            if chain.len() > 10_000 {
-                return None; // a cycle, or a pack no git writes
-            }
-        }
-        let kind = match kept.get(data.id, cursor.data_offset, out) {
-            Some(kind) => kind,
-            None => {
-                let kind = cursor.header.as_kind()?;
-                inflated(data, &cursor, inflate, out)?;
-                kept.put(data.id, cursor.data_offset, out, kind);
-                kind
-            }
-        };
-        // Up again: each delta finds its base kept, and is kept itself.
-        while let Some(entry) = chain.pop() {
-            inflated(data, &entry, inflate, delta)?;
-            apply_delta(out, delta, made)?;
-            std::mem::swap(out, made);
-            kept.put(data.id, entry.data_offset, out, kind);
-        }
-        Some(kind)
+        let ref_base = |base: &gix::oid| Some(index.pack_offset_at_index(index.lookup(base)?));
+        self.decoder.decode(data, entry, ref_base, &mut self.kept, out)
     }
 }
 
@@ -104,73 +64,6 @@ pub fn open_all(objects: &Path, kind: gix::hash::Kind) -> Vec<(pack::index::File
     packs
 }
 
-/// The data of pack entry `entry` inflated into `out` (a delta's instructions, or an object).
-fn inflated(
-    data: &pack::data::File,
-    entry: &pack::data::Entry,
-    inflate: &mut Inflater,
-    out: &mut Vec<u8>,
-) -> Option<()> {
-    let size = usize::try_from(entry.decompressed_size).ok()?;
-    let input = data.entry_slice(entry.data_offset..data.pack_end() as u64)?;
-    inflate.entry(input, size, out).then_some(())
-}
-
-/// `base` with the git delta `delta` applied, into `out`; `None` for a delta that does not fit
-/// its base (sizes, copies out of range, a zero instruction).
-fn apply_delta(base: &[u8], delta: &[u8], out: &mut Vec<u8>) -> Option<()> {
-    let mut at = 0;
-    let mut size = || {
-        let (mut value, mut shift) = (0usize, 0u32);
-        loop {
-            let byte = *delta.get(at)?;
-            at += 1;
-            value |= usize::from(byte & 0x7f).checked_shl(shift)?;
-            shift += 7;
-            if byte & 0x80 == 0 || shift > 63 {
-                return Some(value);
-            }
-        }
-    };
-    let (base_size, made_size) = (size()?, size()?);
-    // Each instruction copies at most 0x10000 bytes of the base or inserts at most 127: a size
-    // beyond that is not reserved, it is refused.
-    let most = delta.len().saturating_mul(base.len().clamp(127, 0x10000));
-    if base_size != base.len() || made_size > most {
-        return None;
-    }
-    out.clear();
-    out.reserve(made_size);
-    while let Some(&op) = delta.get(at) {
-        at += 1;
-        if op & 0x80 != 0 {
-            // Copy from the base: offset bytes by bits 0-3, size bytes by bits 4-6.
-            let (mut offset, mut len) = (0usize, 0usize);
-            for bit in 0..7 {
-                if op & (1 << bit) != 0 {
-                    let byte = usize::from(*delta.get(at)?);
-                    at += 1;
-                    if bit < 4 {
-                        offset |= byte << (8 * bit);
-                    } else {
-                        len |= byte << (8 * (bit - 4));
-                    }
-                }
-            }
-            if len == 0 {
-                len = 0x10000;
-            }
-            out.extend_from_slice(base.get(offset..offset.checked_add(len)?)?);
-        } else if op != 0 {
-            out.extend_from_slice(delta.get(at..at + usize::from(op))?);
-            at += usize::from(op);
-        } else {
-            return None;
-        }
-    }
-    (out.len() == made_size).then_some(())
-}
-
 /// Decoded objects by (pack, data offset), at most [`KEPT_MAX`] bytes: the newer half and the
 /// older, which is let go when the newer fills up (what was used since moved to the newer).
 #[derive(Default)]
@@ -185,10 +78,6 @@ struct Kept {
 }
 
 impl Kept {
-    fn has(&self, pack: u32, offset: u64) -> bool {
-        self.newer.contains_key(&(pack, offset)) || self.older.contains_key(&(pack, offset))
-    }
-
     /// Keeps `buf` for reuse, while the spare buffers stay within their bound.
     fn spare(&mut self, buf: Vec<u8>) {
         if self.spare_bytes + buf.capacity() <= KEPT_MAX / 2 {
@@ -196,7 +85,9 @@ impl Kept {
             self.spare.push(buf);
         }
     }
+}
 
+impl Bases for Kept {
     fn put(&mut self, pack: u32, offset: u64, data: &[u8], kind: gix::objs::Kind) {
         if data.len() > KEPT_MAX / 2 {
             return;
@@ -258,45 +149,5 @@ impl std::hash::Hasher for OffsetHasher {
     }
     fn write_u64(&mut self, n: u64) {
         self.0 ^= n;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::apply_delta;
-
-    #[test]
-    fn deltas_apply_and_bad_ones_are_refused() {
-        let base = b"hello world";
-        let mut out = Vec::new();
-        // Base 11 bytes, result 6: copy 5 bytes from offset 6, insert "!".
-        assert_eq!(apply_delta(base, &[11, 6, 0x91, 6, 5, 1, b'!'], &mut out), Some(()));
-        assert_eq!(out, b"world!");
-        for bad in [
-            &[][..],                                                                 // no sizes
-            &[12, 6, 0x91, 6, 5, 1, b'!'],                                           // the base is not 12 bytes
-            &[11, 7, 0x91, 6, 5, 1, b'!'],                                           // the result is not 7 bytes
-            &[11, 6, 0x91, 7, 5, 1, b'!'],                                           // a copy past the base's end
-            &[11, 6, 0x91, 6, 5, 2, b'!'],                                           // an insert past the delta's end
-            &[11, 6, 0x91, 6, 5, 0],                                                 // the reserved zero instruction
-            &[11, 6, 0x80], // a copy of 0x10000 bytes from an 11-byte base
-            &[11, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01], // a size too large
-        ] {
-            assert_eq!(apply_delta(base, bad, &mut out), None, "{bad:?}");
-        }
-        // Whatever the bytes, an answer and no panic.
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..20_000 {
-            let delta: Vec<u8> = (0..(state % 24))
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    (state >> 24) as u8
-                })
-                .collect();
-            let _ = apply_delta(base, &delta, &mut out);
-            state = state.wrapping_add(1);
-        }
     }
 }

@@ -116,7 +116,7 @@ fn read_ahead(objects: &Path, kind: gix::hash::Kind, tip: ObjectId, shared: &Sha
         .map(|i| (index.pack_offset_at_index(i), i))
         .filter(|&(offset, _)| offset >= from)
         .collect();
-    let mut inflate = super::inflate::Inflater::default();
+    let mut inflate = forgecore_pack::Inflater::default();
     let (mut commits, mut past, mut batch) = (0usize, 0usize, Vec::with_capacity(BATCH));
     while !rest.is_empty() {
         // The next chunk of entries in pack order, without ordering the whole pack.
@@ -151,10 +151,8 @@ fn read_ahead(objects: &Path, kind: gix::hash::Kind, tip: ObjectId, shared: &Sha
                 }
                 std::thread::sleep(std::time::Duration::from_micros(200));
             }
-            let Ok(size) = usize::try_from(entry.decompressed_size) else { return };
-            let Some(input) = data.entry_slice(entry.data_offset..data.pack_end() as u64) else { return };
             let mut out = Vec::new();
-            if !inflate.entry(input, size, &mut out) {
+            if !inflate.entry(data, &entry, &mut out) {
                 return;
             }
             batch.push((index.oid_at_index(i).to_owned(), out));

@@ -21,8 +21,8 @@
 //! A blob of at least [`STREAM_BYTES`] stored whole (not as a delta) is not read into memory
 //! at all: [`Objects::load_blob`] answers where it is and [`BlobStream`] inflates it piece by
 //! piece, as often as the writer asks, reading the pack with `pread` rather than through the
-//! mapping (its pages would stay resident once per reader). A large blob
-//! stored as a delta is inflated whole, as gix can only do.
+//! mapping (its pages would stay resident once per reader). A large blob stored as a delta is
+//! decoded whole, its chain with it (`forgecore-pack`).
 //!
 //! Objects the archive's packs cannot give (loose objects, packs reached through alternates or
 //! only through a multi-pack index, deltas against another pack) are read through the loose
@@ -32,7 +32,6 @@ use crate::index::PackIndex;
 use crate::Error;
 use gix::odb::pack::cache::lru::StaticLinkedList;
 use gix::odb::pack::data;
-use gix::odb::pack::data::decode::entry::ResolvedBase;
 use gix::odb::pack::data::decode::header::ResolvedBase as HeaderBase;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -75,10 +74,11 @@ pub struct Objects {
     /// Everything else; opened apart from the shared cache so that its mappings end with the
     /// archive.
     repo: gix::Repository,
+    /// For object sizes (the headers of delta chains).
     inflate: gix::zlib::Inflate,
-    /// Blobs stored whole are inflated at once (libdeflate: about 0.6 to 0.8 of zlib's time).
-    whole: libdeflater::Decompressor,
-    cache: StaticLinkedList<64>,
+    /// Packed objects, inflated at once with libdeflate (about 0.6 to 0.8 of zlib's time).
+    decoder: forgecore_pack::Decoder,
+    cache: BaseCache,
     /// `RssFile` when the indexes were mapped, if the platform tells.
     baseline: Option<u64>,
     budget: u64,
@@ -225,8 +225,8 @@ impl Objects {
             loose: gix::odb::loose::Store::at(objects_dir, hash),
             repo,
             inflate: gix::zlib::Inflate::default(),
-            whole: libdeflater::Decompressor::new(),
-            cache: StaticLinkedList::new(PACK_CACHE_BYTES),
+            decoder: forgecore_pack::Decoder::default(),
+            cache: BaseCache(StaticLinkedList::new(PACK_CACHE_BYTES)),
             baseline: resident_file_bytes(),
             budget: MAPPED_BUDGET,
             objects_since_check: 0,
@@ -290,7 +290,7 @@ impl Objects {
     pub fn share_budget(&mut self, readers: u64) {
         let readers = readers.max(1);
         self.budget = MAPPED_BUDGET / readers;
-        self.cache = StaticLinkedList::new(PACK_CACHE_BYTES / readers as usize);
+        self.cache = BaseCache(StaticLinkedList::new(PACK_CACHE_BYTES / readers as usize));
     }
 
     /// Whether the resident file-backed memory has grown by the budget since the lowest it was
@@ -327,20 +327,15 @@ impl Objects {
         let unreadable = |source| Error::FindObject { id: id.to_owned(), source };
         for (i, pack) in self.packs.iter().enumerate() {
             let Some(entry) = pack.entry_of(id) else { continue };
-            if entry.header == data::entry::Header::Blob {
-                if entry.decompressed_size >= stream_from {
-                    let place = Place::Packed { pack: i, data_offset: entry.data_offset };
-                    return Ok(Found::Large(LargeBlob { id: id.to_owned(), place, size: entry.decompressed_size }));
-                }
-                if inflate_whole(&mut self.whole, &pack.data, &entry, out) {
-                    return Ok(Found::Read(gix::objs::Kind::Blob));
-                }
+            if entry.header == data::entry::Header::Blob && entry.decompressed_size >= stream_from {
+                let place = Place::Packed { pack: i, data_offset: entry.data_offset };
+                return Ok(Found::Large(LargeBlob { id: id.to_owned(), place, size: entry.decompressed_size }));
             }
             // A delta's base named by id must be in the same pack; otherwise (or on any error)
             // the object is for the fallback.
-            let resolve = |base: &gix::oid, _: &mut Vec<u8>| Ok(pack.entry_of(base).map(ResolvedBase::InPack));
-            if let Ok(outcome) = pack.data.decode_entry(entry, out, &mut self.inflate, &resolve, &mut self.cache) {
-                return Ok(Found::Read(outcome.kind));
+            let ref_base = |base: &gix::oid| pack.index.lookup(base);
+            if let Some(kind) = self.decoder.decode(&pack.data, entry, ref_base, &mut self.cache, out) {
+                return Ok(Found::Read(kind));
             }
             break;
         }
@@ -507,19 +502,20 @@ fn copy_opened(
     }
 }
 
-/// Inflates the pack entry `entry` of `data`, an object stored whole, into `out` at once; false
-/// when it does not inflate to its size (the caller reads it through gix, which says why).
-fn inflate_whole(
-    inflate: &mut libdeflater::Decompressor,
-    data: &data::File,
-    entry: &data::Entry,
-    out: &mut Vec<u8>,
-) -> bool {
-    let Ok(size) = usize::try_from(entry.decompressed_size) else { return false };
-    let Some(input) = data.entry_slice(entry.data_offset..data.pack_end() as u64) else { return false };
-    out.clear();
-    out.resize(size, 0);
-    matches!(inflate.zlib_decompress(input, out), Ok(n) if n == size)
+/// The delta-base cache of one reader (gix's, bounded in bytes), offered only the bases of
+/// the chains it decodes: the members of one tree's chains are rarely met again.
+struct BaseCache(StaticLinkedList<64>);
+
+impl forgecore_pack::Bases for BaseCache {
+    const MEMBERS: bool = false;
+
+    fn get(&mut self, pack: u32, offset: u64, out: &mut Vec<u8>) -> Option<gix::objs::Kind> {
+        gix::odb::pack::cache::DecodeEntry::get(&mut self.0, pack, offset, out).map(|(kind, _)| kind)
+    }
+
+    fn put(&mut self, pack: u32, offset: u64, data: &[u8], kind: gix::objs::Kind) {
+        gix::odb::pack::cache::DecodeEntry::put(&mut self.0, pack, offset, data, kind, 0);
+    }
 }
 
 /// Inflates the zlib stream of blob `id` at `data_offset` of the pack `file` (whose entries
