@@ -613,6 +613,18 @@ mod tests {
         output.stdout
     }
 
+    /// The whole of the large blob `blob`, read piece by piece; `what` names the read if it fails.
+    fn read_large(objects: &mut Objects, blob: &LargeBlob, what: &str) -> Vec<u8> {
+        let mut read = Vec::new();
+        objects
+            .copy_large(blob, &mut |piece| {
+                read.extend_from_slice(piece);
+                Ok(())
+            })
+            .expect(what);
+        read
+    }
+
     #[test]
     fn a_large_blob_repacked_after_it_was_found_is_read_from_where_it_is_now() {
         // As maintenance does it: `git repack -d` packs the blob and removes its loose copy
@@ -633,14 +645,7 @@ mod tests {
         assert!(matches!(blob.place, Place::Loose(_)));
         git(&git_dir, &["repack", "-adq"]);
         assert!(!objects.loose.contains(&id), "the loose copy is gone");
-        let mut read = Vec::new();
-        objects
-            .copy_large(&blob, &mut |piece| {
-                read.extend_from_slice(piece);
-                Ok(())
-            })
-            .expect("read from the new pack");
-        assert!(read == content, "the content");
+        assert!(read_large(&mut objects, &blob, "read from the new pack") == content, "the content");
         // Found in that pack, which the next repack (another object to pack) replaces.
         let blob = objects.load_blob(&id, &mut Vec::new()).expect("load").expect("a large blob");
         assert!(matches!(blob.place, Place::Packed { .. }));
@@ -649,13 +654,7 @@ mod tests {
             .expect("UTF-8");
         git(&git_dir, &["tag", "small", other.trim()]);
         git(&git_dir, &["repack", "-adq"]);
-        read.clear();
-        objects
-            .copy_large(&blob, &mut |piece| {
-                read.extend_from_slice(piece);
-                Ok(())
-            })
-            .expect("read from the pack that replaced it");
+        let read = read_large(&mut objects, &blob, "read from the pack that replaced it");
         assert!(read == content, "the content, again");
         std::fs::remove_dir_all(&root).expect("clean up");
     }
