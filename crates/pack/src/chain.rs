@@ -10,6 +10,9 @@ use gix::odb::pack::data;
 /// Longest chain followed: git writes at most 4,095 (`pack.depth` is capped there); a longer
 /// one is a cycle or a pack no git writes.
 const CHAIN_MAX: usize = 10_000;
+/// The decoder's own buffers are let go after an object that made them larger than this, so a
+/// reader that met one large delta does not hold its size until it is dropped.
+const BUFFER_KEPT_MAX: usize = 4 << 20;
 
 /// Decoded objects a caller keeps, by pack and data offset (a [`data::Entry`]'s `data_offset`).
 pub trait Bases {
@@ -70,17 +73,25 @@ impl Decoder {
                 return None;
             }
         };
-        while let Some(member) = chain.pop() {
-            if !inflate.entry(pack, &member, delta) {
-                return None;
+        let decoded = (|| {
+            while let Some(member) = chain.pop() {
+                if !inflate.entry(pack, &member, delta) {
+                    return None;
+                }
+                delta::apply(out, delta, made)?;
+                std::mem::swap(out, made);
+                if B::MEMBERS {
+                    bases.put(pack.id, member.data_offset, out, kind);
+                }
             }
-            delta::apply(out, delta, made)?;
-            std::mem::swap(out, made);
-            if B::MEMBERS {
-                bases.put(pack.id, member.data_offset, out, kind);
+            Some(kind)
+        })();
+        for buffer in [delta, made] {
+            if buffer.capacity() > BUFFER_KEPT_MAX {
+                *buffer = Vec::new();
             }
         }
-        Some(kind)
+        decoded
     }
 }
 
