@@ -38,6 +38,40 @@ type Handler struct {
 	// http.Server.ReadHeaderTimeout for the head, and leave Server.ReadTimeout zero, which
 	// would cut off a long body whatever its rate). Zero sets no deadline of its own.
 	ReadTimeout time.Duration
+	// MaxRequests is the most requests the core works on at once (each holds a thread while
+	// it calls into the core); one more is answered 503 at once. A request takes its place
+	// before its body is read and gives it back as soon as the core is done with it: when the
+	// core has answered, or for a streamed answer when the stream has ended, before the last
+	// of the answer is sent. A client that waits for each answer so never finds its previous
+	// request still holding a place. Zero sets no limit. Set it before serving.
+	MaxRequests int
+
+	slotsOnce sync.Once
+	slots     chan struct{}
+}
+
+// tooManyRequests is the answer past MaxRequests, in GitLab's shape.
+const tooManyRequests = "503 Service Unavailable - too many requests"
+
+// admit takes a place for one request under MaxRequests: release gives it back (once, however
+// often it is called); ok is false when every place is taken.
+func (h *Handler) admit() (release func(), ok bool) {
+	if h.MaxRequests <= 0 {
+		return func() {}, true
+	}
+	h.slotsOnce.Do(func() { h.slots = make(chan struct{}, h.MaxRequests) })
+	select {
+	case h.slots <- struct{}{}:
+		released := false
+		return func() {
+			if !released {
+				released = true
+				<-h.slots
+			}
+		}, true
+	default:
+		return nil, false
+	}
 }
 
 // DefaultWriteTimeout is NewHandler's WriteTimeout.
@@ -66,6 +100,12 @@ var hopByHop = map[string]bool{
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	release, admitted := h.admit()
+	if !admitted {
+		internalError(w, tooManyRequests)
+		return
+	}
+	defer release()
 	written := false
 	defer func() {
 		if recovered := recover(); recovered != nil {
@@ -103,6 +143,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer response.Close()
+	if !response.Streamed {
+		release() // the answer is all here: the core is done with this request
+	}
 
 	out := w.Header()
 	for name, values := range response.Header {
@@ -133,6 +176,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			panic(http.ErrAbortHandler)
 		}
 	}
+	_ = response.Close() // a streamed answer's record is written as its stream ends
+	release()
 	if paced.finish() != nil {
 		panic(http.ErrAbortHandler)
 	}

@@ -342,6 +342,77 @@ func TestPanicInTheHandlerIs500(t *testing.T) {
 	}
 }
 
+// MaxRequests: a request whose body is still arriving holds its place, and one more is a 503
+// at once; a client that waits for each answer (new connections, answers buffered and
+// streamed) is never refused, even with one place.
+func TestMaxRequests(t *testing.T) {
+	handler := forgecore.NewHandler(fx.core)
+	handler.MaxRequests = 1
+	server := httptest.NewServer(handler)
+	defer server.Close()
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
+	get := func(target string) (int, []byte) {
+		t.Helper()
+		response, err := client.Get(server.URL + target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer response.Body.Close()
+		body, err := io.ReadAll(response.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return response.StatusCode, body
+	}
+
+	slow, err := net.DialTimeout("tcp", strings.TrimPrefix(server.URL, "http://"), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	_ = slow.SetDeadline(time.Now().Add(30 * time.Second))
+	payload := fmt.Sprintf(`{"name":"max %d","base_access_level":10}`, time.Now().UnixNano())
+	fmt.Fprintf(slow, "POST /api/v4/member_roles HTTP/1.1\r\nHost: x\r\nPrivate-Token: %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", fx.token, len(payload), payload[:8])
+	refused := false
+	for deadline := time.Now().Add(10 * time.Second); !refused && time.Now().Before(deadline); {
+		switch status, body := get("/api/v4/version"); status {
+		case 503:
+			if string(body) != `{"message":"503 Service Unavailable - too many requests"}` {
+				t.Fatalf("refused with %s", body)
+			}
+			refused = true
+		case 200: // the slow request's head has not reached the handler yet
+			time.Sleep(10 * time.Millisecond)
+		default:
+			t.Fatalf("while a body arrives: %d %s", status, body)
+		}
+	}
+	if !refused {
+		t.Fatal("a request whose body is arriving did not hold its place")
+	}
+	_, _ = io.WriteString(slow, payload[8:])
+	response, err := http.ReadResponse(bufio.NewReader(slow), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(response.Body)
+	if response.StatusCode != 201 {
+		t.Fatalf("the slow request: %d %s", response.StatusCode, body)
+	}
+
+	small := git(t, fx.repos+"/work", "rev-parse", "HEAD:bin.dat")
+	want := gitBytes(t, fx.repos+"/work", "cat-file", "blob", small)
+	for i := 0; i < 100; i++ {
+		if status, body := get("/api/v4/version"); status != 200 {
+			t.Fatalf("request %d, one at a time: %d %s", i, status, body)
+		}
+		if status, body := get("/api/v4/projects/fx%2Fwork/repository/blobs/" + small + "/raw"); status != 200 || !bytes.Equal(body, want) {
+			t.Fatalf("streamed request %d, one at a time: %d %q", i, status, body)
+		}
+	}
+}
+
 // A closed core answers 503 through the handler and ErrClosed through Do.
 func TestClosedCore(t *testing.T) {
 	core, err := forgecore.Open(forgecore.Config{DataDir: t.TempDir()})

@@ -267,10 +267,10 @@ func TestIdleKeepAliveConnectionsCostNoThread(t *testing.T) {
 		if err != nil {
 			t.Fatalf("connection %d: %v", i, err)
 		}
-		_, _ = io.Copy(io.Discard, response.Body)
+		body, _ := io.ReadAll(response.Body)
 		response.Body.Close()
 		if response.StatusCode != 200 || response.Close {
-			t.Fatalf("connection %d: %d (close %v)", i, response.StatusCode, response.Close)
+			t.Fatalf("connection %d: %d (close %v) %s", i, response.StatusCode, response.Close, body)
 		}
 	}
 	if threads := procStatus(t, pid, "Threads"); threads > baseline+16 {

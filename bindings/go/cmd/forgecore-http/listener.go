@@ -13,7 +13,7 @@ import (
 // slot it may have delays nobody's answer (golang.org/x/net/netutil's LimitListener, which is
 // not a dependency here, would instead block Accept and leave new clients unanswered in the
 // kernel's backlog). The caps bound descriptors; goroutines doing work are bounded apart, by
-// limitRequests, so idle keep-alive connections cost no thread.
+// forgecore.Handler.MaxRequests, so idle keep-alive connections cost no thread.
 type cappedListener struct {
 	*net.TCPListener
 	slots     chan struct{}

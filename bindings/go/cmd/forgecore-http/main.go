@@ -24,7 +24,7 @@
 // forgecore.Handler.WriteTimeout); at most -max-connections (default 4096) are open at once,
 // and -max-client-connections (default 64) from one client address, one more being answered
 // 503 and closed at once (see cappedListener); and at most -max-requests (default 256) requests are handled at once, one
-// more being answered 503 (see limitRequests). Goroutines are cheap, threads are not: an
+// more being answered 503 (see forgecore.Handler.MaxRequests). Goroutines are cheap, threads are not: an
 // idle keep-alive connection or a request still arriving holds a goroutine and a descriptor,
 // while the threads (each request calls into the core through cgo) follow -max-requests.
 package main
@@ -217,8 +217,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	handler := forgecore.NewHandler(core)
 	handler.WriteTimeout = o.writeTimeout
 	handler.ReadTimeout = o.readTimeout
+	handler.MaxRequests = o.maxRequests
 	server := &http.Server{
-		Handler:     rejectFolds(limitRequests(handler, o.maxRequests)),
+		Handler:     rejectFolds(handler),
 		ConnContext: withRecorder,
 		// The head within -read-timeout of the request's start; the body under the handler's
 		// deadline per 64 KiB (no ReadTimeout: it would bound the whole body, and cut off a
@@ -272,24 +273,4 @@ func admin(core *forgecore.Core, command map[string]any, out any) error {
 		return fmt.Errorf("%s: %d %s", command["command"], response.Status, body)
 	}
 	return json.Unmarshal(body, out)
-}
-
-const tooManyRequests = `{"message":"503 Service Unavailable - too many requests"}`
-
-// limitRequests lets at most max requests into next at once and answers one more 503 at once:
-// these are the goroutines that do work (and hold a thread while they call into the core),
-// where connections merely open are bounded by cappedListener.
-func limitRequests(next http.Handler, max int) http.Handler {
-	slots := make(chan struct{}, max)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case slots <- struct{}{}:
-			defer func() { <-slots }()
-			next.ServeHTTP(w, r)
-		default:
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = io.WriteString(w, tooManyRequests)
-		}
-	})
 }
