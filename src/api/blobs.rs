@@ -232,28 +232,17 @@ pub(crate) fn write_base64(blob: &mut Blob, out: &mut dyn Write) -> io::Result<(
 /// piece by piece: it stops at the first NUL among the first 8000 bytes or the first byte that
 /// is not UTF-8.
 fn is_text(blob: &mut Blob) -> io::Result<bool> {
-    let mut probe = forgecore_content::BinaryProbe::default();
-    let mut carry: Vec<u8> = Vec::with_capacity(BLOB_STREAM_FROM as usize + 4);
-    let mut text = true;
+    let (mut probe, mut ruled_out) = (forgecore_content::TextProbe::default(), false);
     let read = blob.copy_to(&mut |piece| {
-        probe.feed(piece);
-        carry.extend_from_slice(piece);
-        let valid = match std::str::from_utf8(&carry) {
-            Ok(_) => carry.len(),
-            // A character cut at the end of the piece continues in the next one.
-            Err(e) if e.error_len().is_none() => e.valid_up_to(),
-            Err(_) => usize::MAX,
-        };
-        if valid == usize::MAX || probe.is_binary() {
-            text = false;
-            return Err(io::Error::other("not text"));
+        ruled_out = !probe.feed(piece);
+        match ruled_out {
+            false => Ok(()),
+            true => Err(io::Error::other("not text")),
         }
-        carry.drain(..valid);
-        Ok(())
     });
     match read {
-        Ok(()) => Ok(text && carry.is_empty()),
-        Err(_) if !text => Ok(false),
+        Ok(()) => Ok(probe.is_text()),
+        Err(_) if ruled_out => Ok(false),
         Err(e) => Err(e),
     }
 }

@@ -123,5 +123,5 @@ pub fn read(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>, Error> {
 /// Whether `data` is text: valid UTF-8 with no NUL in its first 8000 bytes (git's binary
 /// heuristic, plus the encoding a `charset=utf-8` content type promises).
 pub fn is_text(data: &[u8]) -> bool {
-    !forgecore_content::is_binary(data) && std::str::from_utf8(data).is_ok()
+    forgecore_content::is_text(data)
 }
