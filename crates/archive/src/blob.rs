@@ -2,8 +2,9 @@
 //! archive's own reader of the object database (`objects`), so that a large blob is never held
 //! whole while a client reads it: a blob of at least [`STREAM_FROM`] bytes stored whole (not
 //! as a delta) is inflated piece by piece on each [`Blob::copy_to`], with the mapped pack pages
-//! kept to the reader's budget; a smaller one, or one stored as a delta (gix can only inflate
-//! those whole), is held, and [`Blob::held`] says how much so that the caller can bound it.
+//! kept to the reader's budget; a smaller one, or one stored as a delta (decoded whole, as git
+//! does), is held, and [`Blob::held`] says how much so that the caller can bound it. Held
+//! content lives in a buffer of `forgecore_pack::buffers`, given back when the blob is dropped.
 
 use crate::objects::{LargeBlob, Objects};
 use crate::Error;
@@ -32,7 +33,11 @@ impl Blob {
     /// is an error.
     pub fn open(git_dir: &Path, id: &gix::oid) -> Result<Blob, Error> {
         let mut objects = Objects::open(git_dir)?;
-        let mut held = Vec::new();
+        // One object: nothing would ask for its base again.
+        objects.keep_no_bases();
+        // A kept buffer, already in memory, and the largest: most blobs held are deltas of
+        // about a base's size.
+        let mut held = forgecore_pack::buffers::take(usize::MAX);
         let content = match objects.load_blob_from(id, &mut held, STREAM_FROM)? {
             Some(large) => Content::Streamed(large),
             None => Content::Held(held),
@@ -63,6 +68,14 @@ impl Blob {
         match &mut self.content {
             Content::Held(data) => data.chunks(PIECE).try_for_each(sink),
             Content::Streamed(large) => self.objects.copy_large(large, sink),
+        }
+    }
+}
+
+impl Drop for Blob {
+    fn drop(&mut self) {
+        if let Content::Held(data) = &mut self.content {
+            forgecore_pack::buffers::give(std::mem::take(data));
         }
     }
 }

@@ -293,6 +293,12 @@ impl Objects {
         self.cache = BaseCache(StaticLinkedList::new(PACK_CACHE_BYTES / readers as usize));
     }
 
+    /// Keeps no delta base for later objects: for a reader of one object, whose bases nothing
+    /// asks for again (keeping one is a copy of it).
+    pub fn keep_no_bases(&mut self) {
+        self.cache = BaseCache(StaticLinkedList::new(0));
+    }
+
     /// Whether the resident file-backed memory has grown by the budget since the lowest it was
     /// seen since this reader last remapped: the baseline follows the memory down when other
     /// readers drop their pages, so their drops never hide this reader's growth.

@@ -4,14 +4,15 @@
 //! member made on the way up, is offered to the cache, so that the next object of a history,
 //! usually a delta of one of them, finds its chain ready.
 
-use crate::{delta, Inflater};
+use crate::{buffers, delta, Inflater};
 use gix::odb::pack::data;
 
 /// Longest chain followed: git writes at most 4,095 (`pack.depth` is capped there); a longer
 /// one is a cycle or a pack no git writes.
 const CHAIN_MAX: usize = 10_000;
-/// The decoder's own buffers are let go after an object that made them larger than this, so a
-/// reader that met one large delta does not hold its size until it is dropped.
+/// The decoder's own buffers are given back ([`buffers::give`]) after an object that made them
+/// larger than this, so a reader that met one large delta does not hold its size until it is
+/// dropped; the rest are given back when it is dropped.
 const BUFFER_KEPT_MAX: usize = 4 << 20;
 
 /// Decoded objects a caller keeps, by pack and data offset (a [`data::Entry`]'s `data_offset`).
@@ -73,6 +74,14 @@ impl Decoder {
                 return None;
             }
         };
+        if let Some(largest) = chain.iter().map(|member| member.decompressed_size).max() {
+            if delta.capacity() == 0 {
+                *delta = buffers::take(usize::try_from(largest).unwrap_or(usize::MAX));
+            }
+            if made.capacity() == 0 {
+                *made = buffers::take(out.len()); // the object made is about its base's size
+            }
+        }
         let decoded = (|| {
             while let Some(member) = chain.pop() {
                 if !inflate.entry(pack, &member, delta) {
@@ -88,10 +97,17 @@ impl Decoder {
         })();
         for buffer in [delta, made] {
             if buffer.capacity() > BUFFER_KEPT_MAX {
-                *buffer = Vec::new();
+                buffers::give(std::mem::take(buffer));
             }
         }
         decoded
+    }
+}
+
+impl Drop for Decoder {
+    fn drop(&mut self) {
+        buffers::give(std::mem::take(&mut self.delta));
+        buffers::give(std::mem::take(&mut self.made));
     }
 }
 

@@ -9,8 +9,12 @@
 //! and says where a delta's base named by id is. Anything that does not decode (a damaged
 //! entry, a delta that does not fit its base, a base in another pack) is `None`, for the caller
 //! to read some other way.
+//!
+//! Large buffers are kept between objects and readers ([`buffers`]): a fresh one costs its
+//! page faults every time.
 #![forbid(unsafe_code)]
 
+pub mod buffers;
 pub mod chain;
 pub mod delta;
 pub mod inflate;
