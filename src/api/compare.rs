@@ -364,6 +364,7 @@ pub(crate) fn diff_entities(
     deadline: Instant,
 ) -> gitdiff::Result<(Vec<DiffEntity>, Cut)> {
     let single = changes.len() == 1;
+    let mut packs = git::packs::Packs::of(repo);
     let (mut files, mut lines, mut bytes) = (0u64, 0i64, 0i64);
     let mut out = Vec::new();
     for change in changes {
@@ -377,7 +378,7 @@ pub(crate) fn diff_entities(
             // back, so only whether it has a line matters.
             collapsed = gitdiff::has_lines(repo, change)?;
         } else {
-            let patch = gitdiff::patch(repo, change)?;
+            let patch = gitdiff::patch(repo, &mut packs, change)?;
             lines += patch.lines as i64;
             bytes += patch.line_bytes as i64;
             binary = patch.binary;

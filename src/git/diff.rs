@@ -14,6 +14,7 @@
 //! read them from the tree either.
 
 use super::error::{boxed, BoxError, Classify, Missing};
+use super::packs::Packs;
 use super::rename;
 use gix::bstr::BString;
 use gix::diff::blob::{diff_with_slider_heuristics, sources::byte_lines, Algorithm, InternedInput};
@@ -281,11 +282,12 @@ pub fn numstat(
 ) -> Result<Option<(u64, u64)>> {
     let Some(changes) = changes(repo, old, new, deadline)? else { return Ok(None) };
     let (mut added, mut deleted) = (0u64, 0u64);
+    let mut packs = Packs::of(repo);
     for change in &changes {
         if Instant::now() > deadline {
             return Ok(None);
         }
-        let patch = patch(repo, change)?;
+        let patch = patch(repo, &mut packs, change)?;
         if patch.binary {
             continue;
         }
@@ -337,7 +339,7 @@ impl Side {
     }
 }
 
-fn load_side(repo: &gix::Repository, id: Option<ObjectId>, mode: u32) -> Result<Side> {
+fn load_side(repo: &gix::Repository, packs: &mut Packs, id: Option<ObjectId>, mode: u32) -> Result<Side> {
     let Some(id) = id else { return Ok(Side::Absent) };
     if mode == MODE_SUBMODULE {
         return Ok(Side::Data(format!("Subproject commit {id}\n").into_bytes()));
@@ -345,6 +347,10 @@ fn load_side(repo: &gix::Repository, id: Option<ObjectId>, mode: u32) -> Result<
     let header = repo.find_header(id).map_err(|e| Error::Read { id, source: boxed(e) })?;
     if header.size() > BIG_FILE_THRESHOLD {
         return Ok(Side::Big);
+    }
+    let mut data = Vec::new();
+    if packs.find(&id, &mut data) == Some(gix::objs::Kind::Blob) {
+        return Ok(Side::Data(data));
     }
     Ok(Side::Data(super::blob::read(repo, id)?))
 }
@@ -366,12 +372,14 @@ pub fn has_lines(repo: &gix::Repository, change: &FileChange) -> Result<bool> {
 }
 
 /// The patch of one change, byte-identical to what `git diff` prints for it after its header.
-pub fn patch(repo: &gix::Repository, change: &FileChange) -> Result<Patch> {
+/// The blobs are read from `packs` where they are there (the two sides of a change are
+/// usually one delta chain, decoded once and kept; libdeflate inflates it), else through gix.
+pub fn patch(repo: &gix::Repository, packs: &mut Packs, change: &FileChange) -> Result<Patch> {
     if change.old_id == change.new_id {
         return Ok(Patch::default());
     }
-    let old = load_side(repo, change.old_id, change.old_mode)?;
-    let new = load_side(repo, change.new_id, change.new_mode)?;
+    let old = load_side(repo, packs, change.old_id, change.old_mode)?;
+    let new = load_side(repo, packs, change.new_id, change.new_mode)?;
     if old.is_binary() || new.is_binary() {
         let name = |side: &Side, prefix: &str, path: &[u8]| match side {
             Side::Absent => b"/dev/null".to_vec(),

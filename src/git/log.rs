@@ -289,7 +289,7 @@ impl<'r> Compare<'r> {
     pub(super) fn packed(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> Option<gix::objs::Kind> {
         self.objects_read += 1;
         if self.objects_read == OBJECTS_BEFORE_PACKS {
-            self.packs = Some(super::packs::Packs::open(self.repo.objects.store_ref().path(), self.repo.object_hash()));
+            self.packs = Some(super::packs::Packs::of(self.repo));
         }
         self.packs.as_mut()?.find(id, out)
     }

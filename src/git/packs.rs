@@ -39,6 +39,11 @@ impl Packs {
         Packs { packs, kept: Kept::default(), decoder: Decoder::default() }
     }
 
+    /// The packs of `repo` as they are now.
+    pub fn of(repo: &gix::Repository) -> Packs {
+        Packs::open(repo.objects.store_ref().path(), repo.object_hash())
+    }
+
     /// Object `id` into `out` (its kind returned), when it is in one of the packs and decodes.
     pub fn find(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> Option<gix::objs::Kind> {
         let (index, data, at) = self.packs.iter().find_map(|(index, data)| Some((index, data, index.lookup(id)?)))?;
