@@ -24,6 +24,7 @@ pub mod packs;
 pub mod parallel;
 pub mod prefetch;
 pub mod range;
+pub mod recent_trees;
 pub mod refs;
 pub mod rename;
 pub mod tree;

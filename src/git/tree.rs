@@ -208,10 +208,15 @@ pub fn commit_tree(repo: &gix::Repository, commit: ObjectId) -> Result<ObjectId>
     found.tree_id().map(|id| id.detach()).map_err(|e| Error::Decode { id: commit, source: boxed(e) })
 }
 
-/// Reads tree `id` into `out` (exactly its entries), using `scratch` for the lookup. The copy
-/// keeps the code free of assumptions about where the object store puts the data; a tree
-/// object is small next to the cost of finding and inflating it.
+/// Reads tree `id` into `out` (exactly its entries), using `scratch` for the lookup; a large
+/// tree read lately is taken from [`super::recent_trees`]. The copy keeps the code free of
+/// assumptions about where the object store puts the data; a tree object is small next to the
+/// cost of finding and inflating it.
 fn load(repo: &gix::Repository, id: &gix::oid, scratch: &mut Vec<u8>, out: &mut Vec<u8>) -> Result<()> {
+    let objects = repo.objects.store_ref().path();
+    if super::recent_trees::get(objects, id, out) {
+        return Ok(());
+    }
     let data = repo
         .try_find(id, scratch)
         .map_err(|e| Error::Read { id: id.to_owned(), source: boxed(e) })?
@@ -221,6 +226,7 @@ fn load(repo: &gix::Repository, id: &gix::oid, scratch: &mut Vec<u8>, out: &mut 
     }
     out.clear();
     out.extend_from_slice(data.data);
+    super::recent_trees::put(objects, id, out);
     Ok(())
 }
 
