@@ -314,8 +314,9 @@ fn write_body(
     comparison: &Comparison,
     web_url: &str,
 ) -> std::io::Result<()> {
-    let entity = |id: gix::ObjectId| -> std::io::Result<Value> {
-        let info = git::commit::read(repo, id).map_err(std::io::Error::other)?;
+    let mut commits = git::commit::Reader::new(repo);
+    let mut entity = |id: gix::ObjectId| -> std::io::Result<Value> {
+        let info = commits.read(id).map_err(std::io::Error::other)?;
         Ok(commits::entity_of(project_url, &info))
     };
     out.write_all(b"{\"commit\":")?;

@@ -57,11 +57,43 @@ impl Classify for Error {
     }
 }
 
+/// Commit `id` of `repo`, as GitLab's entity shows it.
 pub fn read(repo: &gix::Repository, id: gix::ObjectId) -> Result<CommitInfo, Error> {
     let object = repo.find_object(id).map_err(|_| Error::NotACommit(id))?;
-    let commit = object.try_into_commit().map_err(|_| Error::NotACommit(id))?;
+    if object.kind != gix::objs::Kind::Commit {
+        return Err(Error::NotACommit(id));
+    }
+    parse(id, &object.data)
+}
+
+/// Reads commits one after another ([`read`]'s answers) from the repository's packs, whole
+/// commits inflated with libdeflate (about 0.6 of zlib-rs's time for commits), through gix
+/// for anything else: for lists of thousands of commits (a compare's).
+pub struct Reader<'r> {
+    repo: &'r gix::Repository,
+    packs: super::packs::Packs,
+    data: Vec<u8>,
+}
+
+impl<'r> Reader<'r> {
+    pub fn new(repo: &'r gix::Repository) -> Reader<'r> {
+        Reader { repo, packs: super::packs::Packs::of(repo), data: Vec::new() }
+    }
+
+    /// What [`read`] answers for commit `id`.
+    pub fn read(&mut self, id: gix::ObjectId) -> Result<CommitInfo, Error> {
+        match self.packs.find(&id, &mut self.data) {
+            Some(gix::objs::Kind::Commit) => parse(id, &self.data),
+            Some(_) => Err(Error::NotACommit(id)),
+            None => read(self.repo, id),
+        }
+    }
+}
+
+/// The fields of commit `id` from its object's `data`.
+fn parse(id: gix::ObjectId, data: &[u8]) -> Result<CommitInfo, Error> {
     let malformed = |e: BoxError| Error::Decode { id, source: e };
-    let decoded = commit.decode().map_err(|e| malformed(boxed(e)))?;
+    let decoded = gix::objs::CommitRef::from_bytes(data, id.kind()).map_err(|e| malformed(boxed(e)))?;
     let author = decoded.author().map_err(|e| malformed(boxed(e)))?;
     let committer = decoded.committer().map_err(|e| malformed(boxed(e)))?;
     let trailers = decoded.message_trailers().map(|t| (t.token.to_string(), t.value.to_string())).collect();
