@@ -699,3 +699,54 @@ fn commit_heads_are_the_objects_through_the_committer_line() {
     let tree = git_text(&repo, &["rev-parse", "HEAD^{tree}"]);
     assert!(!heads.read(&tree.parse::<gix::ObjectId>().unwrap(), &mut head));
 }
+
+/// The patches are computed while the commits are written: a blob that cannot be read there
+/// ends the body with an error (never a clean end that would pass for a whole answer), and a
+/// compare of the same repository whose blobs are all there is answered whole, computed and
+/// then from the answers cache.
+#[test]
+fn a_patch_unreadable_while_the_body_is_written_ends_it_with_an_error() {
+    let instance = common::open_instance(json!({}));
+    let repo = instance.root_dir().join("lost-blob");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    let commit = |content: &str, message: &str| {
+        std::fs::write(repo.join("f.txt"), content).unwrap();
+        std::fs::write(repo.join("g.txt"), format!("{content} and more\n")).unwrap();
+        git(&repo, &["add", "."]);
+        git(&repo, &["-c", "user.name=A", "-c", "user.email=a@x", "commit", "-q", "-m", message]);
+        sha(&repo, "HEAD")
+    };
+    let first = commit("one\n", "first");
+    let second = commit("two\n", "second");
+    instance.admin_ok(json!({"command": "group_add", "path": "lost", "visibility": "public"}));
+    instance.admin_ok(
+        json!({"command": "project_add", "path": "lost/blob", "repo": repo.join(".git"), "visibility": "public"}),
+    );
+    let target = format!("/api/v4/projects/lost%2Fblob/repository/compare?from={first}&to={second}");
+
+    let (status, body) = instance.request_json("GET", &target, &[], b"");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["diffs"].as_array().map(Vec::len), Some(2), "{body}");
+    let cached = instance.request_json("GET", &target, &[], b"");
+    assert_eq!(cached, (200, body.clone()), "the cached answer is the computed one");
+
+    // A later commit whose new blob is lost: its pairing needs no content, its patch does.
+    let third = commit("three\n", "third");
+    let lost = git_text(&repo, &["rev-parse", "HEAD:f.txt"]);
+    std::fs::remove_file(repo.join(".git/objects").join(&lost[..2]).join(&lost[2..])).unwrap();
+    let target = format!("/api/v4/projects/lost%2Fblob/repository/compare?from={second}&to={third}");
+    let response = instance.request_response("GET", &target, &[], b"");
+    assert_eq!(response.status(), 200);
+    assert!(response.streamed());
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut read = Vec::new();
+    let ended = loop {
+        match ffi::fc_response_read(response.as_ptr(), buf.as_mut_ptr(), buf.len()) {
+            0 => break "a clean end",
+            n if n > 0 => read.extend_from_slice(&buf[..n as usize]),
+            _ => break "an error",
+        }
+    };
+    assert_eq!(ended, "an error", "the body read: {}", String::from_utf8_lossy(&read));
+}

@@ -33,7 +33,11 @@
 //!   then is a 503; diffs still being computed end there with `compare_timeout` true (none at
 //!   all when the changed files were not even paired up yet: rename detection on large trees).
 //! - The body is streamed: commit entities are read while it is written, one at a time, so a
-//!   compare's memory is its diffs (bounded by the limits) whatever the range.
+//!   compare's memory is its diffs (bounded by the limits) whatever the range. The merge base,
+//!   the commits and the pairing of changed files come first (their failures are the status);
+//!   the patches are computed on a thread of their own while the commits are written, the
+//!   other half of a large compare's time (a blob unreadable there ends the body with an
+//!   error, as an archive's does; `/-/metrics` times them as `compare_patches`).
 
 use super::{commits, conditional, Call};
 use crate::auth::permissions::{self, ProjectAbility};
@@ -230,25 +234,24 @@ pub fn get(call: &Call, id_text: &str, params: &Params) -> ApiResult<Response> {
     let deadline = Instant::now() + Duration::from_millis(config.compare_timeout_millis);
     let answers = &call.ctx.caches.answers;
     let key = key(&from.to_string(), &to.to_string());
-    let comparison = match answers.get::<Comparison>(&key) {
-        Some(kept) => kept,
-        None => {
-            let fresh = Arc::new(
-                call.git("compare", || compare(&repo, from, to, &request, max_commits as usize, deadline, &limits))?,
-            );
-            if !fresh.timed_out {
-                answers.put(key, Arc::clone(&fresh), fresh.weight());
-            }
-            fresh
-        }
-    };
     let project_url = call.web_url(&project.full_path);
-    let web_url = format!("{project_url}/-/compare/{}...{to}", comparison.base.unwrap_or(from));
+    let diffs = match answers.get::<Comparison>(&key) {
+        Some(kept) => Diffs::Kept(kept),
+        None => Diffs::Pending {
+            range: call.git("compare", || range(&repo, from, to, &request, max_commits as usize, deadline))?,
+            limits,
+            unidiff: request.unidiff,
+            deadline,
+            cache: (Arc::clone(answers), key),
+            metrics: call.ctx.config.monitoring.metrics.then(|| Arc::clone(&call.ctx.metrics)),
+        },
+    };
+    let range = diffs.range();
+    let web_url = format!("{project_url}/-/compare/{}...{to}", range.base.unwrap_or(from));
     let repo = repo.into_sync();
-    let reader = crate::response::stream::spawn("fc-compare", move |out| {
-        write_body(out, &repo.to_thread_local(), &project_url, &comparison, &web_url)
-    })
-    .map_err(ApiError::internal)?;
+    let reader =
+        crate::response::stream::spawn("fc-compare", move |out| write_body(out, &repo, &project_url, diffs, &web_url))
+            .map_err(ApiError::internal)?;
     let mut headers = vec![("Content-Type".to_string(), "application/json".to_string())];
     if let Some(tag) = tag {
         headers.push(("ETag".into(), tag));
@@ -256,90 +259,161 @@ pub fn get(call: &Call, id_text: &str, params: &Params) -> ApiResult<Response> {
     Ok(Response { status: 200, headers, body: Body::Stream(Box::new(reader)) })
 }
 
-/// Everything of a compare but the commit entities, which are read while the body is written.
-struct Comparison {
+/// What a compare knows before its body's first byte: the merge base, the commits and the
+/// changed files paired up. Anything failing here is the answer's status.
+struct Range {
     /// The commits, newest first, at most the caller's cap.
     ids: Vec<gix::ObjectId>,
-    diffs: Vec<DiffEntity>,
-    overflow: bool,
-    /// Cut by the time budget: a later request may do better, so it is not kept.
-    timed_out: bool,
     same: bool,
     base: Option<gix::ObjectId>,
+    /// `None`: the deadline passed while the files were paired up.
+    changes: Option<Vec<FileChange>>,
+}
+
+/// A compare as the answers cache keeps it.
+struct Comparison {
+    range: Range,
+    diffs: Vec<DiffEntity>,
+    overflow: bool,
 }
 
 impl Comparison {
     /// Bytes it holds, for the answers cache.
     fn weight(&self) -> usize {
         let diffs: usize = self.diffs.iter().map(|d| d.diff.len() + d.new_path.len() + d.old_path.len() + 128).sum();
-        self.ids.len() * 24 + diffs + 256
+        let changes = self.range.changes.as_ref().map_or(0, |c| c.len() * 160);
+        self.range.ids.len() * 24 + diffs + changes + 256
     }
 }
 
-/// The merge base (unless `straight`), the newest commits of the range and the diffs within
-/// `limits` and before `deadline`. A walk still running at the deadline is a 503.
-fn compare(
+/// The diffs of the body: kept from an earlier request, or computed beside the commits.
+enum Diffs {
+    Kept(Arc<Comparison>),
+    Pending {
+        range: Range,
+        limits: DiffLimits,
+        unidiff: bool,
+        deadline: Instant,
+        /// Where the finished comparison is kept, unless the deadline cut it.
+        cache: (Arc<crate::cache::answers::Answers>, String),
+        /// Where the patches' time is counted, when metrics are on.
+        metrics: Option<Arc<crate::observe::metrics::Metrics>>,
+    },
+}
+
+impl Diffs {
+    fn range(&self) -> &Range {
+        match self {
+            Diffs::Kept(kept) => &kept.range,
+            Diffs::Pending { range, .. } => range,
+        }
+    }
+}
+
+/// The merge base (unless `straight`), the newest commits of the range and the changed files.
+/// A walk still running at `deadline` is a 503.
+fn range(
     repo: &gix::Repository,
     from: gix::ObjectId,
     to: gix::ObjectId,
     request: &Request,
     max_commits: usize,
     deadline: Instant,
-    limits: &DiffLimits,
-) -> ApiResult<Comparison> {
+) -> ApiResult<Range> {
     let same = from == to;
     let base =
         if request.straight || same { Some(from) } else { git::merge_base::best(repo, from, &[to]).or_broken()? };
     if same {
-        return Ok(Comparison { ids: Vec::new(), diffs: Vec::new(), overflow: false, timed_out: false, same, base });
+        return Ok(Range { ids: Vec::new(), same, base, changes: Some(Vec::new()) });
     }
     let ids = git::range::ids(repo, from, to, max_commits, deadline)
         .or_broken()?
         .ok_or(ApiError::Unavailable("the comparison took longer than its time budget"))?;
     let old_tree = base.map(|commit| git::tree::commit_tree(repo, commit)).transpose().or_broken()?;
     let new_tree = git::tree::commit_tree(repo, to).or_broken()?;
-    let (diffs, cut) = match gitdiff::changes(repo, old_tree, Some(new_tree), deadline).or_broken()? {
-        Some(changes) => diff_entities(repo, &changes, limits, request.unidiff, false, deadline).or_broken()?,
-        None => (Vec::new(), Cut::Deadline),
-    };
-    Ok(Comparison { ids, diffs, overflow: cut != Cut::No, timed_out: cut == Cut::Deadline, same, base })
+    let changes = gitdiff::changes(repo, old_tree, Some(new_tree), deadline).or_broken()?;
+    Ok(Range { ids, same, base, changes })
 }
 
-/// The whole answer in GitLab's field order; each commit is read and written in turn, so no
-/// more than one commit entity is held at a time.
+/// The whole answer in GitLab's field order. Each commit is read and written in turn, so no
+/// more than one commit entity is held at a time; the patches are computed meanwhile on a
+/// thread of their own (the two halves of a large compare take about as long), and a patch
+/// that cannot be read there ends the body with an error, as an archive's unreadable blob does.
 fn write_body(
     out: &mut dyn Write,
-    repo: &gix::Repository,
+    repo: &gix::ThreadSafeRepository,
     project_url: &str,
-    comparison: &Comparison,
+    diffs: Diffs,
     web_url: &str,
 ) -> std::io::Result<()> {
-    let mut commits = git::commit::Reader::new(repo);
-    let mut entity = |id: gix::ObjectId| -> std::io::Result<Value> {
-        let info = commits.read(id).map_err(std::io::Error::other)?;
-        Ok(commits::entity_of(project_url, &info))
-    };
-    out.write_all(b"{\"commit\":")?;
-    match comparison.ids.first() {
-        Some(&newest) => serde_json::to_writer(&mut *out, &entity(newest)?)?,
-        None => out.write_all(b"null")?,
-    }
-    out.write_all(b",\"commits\":[")?;
-    for (i, &id) in comparison.ids.iter().rev().enumerate() {
-        if i > 0 {
-            out.write_all(b",")?;
+    let computed = std::thread::scope(|scope| -> std::io::Result<Option<(Vec<DiffEntity>, Cut)>> {
+        let (range, patches) = match &diffs {
+            Diffs::Kept(kept) => (&kept.range, None),
+            Diffs::Pending { range, limits, unidiff, deadline, metrics, .. } => {
+                let patches = std::thread::Builder::new().name("fc-patches".into()).spawn_scoped(scope, move || {
+                    let started = Instant::now();
+                    let repo = repo.to_thread_local();
+                    let diffs = match &range.changes {
+                        Some(changes) => diff_entities(&repo, changes, limits, *unidiff, false, *deadline),
+                        None => Ok((Vec::new(), Cut::Deadline)),
+                    };
+                    if let Some(metrics) = metrics {
+                        metrics.git_operation("compare_patches", started.elapsed());
+                    }
+                    diffs
+                })?;
+                (range, Some(patches))
+            }
+        };
+        let repo = repo.to_thread_local();
+        let mut commits = git::commit::Reader::new(&repo);
+        let mut entity = |id: gix::ObjectId| -> std::io::Result<Value> {
+            let info = commits.read(id).map_err(std::io::Error::other)?;
+            Ok(commits::entity_of(project_url, &info))
+        };
+        out.write_all(b"{\"commit\":")?;
+        match range.ids.first() {
+            Some(&newest) => serde_json::to_writer(&mut *out, &entity(newest)?)?,
+            None => out.write_all(b"null")?,
         }
-        serde_json::to_writer(&mut *out, &entity(id)?)?;
+        out.write_all(b",\"commits\":[")?;
+        for (i, &id) in range.ids.iter().rev().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut *out, &entity(id)?)?;
+        }
+        let computed = match patches {
+            None => None,
+            Some(patches) => {
+                let joined = patches.join().map_err(|_| std::io::Error::other("the patches' thread panicked"))?;
+                Some(joined.map_err(std::io::Error::other)?)
+            }
+        };
+        let (entities, overflow) = match (&diffs, &computed) {
+            (Diffs::Kept(kept), _) => (&kept.diffs, kept.overflow),
+            (_, Some((entities, cut))) => (entities, *cut != Cut::No),
+            (_, None) => unreachable!("pending diffs are computed"),
+        };
+        out.write_all(b"],\"diffs\":")?;
+        serde_json::to_writer(&mut *out, entities)?;
+        out.write_all(b",\"compare_timeout\":")?;
+        serde_json::to_writer(&mut *out, &overflow)?;
+        out.write_all(b",\"compare_same_ref\":")?;
+        serde_json::to_writer(&mut *out, &range.same)?;
+        out.write_all(b",\"web_url\":")?;
+        serde_json::to_writer(&mut *out, web_url)?;
+        out.write_all(b"}")?;
+        Ok(computed)
+    })?;
+    if let (Diffs::Pending { range, cache: (answers, key), .. }, Some((diffs, cut))) = (diffs, computed) {
+        if cut != Cut::Deadline {
+            let comparison = Comparison { range, diffs, overflow: cut != Cut::No };
+            let weight = comparison.weight();
+            answers.put(key, Arc::new(comparison), weight);
+        }
     }
-    out.write_all(b"],\"diffs\":")?;
-    serde_json::to_writer(&mut *out, &comparison.diffs)?;
-    out.write_all(b",\"compare_timeout\":")?;
-    serde_json::to_writer(&mut *out, &comparison.overflow)?;
-    out.write_all(b",\"compare_same_ref\":")?;
-    serde_json::to_writer(&mut *out, &comparison.same)?;
-    out.write_all(b",\"web_url\":")?;
-    serde_json::to_writer(&mut *out, web_url)?;
-    out.write_all(b"}")
+    Ok(())
 }
 
 /// Where a list of diffs ended: with the changes, at a hard limit, or at the deadline (the

@@ -11,7 +11,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 pub struct Caches {
-    pub answers: answers::Answers,
+    /// Shared with the answers that finish computing while they are written (a compare's).
+    pub answers: Arc<answers::Answers>,
     /// `None` when archives are not cached (`cache.archives` false or `archive_bytes` 0).
     pub archives: Option<Arc<archives::Archives>>,
 }
@@ -26,7 +27,7 @@ impl Caches {
         } else {
             None
         };
-        Ok(Caches { answers: answers::Answers::new(config.answers_bytes), archives })
+        Ok(Caches { answers: Arc::new(answers::Answers::new(config.answers_bytes)), archives })
     }
 }
 
