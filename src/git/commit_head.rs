@@ -1,8 +1,8 @@
 //! Commit objects read straight from the packs, inflated at once with libdeflate
-//! (`forgecore_pack::Inflater`): whole (for messages), or their head (tree, parents, author, committer)
-//! for walks that need no more: merge bases, the commit lists of ranges, blame's. A walk
-//! without a commit-graph reads every commit it meets, and gix reads each through its caches
-//! and zlib.
+//! (`forgecore_pack::Inflater`): whole (for messages), or their head (tree, parents, author,
+//! committer) for walks that need no more: merge bases, the commit lists of ranges, blame's. A
+//! walk without a commit-graph reads every commit it meets, and gix reads each through its
+//! caches and zlib.
 //!
 //! Only commits stored whole in a pack are read this way; anything else (a commit stored as a
 //! delta, a loose one, one in a pack that appeared since) is left to the object store, and so
