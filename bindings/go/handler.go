@@ -41,9 +41,10 @@ type Handler struct {
 	// MaxRequests is the most requests the core works on at once (each holds a thread while
 	// it calls into the core); one more is answered 503 at once. A request takes its place
 	// before its body is read and gives it back as soon as the core is done with it: when the
-	// core has answered, or for a streamed answer when the stream has ended, before the last
-	// of the answer is sent. A client that waits for each answer so never finds its previous
-	// request still holding a place. Zero sets no limit. Set it before serving.
+	// core has answered, or for a streamed answer when the stream has ended, before net/http's
+	// buffers are flushed. A client that waits for each answer so never finds its previous
+	// request still holding a place (unless the answer outgrew those buffers, when its end
+	// may reach the client a moment before). Zero sets no limit. Set it before serving.
 	MaxRequests int
 
 	slotsOnce sync.Once
