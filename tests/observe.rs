@@ -416,3 +416,18 @@ fn git_over_http_requests_have_one_record_each_with_their_route() {
     assert_eq!(by_ua["git-ua/2"]["route"], "/:project.git/git-upload-pack");
     assert_eq!(by_ua["git-ua/2"]["status"], status);
 }
+
+#[test]
+fn a_compare_times_its_walk_and_its_patches_apart() {
+    let inst = open_instance(json!({}));
+    inst.fixture_repos();
+    let (status, _, body) =
+        from(&inst, "127.0.0.1", "GET", "/api/v4/projects/fx%2Fwork/repository/compare?from=main&to=feature", &[]);
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&body));
+    let (_, _, page) = from(&inst, "127.0.0.1", "GET", "/-/metrics", &[]);
+    let page = String::from_utf8(page).unwrap();
+    for op in ["compare", "compare_patches"] {
+        let count = format!("forgecore_git_operation_duration_seconds_count{{op=\"{op}\"}} 1");
+        assert!(page.lines().any(|l| l == count), "{count} missing from\n{page}");
+    }
+}
