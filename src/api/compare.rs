@@ -439,7 +439,7 @@ pub(crate) fn diff_entities(
     deadline: Instant,
 ) -> gitdiff::Result<(Vec<DiffEntity>, Cut)> {
     let single = changes.len() == 1;
-    let mut packs = git::packs::Packs::of(repo);
+    let mut packs = git::packs::Packs::of(repo).keeping(gitdiff::PATCH_BLOBS_KEPT);
     let (mut files, mut lines, mut bytes) = (0u64, 0i64, 0i64);
     let mut out = Vec::new();
     for change in changes {

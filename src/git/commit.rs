@@ -77,7 +77,8 @@ pub struct Reader<'r> {
 
 impl<'r> Reader<'r> {
     pub fn new(repo: &'r gix::Repository) -> Reader<'r> {
-        Reader { repo, packs: super::packs::Packs::of(repo), data: Vec::new() }
+        // Each commit is read once: keeping them would only hold memory.
+        Reader { repo, packs: super::packs::Packs::of(repo).keeping(0), data: Vec::new() }
     }
 
     /// What [`read`] answers for commit `id`.

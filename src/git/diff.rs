@@ -51,6 +51,9 @@ const BIG_FILE_THRESHOLD: u64 = 512 << 20;
 /// Past this many bytes of deleted and added blobs still unpaired after the identical and
 /// basename passes, the all-pairs rename pass is skipped (it keeps every file's chunk counts).
 const RENAME_CANDIDATE_BYTES: u64 = 32 << 20;
+/// Bytes of decoded blobs the patches of one list keep for the next ones ([`patch`]'s `packs`):
+/// the two sides of a change are usually one delta chain, met again at once.
+pub const PATCH_BLOBS_KEPT: usize = 4 << 20;
 /// Lines of context around each change (`-U3`).
 const CONTEXT: u32 = 3;
 /// xdiff keeps at most this many bytes of a function-name line.
@@ -282,7 +285,7 @@ pub fn numstat(
 ) -> Result<Option<(u64, u64)>> {
     let Some(changes) = changes(repo, old, new, deadline)? else { return Ok(None) };
     let (mut added, mut deleted) = (0u64, 0u64);
-    let mut packs = Packs::of(repo);
+    let mut packs = Packs::of(repo).keeping(PATCH_BLOBS_KEPT);
     for change in &changes {
         if Instant::now() > deadline {
             return Ok(None);

@@ -10,7 +10,8 @@
 //!
 //! [`Packs`] answers only objects it finds in the packs present when it was opened; anything
 //! else (loose objects, a pack written since, a damaged entry) is `None`, for the caller to read
-//! through gix as before. At most [`KEPT_MAX`] bytes of objects are kept.
+//! through gix as before. At most [`KEPT_MAX`] bytes of objects are kept, or less where the
+//! caller says so ([`Packs::keeping`]: a list of commits, each read once, keeps none).
 
 use forgecore_pack::{Bases, Decoder};
 use gix::odb::pack;
@@ -36,7 +37,14 @@ impl Packs {
             // Our own numbering: the key of what is kept.
             data.id = n as u32;
         }
-        Packs { packs, kept: Kept::default(), decoder: Decoder::default() }
+        Packs { packs, kept: Kept { limit: KEPT_MAX, ..Kept::default() }, decoder: Decoder::default() }
+    }
+
+    /// Keeps at most `bytes` of decoded objects (and as much again of buffers for them) instead
+    /// of [`KEPT_MAX`]: 0 where no object is read twice.
+    pub fn keeping(mut self, bytes: usize) -> Packs {
+        self.kept.limit = bytes;
+        self
     }
 
     /// The packs of `repo` as they are now.
@@ -69,23 +77,24 @@ pub fn open_all(objects: &Path, kind: gix::hash::Kind) -> Vec<(pack::index::File
     packs
 }
 
-/// Decoded objects by (pack, data offset), at most [`KEPT_MAX`] bytes: the newer half and the
+/// Decoded objects by (pack, data offset), at most `limit` bytes: the newer half and the
 /// older, which is let go when the newer fills up (what was used since moved to the newer).
 #[derive(Default)]
 struct Kept {
+    limit: usize,
     newer: HashMap<(u32, u64), Object, Offsets>,
     older: HashMap<(u32, u64), Object, Offsets>,
     bytes: usize,
     /// Buffers of objects let go, for the next ones kept.
     spare: Vec<Vec<u8>>,
-    /// The capacity of the buffers in `spare`, at most [`KEPT_MAX`] / 2.
+    /// The capacity of the buffers in `spare`, at most `limit` / 2.
     spare_bytes: usize,
 }
 
 impl Kept {
     /// Keeps `buf` for reuse, while the spare buffers stay within their bound.
     fn spare(&mut self, buf: Vec<u8>) {
-        if self.spare_bytes + buf.capacity() <= KEPT_MAX / 2 {
+        if self.spare_bytes + buf.capacity() <= self.limit / 2 {
             self.spare_bytes += buf.capacity();
             self.spare.push(buf);
         }
@@ -94,10 +103,10 @@ impl Kept {
 
 impl Bases for Kept {
     fn put(&mut self, pack: u32, offset: u64, data: &[u8], kind: gix::objs::Kind) {
-        if data.len() > KEPT_MAX / 2 {
+        if data.len() > self.limit / 2 {
             return;
         }
-        if self.bytes + data.len() > KEPT_MAX / 2 {
+        if self.bytes + data.len() > self.limit / 2 {
             let older = std::mem::replace(&mut self.older, std::mem::take(&mut self.newer));
             older.into_values().for_each(|(_, buf)| self.spare(buf));
             self.bytes = 0;
