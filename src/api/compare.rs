@@ -270,7 +270,7 @@ struct Range {
     changes: Option<Vec<FileChange>>,
 }
 
-/// A compare as the answers cache keeps it.
+/// A compare as the answers cache keeps it (its range without the pairing of files).
 struct Comparison {
     range: Range,
     diffs: Vec<DiffEntity>,
@@ -281,8 +281,7 @@ impl Comparison {
     /// Bytes it holds, for the answers cache.
     fn weight(&self) -> usize {
         let diffs: usize = self.diffs.iter().map(|d| d.diff.len() + d.new_path.len() + d.old_path.len() + 128).sum();
-        let changes = self.range.changes.as_ref().map_or(0, |c| c.len() * 160);
-        self.range.ids.len() * 24 + diffs + changes + 256
+        self.range.ids.len() * 24 + diffs + 256
     }
 }
 
@@ -408,6 +407,8 @@ fn write_body(
     })?;
     if let (Diffs::Pending { range, cache: (answers, key), .. }, Some((diffs, cut))) = (diffs, computed) {
         if cut != Cut::Deadline {
+            // The pairing of files made the diffs; the kept comparison needs only them.
+            let range = Range { changes: None, ..range };
             let comparison = Comparison { range, diffs, overflow: cut != Cut::No };
             let weight = comparison.weight();
             answers.put(key, Arc::new(comparison), weight);

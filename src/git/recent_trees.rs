@@ -24,7 +24,6 @@ struct Slot {
     used: u64,
 }
 
-#[derive(Default)]
 struct Recent {
     clock: u64,
     slots: Vec<Slot>,
