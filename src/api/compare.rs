@@ -44,11 +44,12 @@ use crate::auth::permissions::{self, ProjectAbility};
 use crate::error::{ApiError, ApiResult, GitResultExt};
 use crate::git;
 use crate::git::diff::{self as gitdiff, FileChange};
+use crate::git::patch_queue::{Computed, PatchQueue};
 use crate::params::Params;
 use crate::response::{Body, Response};
 use crate::store::{self, projects::Project, Db};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -336,8 +337,9 @@ fn range(
 
 /// The whole answer in GitLab's field order. Each commit is read and written in turn, so no
 /// more than one commit entity is held at a time; the patches are computed meanwhile on a
-/// thread of their own (the two halves of a large compare take about as long), and a patch
-/// that cannot be read there ends the body with an error, as an archive's unreadable blob does.
+/// thread of their own, which this one helps once the commits are written (the two halves of a
+/// large compare take about as long), and a patch that cannot be read ends the body with an
+/// error, as an archive's unreadable blob does.
 fn write_body(
     out: &mut dyn Write,
     repo: &gix::ThreadSafeRepository,
@@ -345,15 +347,20 @@ fn write_body(
     diffs: Diffs,
     web_url: &str,
 ) -> std::io::Result<()> {
+    let queue = match &diffs {
+        Diffs::Pending { range, limits, .. } => range.changes.as_deref().map(|c| patch_queue(c, limits, false)),
+        Diffs::Kept(_) => None,
+    };
     let computed = std::thread::scope(|scope| -> std::io::Result<Option<(Vec<DiffEntity>, Cut)>> {
         let (range, patches) = match &diffs {
             Diffs::Kept(kept) => (&kept.range, None),
             Diffs::Pending { range, limits, unidiff, deadline, metrics, .. } => {
+                let queue = &queue;
                 let patches = std::thread::Builder::new().name("fc-patches".into()).spawn_scoped(scope, move || {
                     let started = Instant::now();
                     let repo = repo.to_thread_local();
-                    let diffs = match &range.changes {
-                        Some(changes) => diff_entities(&repo, changes, limits, *unidiff, false, *deadline),
+                    let diffs = match queue {
+                        Some(queue) => diff_entities_of(&repo, queue, limits, *unidiff, false, *deadline),
                         None => Ok((Vec::new(), Cut::Deadline)),
                     };
                     if let Some(metrics) = metrics {
@@ -366,13 +373,13 @@ fn write_body(
         };
         let repo = repo.to_thread_local();
         let mut commits = git::commit::Reader::new(&repo);
-        let mut entity = |id: gix::ObjectId| -> std::io::Result<Value> {
+        let mut write_entity = |out: &mut dyn Write, id: gix::ObjectId| -> std::io::Result<()> {
             let info = commits.read(id).map_err(std::io::Error::other)?;
-            Ok(commits::entity_of(project_url, &info))
+            Ok(serde_json::to_writer(out, &commits::CommitEntity::of(project_url, &info))?)
         };
         out.write_all(b"{\"commit\":")?;
         match range.ids.first() {
-            Some(&newest) => serde_json::to_writer(&mut *out, &entity(newest)?)?,
+            Some(&newest) => write_entity(&mut *out, newest)?,
             None => out.write_all(b"null")?,
         }
         out.write_all(b",\"commits\":[")?;
@@ -380,7 +387,10 @@ fn write_body(
             if i > 0 {
                 out.write_all(b",")?;
             }
-            serde_json::to_writer(&mut *out, &entity(id)?)?;
+            write_entity(&mut *out, id)?;
+        }
+        if let Some(queue) = &queue {
+            queue.help(&repo);
         }
         let computed = match patches {
             None => None,
@@ -439,8 +449,29 @@ pub(crate) fn diff_entities(
     expanded: bool,
     deadline: Instant,
 ) -> gitdiff::Result<(Vec<DiffEntity>, Cut)> {
+    diff_entities_of(repo, &patch_queue(changes, limits, expanded), limits, unidiff, expanded, deadline)
+}
+
+/// The queue [`diff_entities_of`] takes `changes`' patches from: past the safe file count
+/// (unless `expanded`) every patch with a line collapses and gives its counts back, so only
+/// whether it has a line is computed.
+pub(crate) fn patch_queue<'a>(changes: &'a [FileChange], limits: &DiffLimits, expanded: bool) -> PatchQueue<'a> {
+    let lines_only_from = if expanded { usize::MAX } else { usize::try_from(limits.safe_files).unwrap_or(usize::MAX) };
+    PatchQueue::new(changes, lines_only_from)
+}
+
+/// [`diff_entities`] with the patches taken from `queue`, which other threads may help with.
+pub(crate) fn diff_entities_of(
+    repo: &gix::Repository,
+    queue: &PatchQueue<'_>,
+    limits: &DiffLimits,
+    unidiff: bool,
+    expanded: bool,
+    deadline: Instant,
+) -> gitdiff::Result<(Vec<DiffEntity>, Cut)> {
+    let changes = queue.changes();
     let single = changes.len() == 1;
-    let mut packs = git::packs::Packs::of(repo).keeping(gitdiff::PATCH_BLOBS_KEPT);
+    let mut taker = queue.taker(repo);
     let (mut files, mut lines, mut bytes) = (0u64, 0i64, 0i64);
     let mut out = Vec::new();
     for change in changes {
@@ -449,28 +480,26 @@ pub(crate) fn diff_entities(
         }
         files += 1;
         let (mut text, mut collapsed, mut too_large, mut binary) = (Vec::new(), false, false, false);
-        if files > limits.safe_files && !expanded {
-            // Past the safe file count every patch with a line collapses and gives its counts
-            // back, so only whether it has a line matters.
-            collapsed = gitdiff::has_lines(repo, change)?;
-        } else {
-            let patch = gitdiff::patch(repo, &mut packs, change)?;
-            lines += patch.lines as i64;
-            bytes += patch.line_bytes as i64;
-            binary = patch.binary;
-            text = patch.text;
-            let over_safe = lines > limits.safe_lines as i64 || bytes > limits.safe_bytes as i64;
-            if over_safe && patch.lines > 0 && !expanded {
-                lines -= patch.lines as i64;
-                bytes -= text.len() as i64;
-                text.clear();
-                collapsed = true;
-            }
-            if text.len() as u64 >= limits.max_patch_bytes {
-                lines -= patch.lines as i64;
-                bytes -= text.len() as i64;
-                text.clear();
-                too_large = true;
+        match taker.next(repo).unwrap_or(Ok(Computed::HasLines(false)))? {
+            Computed::HasLines(has_lines) => collapsed = has_lines,
+            Computed::Patch(patch) => {
+                lines += patch.lines as i64;
+                bytes += patch.line_bytes as i64;
+                binary = patch.binary;
+                text = patch.text;
+                let over_safe = lines > limits.safe_lines as i64 || bytes > limits.safe_bytes as i64;
+                if over_safe && patch.lines > 0 && !expanded {
+                    lines -= patch.lines as i64;
+                    bytes -= text.len() as i64;
+                    text.clear();
+                    collapsed = true;
+                }
+                if text.len() as u64 >= limits.max_patch_bytes {
+                    lines -= patch.lines as i64;
+                    bytes -= text.len() as i64;
+                    text.clear();
+                    too_large = true;
+                }
             }
         }
         if files > limits.max_files || lines >= limits.max_lines as i64 || bytes >= limits.max_bytes as i64 {

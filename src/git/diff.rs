@@ -36,6 +36,8 @@ pub enum Error {
     },
     #[error(transparent)]
     Blob(#[from] super::blob::Error),
+    #[error("the thread computing the patch of {path} panicked")]
+    Panicked { path: String },
 }
 
 impl Classify for Error {

@@ -22,6 +22,7 @@ pub mod maintenance;
 pub mod merge_base;
 pub mod packs;
 pub mod parallel;
+pub mod patch_queue;
 pub mod prefetch;
 pub mod range;
 pub mod recent_trees;
