@@ -22,8 +22,9 @@ use std::ops::Range;
 
 /// Members per batch: enough that a hand-over costs nothing next to the loading.
 const BATCH_MEMBERS: usize = 128;
-/// Blob bytes a batch holds.
-const BATCH_BYTES: usize = 512 << 10;
+/// Blob bytes a batch holds: a batch of a source tree's files (git's: 11 KiB on average) fits,
+/// so its blobs are inflated by the workers, not left to the writer.
+const BATCH_BYTES: usize = 2 << 20;
 /// A worker's buffer larger than this is given back after use.
 const KEPT_BUFFER: usize = 256 << 10;
 
@@ -85,17 +86,25 @@ impl Batch {
     }
 
     /// Loads what `objects` can of the batch's blobs within the byte budget.
+    /// Once a blob does not fit, the rest of the batch is left to the writer too (a blob is
+    /// only known not to fit once inflated: trying every later one could inflate each twice).
     fn load(&mut self, objects: &mut Objects, buffer: &mut Vec<u8>) {
         self.loaded.clear();
         self.contents.clear();
+        let mut full = false;
         for member in &self.members {
             let range = match member.what {
                 What::Directory => None,
+                _ if full => None,
                 What::Symlink { .. } | What::File { .. } => match objects.load_blob(&member.id, buffer) {
                     Ok(None) if self.contents.is_empty() || self.contents.len() + buffer.len() <= BATCH_BYTES => {
                         let start = self.contents.len();
                         self.contents.extend_from_slice(buffer);
                         Some(start..self.contents.len())
+                    }
+                    Ok(None) => {
+                        full = true;
+                        None
                     }
                     _ => None,
                 },
