@@ -239,6 +239,12 @@ fn a_packed_history_without_a_commit_graph_read_ahead_counts_the_same() {
             len = content.len(),
         ));
     }
+    // A branch forked from the fifth commit: its merge base with main walks all of main.
+    stream.push_str(
+        "commit refs/heads/fork\nauthor Ann <ann@example.com> 1800000000 +0000\n\
+         committer C <c@example.com> 1800000000 +0000\ndata 5\nfork\nfrom :5\n\
+         M 100644 inline fork.txt\ndata 5\nfork\n\n",
+    );
     common::fast_import(&repo, &stream);
     git(&repo, &["repack", "-adq"]);
     assert!(!repo.join("objects/info/commit-graph").exists() && !repo.join("objects/info/commit-graphs").exists());
@@ -250,6 +256,15 @@ fn a_packed_history_without_a_commit_graph_read_ahead_counts_the_same() {
         assert_eq!(status, 200);
         let body: Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(as_map(&body), expected(&repo, rev), "{rev}");
+    }
+    // So does a merge base (src/git/merge_base.rs), from both its tips.
+    for refs in ["refs[]=main&refs[]=fork", "refs[]=fork&refs[]=main", "refs[]=side&refs[]=fork"] {
+        let target = format!("/api/v4/projects/fx%2Flong/repository/merge_base?{refs}");
+        let (status, base) = instance.request_json("GET", &target, &[], b"");
+        assert_eq!(status, 200, "{base}");
+        let names: Vec<&str> = refs.split('&').map(|r| r.trim_start_matches("refs[]=")).collect();
+        let want = String::from_utf8(git(&repo, &[&["merge-base"][..], &names].concat())).unwrap();
+        assert_eq!(base["id"], json!(want.trim()), "{refs}");
     }
     // The path walks read ahead too (src/git/log.rs): the commits list of a path, and a file's
     // last commit.

@@ -2,6 +2,7 @@
 
 use super::commit_head::LaterHeads;
 use super::error::{boxed, BoxError, Classify, Missing};
+use super::prefetch::ReadAhead;
 use std::cell::RefCell;
 
 /// The walk over the commit graph failed: the repository could not be read.
@@ -37,10 +38,12 @@ pub fn all(repo: &gix::Repository, one: gix::ObjectId, other: gix::ObjectId) -> 
 }
 
 /// gix's `merge_bases_many` over a graph that inflates only the heads of commit objects (no
-/// commit-graph, or commits it does not hold): see [`super::commit_head`].
+/// commit-graph, or commits it does not hold): see [`super::commit_head`]. A long walk takes
+/// commits inflated ahead of it by a second thread ([`super::prefetch`]).
 fn bases(repo: &gix::Repository, one: gix::ObjectId, others: &[gix::ObjectId]) -> Result<Vec<gix::ObjectId>, Error> {
     let cache = repo.commit_graph_if_enabled().map_err(|e| Error { one, source: boxed(e) })?;
-    let objects = HeadsOnly { repo, heads: RefCell::default() };
+    let tips = std::iter::once(one).chain(others.iter().copied()).collect();
+    let objects = HeadsOnly { repo, heads: RefCell::default(), read_ahead: RefCell::new(ReadAhead::from(tips)) };
     let mut graph = gix::revwalk::Graph::new(&objects, cache.as_ref());
     let bases =
         repo.merge_bases_many_with_graph(one, others, &mut graph).map_err(|e| Error { one, source: boxed(e) })?;
@@ -52,18 +55,20 @@ fn bases(repo: &gix::Repository, one: gix::ObjectId, others: &[gix::ObjectId]) -
 struct HeadsOnly<'a> {
     repo: &'a gix::Repository,
     heads: RefCell<LaterHeads>,
+    read_ahead: RefCell<ReadAhead>,
 }
 
 impl gix::objs::Find for HeadsOnly<'_> {
     fn try_find<'b>(&self, id: &gix::oid, buffer: &'b mut Vec<u8>) -> gix::Result<Option<gix::objs::Data<'b>>> {
+        let commit = |data: &'b [u8]| gix::objs::Data { kind: gix::objs::Kind::Commit, object_hash: id.kind(), data };
+        if let Some(ahead) = self.read_ahead.borrow_mut().take(self.repo, id) {
+            *buffer = ahead;
+            return Ok(Some(commit(buffer)));
+        }
         let mut heads = self.heads.borrow_mut();
         if let Some(heads) = heads.get(self.repo) {
             if heads.read(id, buffer) {
-                return Ok(Some(gix::objs::Data {
-                    kind: gix::objs::Kind::Commit,
-                    object_hash: id.kind(),
-                    data: buffer,
-                }));
+                return Ok(Some(commit(buffer)));
             }
         }
         self.repo.objects.try_find(id, buffer)

@@ -8,8 +8,9 @@
 //! not yet taken, and stops when the walk is done with it (the [`Prefetch`] dropped).
 //!
 //! Only whole commits are read ahead (a commit stored as a delta is left to the walk), and only
-//! from the pack holding the tip. [`ReadAhead`] is how a path's log uses it: only once the
-//! walk has proved long.
+//! from the pack holding the tip; a walk from several tips (a merge base) reads ahead from the
+//! first of them in that pack's order. [`ReadAhead`] is how a path's log and a merge base use
+//! it: only once the walk has proved long.
 
 use gix::odb::pack;
 use gix::ObjectId;
@@ -43,10 +44,10 @@ pub struct Prefetch {
 }
 
 impl Prefetch {
-    /// Starts reading the commits of `repo` ahead of a walk from `tip` that has read `walked`
-    /// commits already; `None` on one core.
-    pub fn start(repo: &gix::Repository, tip: ObjectId, walked: usize) -> Option<Prefetch> {
-        if std::thread::available_parallelism().map_or(1, usize::from) < 2 {
+    /// Starts reading the commits of `repo` ahead of a walk from `tips` that has read `walked`
+    /// commits already; `None` on one core or without a tip.
+    pub fn start(repo: &gix::Repository, tips: Vec<ObjectId>, walked: usize) -> Option<Prefetch> {
+        if std::thread::available_parallelism().map_or(1, usize::from) < 2 || tips.is_empty() {
             return None;
         }
         let shared = Arc::new(Shared { walked: AtomicUsize::new(walked), ..Shared::default() });
@@ -55,7 +56,7 @@ impl Prefetch {
         // Detached: it stops soon after the walk lets go; nothing waits for it.
         std::thread::Builder::new()
             .name("fc-prefetch".into())
-            .spawn(move || read_ahead(&objects, kind, tip, &thread_shared))
+            .spawn(move || read_ahead(&objects, kind, &tips, &thread_shared))
             .ok()?;
         Some(Prefetch { shared })
     }
@@ -82,36 +83,36 @@ const READ_AHEAD_AFTER: usize = 256;
 /// A walk's reading ahead, begun once the walk has read [`READ_AHEAD_AFTER`] commit objects
 /// itself; a walk that was given no tip never reads ahead.
 pub struct ReadAhead {
-    tip: Option<ObjectId>,
+    tips: Vec<ObjectId>,
     read: usize,
     prefetch: Option<Prefetch>,
 }
 
 impl ReadAhead {
-    /// Reading ahead from `tip`, the walk's first commit, when it gets long.
-    pub fn from(tip: Option<ObjectId>) -> ReadAhead {
-        ReadAhead { tip, read: 0, prefetch: None }
+    /// Reading ahead from `tips`, where the walk starts, when it gets long.
+    pub fn from(tips: Vec<ObjectId>) -> ReadAhead {
+        ReadAhead { tips, read: 0, prefetch: None }
     }
 
     /// The inflated commit `id` when it was read ahead; counts one commit object read by the walk.
     pub fn take(&mut self, repo: &gix::Repository, id: &gix::oid) -> Option<Vec<u8>> {
         self.read += 1;
         if self.read == READ_AHEAD_AFTER {
-            if let Some(tip) = self.tip.take() {
-                self.prefetch = Prefetch::start(repo, tip, READ_AHEAD_AFTER);
-            }
+            self.prefetch = Prefetch::start(repo, std::mem::take(&mut self.tips), READ_AHEAD_AFTER);
         }
         self.prefetch.as_ref()?.take(id)
     }
 }
 
-fn read_ahead(objects: &Path, kind: gix::hash::Kind, tip: ObjectId, shared: &Shared) {
-    // The pack holding the tip, and the tip's place in it.
+fn read_ahead(objects: &Path, kind: gix::hash::Kind, tips: &[ObjectId], shared: &Shared) {
+    // The pack holding a tip, and the first place in it of the tips it holds.
     let packs = super::packs::open_all(objects, kind);
-    let Some((index, data, at)) = packs.iter().find_map(|(index, data)| Some((index, data, index.lookup(tip)?))) else {
+    let Some((index, data, from)) = packs.iter().find_map(|(index, data)| {
+        let from = tips.iter().filter_map(|tip| Some(index.pack_offset_at_index(index.lookup(tip)?))).min()?;
+        Some((index, data, from))
+    }) else {
         return;
     };
-    let from = index.pack_offset_at_index(at);
     let mut rest: Vec<(u64, u32)> = (0..index.num_objects())
         .map(|i| (index.pack_offset_at_index(i), i))
         .filter(|&(offset, _)| offset >= from)

@@ -480,7 +480,9 @@ fn walk<'r>(
     // Walks that read every commit of a history or a changelog range (authors or details
     // kept) read ahead from the newest tip when there is no commit-graph.
     let prefetch = match (&graph, tips.iter().rev().find(|(_, excluded)| !excluded)) {
-        (None, Some(&(tip, _))) if bounds.authors || bounds.details => super::prefetch::Prefetch::start(repo, tip, 0),
+        (None, Some(&(tip, _))) if bounds.authors || bounds.details => {
+            super::prefetch::Prefetch::start(repo, vec![tip], 0)
+        }
         _ => None,
     };
     let reader = Reader {
