@@ -85,7 +85,7 @@ impl LaterHeads {
 
 /// Where the committer line of the commit head in `bytes` ends (after its newline), when it
 /// is in the head (before the first empty line) and whole.
-fn head_end(bytes: &[u8]) -> Option<usize> {
+pub(crate) fn head_end(bytes: &[u8]) -> Option<usize> {
     let mut line = 0;
     while line < bytes.len() {
         let end = line + bytes[line..].iter().position(|&b| b == b'\n')?;

@@ -351,7 +351,7 @@ impl<'r> Walk<'r> {
             by_position: Vec::new(),
             buf: Vec::new(),
             compare: Compare::new(repo),
-            read_ahead: super::prefetch::ReadAhead::from(Vec::new()),
+            read_ahead: super::prefetch::ReadAhead::from(Vec::new(), super::prefetch::Keep::Whole),
             heads: Default::default(),
         }
     }
@@ -518,7 +518,7 @@ pub fn page(
     // A path walk reads commits until the page is full of ones that changed the path: often
     // much of the history. Without a commit-graph its commits are read ahead on another core.
     if let (Some(_), None, Some(&tip)) = (&filter.path, &walk.graph, tips.first()) {
-        walk.read_ahead = super::prefetch::ReadAhead::from(vec![tip]);
+        walk.read_ahead = super::prefetch::ReadAhead::from(vec![tip], super::prefetch::Keep::Whole);
     }
     if filter.topo && filter.since.is_none() && walk.graph.is_some() {
         return Topo::new(walk).page(tips, filter, window, deadline);

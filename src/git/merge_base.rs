@@ -2,7 +2,7 @@
 
 use super::commit_head::LaterHeads;
 use super::error::{boxed, BoxError, Classify, Missing};
-use super::prefetch::ReadAhead;
+use super::prefetch::{Keep, ReadAhead};
 use std::cell::RefCell;
 
 /// The walk over the commit graph failed: the repository could not be read.
@@ -43,7 +43,8 @@ pub fn all(repo: &gix::Repository, one: gix::ObjectId, other: gix::ObjectId) -> 
 fn bases(repo: &gix::Repository, one: gix::ObjectId, others: &[gix::ObjectId]) -> Result<Vec<gix::ObjectId>, Error> {
     let cache = repo.commit_graph_if_enabled().map_err(|e| Error { one, source: boxed(e) })?;
     let tips = std::iter::once(one).chain(others.iter().copied()).collect();
-    let objects = HeadsOnly { repo, heads: RefCell::default(), read_ahead: RefCell::new(ReadAhead::from(tips)) };
+    let objects =
+        HeadsOnly { repo, heads: RefCell::default(), read_ahead: RefCell::new(ReadAhead::from(tips, Keep::Heads)) };
     let mut graph = gix::revwalk::Graph::new(&objects, cache.as_ref());
     let bases =
         repo.merge_bases_many_with_graph(one, others, &mut graph).map_err(|e| Error { one, source: boxed(e) })?;

@@ -9,8 +9,10 @@
 //!
 //! Only whole commits are read ahead (a commit stored as a delta is left to the walk), and only
 //! from the pack holding the tip; a walk from several tips (a merge base) reads ahead from the
-//! first of them in that pack's order. [`ReadAhead`] is how a path's log and a merge base use
-//! it: only once the walk has proved long.
+//! first of them in that pack's order. A walk that needs no message keeps only the commits'
+//! heads ([`Keep::Heads`], `super::commit_head`), so that many more fit in what is held.
+//! [`ReadAhead`] is how a path's log and a merge base use it: only once the walk has proved
+//! long.
 
 use gix::odb::pack;
 use gix::ObjectId;
@@ -38,6 +40,14 @@ struct Shared {
     stop: AtomicBool,
 }
 
+/// What of each commit is kept for the walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    Whole,
+    /// Up to and including the committer line (a commit without one is left to the walk).
+    Heads,
+}
+
 /// The read-ahead of one walk; dropping it stops the thread.
 pub struct Prefetch {
     shared: Arc<Shared>,
@@ -46,7 +56,7 @@ pub struct Prefetch {
 impl Prefetch {
     /// Starts reading the commits of `repo` ahead of a walk from `tips` that has read `walked`
     /// commits already; `None` on one core or without a tip.
-    pub fn start(repo: &gix::Repository, tips: Vec<ObjectId>, walked: usize) -> Option<Prefetch> {
+    pub fn start(repo: &gix::Repository, tips: Vec<ObjectId>, walked: usize, keep: Keep) -> Option<Prefetch> {
         if std::thread::available_parallelism().map_or(1, usize::from) < 2 || tips.is_empty() {
             return None;
         }
@@ -56,7 +66,7 @@ impl Prefetch {
         // Detached: it stops soon after the walk lets go; nothing waits for it.
         std::thread::Builder::new()
             .name("fc-prefetch".into())
-            .spawn(move || read_ahead(&objects, kind, &tips, &thread_shared))
+            .spawn(move || read_ahead(&objects, kind, &tips, keep, &thread_shared))
             .ok()?;
         Some(Prefetch { shared })
     }
@@ -84,27 +94,28 @@ const READ_AHEAD_AFTER: usize = 256;
 /// itself; a walk that was given no tip never reads ahead.
 pub struct ReadAhead {
     tips: Vec<ObjectId>,
+    keep: Keep,
     read: usize,
     prefetch: Option<Prefetch>,
 }
 
 impl ReadAhead {
     /// Reading ahead from `tips`, where the walk starts, when it gets long.
-    pub fn from(tips: Vec<ObjectId>) -> ReadAhead {
-        ReadAhead { tips, read: 0, prefetch: None }
+    pub fn from(tips: Vec<ObjectId>, keep: Keep) -> ReadAhead {
+        ReadAhead { tips, keep, read: 0, prefetch: None }
     }
 
     /// The inflated commit `id` when it was read ahead; counts one commit object read by the walk.
     pub fn take(&mut self, repo: &gix::Repository, id: &gix::oid) -> Option<Vec<u8>> {
         self.read += 1;
         if self.read == READ_AHEAD_AFTER {
-            self.prefetch = Prefetch::start(repo, std::mem::take(&mut self.tips), READ_AHEAD_AFTER);
+            self.prefetch = Prefetch::start(repo, std::mem::take(&mut self.tips), READ_AHEAD_AFTER, self.keep);
         }
         self.prefetch.as_ref()?.take(id)
     }
 }
 
-fn read_ahead(objects: &Path, kind: gix::hash::Kind, tips: &[ObjectId], shared: &Shared) {
+fn read_ahead(objects: &Path, kind: gix::hash::Kind, tips: &[ObjectId], keep: Keep, shared: &Shared) {
     // The pack holding a tip, and the first place in it of the tips it holds.
     let packs = super::packs::open_all(objects, kind);
     let Some((index, data, from)) = packs.iter().find_map(|(index, data)| {
@@ -118,6 +129,7 @@ fn read_ahead(objects: &Path, kind: gix::hash::Kind, tips: &[ObjectId], shared: 
         .filter(|&(offset, _)| offset >= from)
         .collect();
     let mut inflate = forgecore_pack::Inflater::default();
+    let mut scratch = Vec::new();
     let (mut commits, mut past, mut batch) = (0usize, 0usize, Vec::with_capacity(BATCH));
     while !rest.is_empty() {
         // The next chunk of entries in pack order, without ordering the whole pack.
@@ -152,11 +164,17 @@ fn read_ahead(objects: &Path, kind: gix::hash::Kind, tips: &[ObjectId], shared: 
                 }
                 std::thread::sleep(std::time::Duration::from_micros(200));
             }
-            let mut out = Vec::new();
-            if !inflate.entry(data, &entry, &mut out) {
+            if !inflate.entry(data, &entry, &mut scratch) {
                 return;
             }
-            batch.push((index.oid_at_index(i).to_owned(), out));
+            let kept = match keep {
+                Keep::Whole => std::mem::take(&mut scratch),
+                Keep::Heads => match super::commit_head::head_end(&scratch) {
+                    Some(end) => scratch[..end].to_vec(),
+                    None => continue,
+                },
+            };
+            batch.push((index.oid_at_index(i).to_owned(), kept));
             if batch.len() >= BATCH {
                 publish(shared, &mut batch);
             }

@@ -481,7 +481,7 @@ fn walk<'r>(
     // kept) read ahead from the newest tip when there is no commit-graph.
     let prefetch = match (&graph, tips.iter().rev().find(|(_, excluded)| !excluded)) {
         (None, Some(&(tip, _))) if bounds.authors || bounds.details => {
-            super::prefetch::Prefetch::start(repo, vec![tip], 0)
+            super::prefetch::Prefetch::start(repo, vec![tip], 0, super::prefetch::Keep::Whole)
         }
         _ => None,
     };
