@@ -100,3 +100,38 @@ fn bad_refs_are_4xx() {
     let (status, body) = merge_base(&instance, "fx%2Fempty", "refs[]=main&refs[]=main");
     assert_eq!((status, body), (400, json!({"message": "Could not find refs: main, main"})));
 }
+
+#[test]
+fn a_long_walk_sees_replaced_commits_as_git_does() {
+    // 1,200 commits in one pack, no commit-graph: the walk from main reads ahead (src/git/
+    // prefetch.rs) before it meets main~600, which `git replace` makes main~1100's content, so
+    // main~601 to main~1100 are no longer main's history. The read-ahead reads the pack's objects
+    // as they are stored, so it must not serve a repository with replacements.
+    let instance = common::open_instance(json!({}));
+    let repo = instance.root_dir().join("replaced.git");
+    common::git(instance.root_dir(), &["init", "-q", "--bare", "-b", "main", repo.to_str().unwrap()]);
+    let mut stream = String::new();
+    for i in 1..=1200u32 {
+        let when = 1_700_000_000 + i * 60;
+        let message = format!("commit {i}\n");
+        stream.push_str(&format!(
+            "commit refs/heads/main\nmark :{i}\ncommitter C <c@example.com> {when} +0000\ndata {}\n{message}{}\
+             M 100644 inline f.txt\ndata {}\n{i}\n\n",
+            message.len(),
+            if i == 1 { String::new() } else { format!("from :{}\n", i - 1) },
+            i.to_string().len() + 1,
+        ));
+    }
+    common::fast_import(&repo, &stream);
+    common::git(&repo, &["repack", "-adq"]);
+    let replaced = common::git_text(&repo, &["rev-parse", "main~600"]);
+    let with = common::git_text(&repo, &["rev-parse", "main~1100"]);
+    let old = common::git_text(&repo, &["rev-parse", "main~800"]);
+    common::git(&repo, &["replace", &replaced, &with]);
+    let want = common::git_text(&repo, &["merge-base", "main", &old]);
+    assert_ne!(want, old, "the replacement changes the answer");
+    instance.admin_ok(json!({"command": "group_add", "path": "fx", "visibility": "public"}));
+    instance.admin_ok(json!({"command": "project_add", "path": "fx/replaced", "repo": repo, "visibility": "public"}));
+    let (status, body) = merge_base(&instance, "fx%2Freplaced", &format!("refs[]=main&refs[]={old}"));
+    assert_eq!((status, body["id"].as_str()), (200, Some(want.as_str())), "{body}");
+}

@@ -55,9 +55,13 @@ pub struct Prefetch {
 
 impl Prefetch {
     /// Starts reading the commits of `repo` ahead of a walk from `tips` that has read `walked`
-    /// commits already; `None` on one core or without a tip.
+    /// commits already; `None` on one core, without a tip, or when the store knows
+    /// replacements (the pack's objects are then not always what the walk must see).
     pub fn start(repo: &gix::Repository, tips: Vec<ObjectId>, walked: usize, keep: Keep) -> Option<Prefetch> {
-        if std::thread::available_parallelism().map_or(1, usize::from) < 2 || tips.is_empty() {
+        if std::thread::available_parallelism().map_or(1, usize::from) < 2
+            || tips.is_empty()
+            || repo.objects.store_ref().replacements().next().is_some()
+        {
             return None;
         }
         let shared = Arc::new(Shared { walked: AtomicUsize::new(walked), ..Shared::default() });
