@@ -43,8 +43,9 @@ def status_kib(pid, field):
 
 
 def host_commands(data_dir, config):
-    """(name, command) of every host to measure, with the archive cache off (`config`): every
-    download builds its archive, and none is served from a file an earlier host left."""
+    """(name, command) of every host to measure, with the archive cache and maintenance off
+    (`config`): every download builds its archive, and none is served from a file an earlier
+    host left."""
     hosts = [("python", [sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
                          "--data-dir", str(data_dir), "--config", str(config)])]
     go_host = Path(os.environ.get("FORGECORE_GO_HOST", ROOT / "target" / "release" / "forgecore-http"))
@@ -139,8 +140,11 @@ def main():
         for repo in repos:
             admin(data_dir / "data", "project", "add", f"mem/{repo.name.removesuffix('.git')}", "--repo", repo,
                   "--visibility", "public")
+        # No archive cache, and no maintenance: the hosts would otherwise repack the benchmark's
+        # repositories and write their commit-graphs, and the Rust bench's "as built" rows
+        # would measure maintained repositories from then on.
         config = data_dir / "no-archive-cache.json"
-        config.write_text('{"cache": {"archives": false}}')
+        config.write_text('{"cache": {"archives": false}, "maintenance": {"enabled": false}}')
         hosts = host_commands(data_dir / "data", config)
         print(f"archive memory of the hosts ({', '.join(name for name, _ in hosts)}; library "
               f"{os.environ.get('FORGECORE_LIB', 'debug')}), a new host per download")

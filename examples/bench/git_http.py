@@ -53,9 +53,14 @@ def free_port():
 
 
 def start_go_host(go_host, data_dir):
+    # No maintenance: the host would repack the repositories it serves (the benchmark's own,
+    # and the clone FC_BENCH_GIT_REPO names) and write their commit-graphs, changing what the
+    # other benchmarks measure as built or as cloned.
+    config = data_dir.parent / "config.json"
+    config.write_text('{"maintenance": {"enabled": false}}')
     process = subprocess.Popen(
-        [str(go_host), "-listen", "127.0.0.1:0", "-data-dir", str(data_dir), "-print-admin-token",
-         "-read-timeout", "30m", "-write-timeout", "5m"],
+        [str(go_host), "-listen", "127.0.0.1:0", "-data-dir", str(data_dir), "-config", str(config),
+         "-print-admin-token", "-read-timeout", "30m", "-write-timeout", "5m"],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     token = url = None
     for line in process.stdout:
