@@ -222,3 +222,22 @@ fn a_spawned_program_streams_and_finishes() {
     assert!(finished.status.success());
     assert_eq!(out.trim(), "ce013625030ba8dba906f756967f9e9ca394464a");
 }
+
+#[test]
+fn background_programs_run_at_the_lowest_priority_and_others_at_the_hosts() {
+    let _serial = serial();
+    let dir = TempDir::new();
+    let repo = repository(dir.path());
+    let found = opened(dir.path());
+    // An alias that runs `nice`, which prints the niceness it runs at (the programs git starts
+    // inherit it, as pack-objects inherits repack's).
+    let niceness = |spec: Spec| {
+        let output = found.run(&spec.config("alias.niceness", "!nice"), 1024).unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap().trim().parse::<i32>().unwrap()
+    };
+    let hosts = rustix::process::getpriority_process(None).unwrap();
+    let limit = Duration::from_secs(30);
+    assert_eq!(niceness(Spec::new(&repo, &["niceness"], limit)), hosts);
+    assert_eq!(niceness(Spec::new(&repo, &["niceness"], limit).background()), 19);
+}

@@ -98,11 +98,22 @@ pub struct Spec<'a> {
     pub env: Vec<(String, OsString)>,
     /// Wall-clock limit: past it the whole process group is killed.
     pub timeout: Duration,
+    /// Work no request waits for (maintenance): the program runs at the lowest CPU priority
+    /// (nice 19, inherited by the programs it starts), so requests keep the cores they had
+    /// (on Linux; see [`spawn_in_background`]).
+    pub background: bool,
 }
 
 impl<'a> Spec<'a> {
     pub fn new(git_dir: &'a Path, args: &[&str], timeout: Duration) -> Spec<'a> {
-        Spec { git_dir, args: args.iter().map(OsString::from).collect(), config: Vec::new(), env: Vec::new(), timeout }
+        let args = args.iter().map(OsString::from).collect();
+        Spec { git_dir, args, config: Vec::new(), env: Vec::new(), timeout, background: false }
+    }
+
+    /// Runs the program as background work (see [`Spec::background`]).
+    pub fn background(mut self) -> Spec<'a> {
+        self.background = true;
+        self
     }
 
     pub fn config(mut self, key: &str, value: impl Into<String>) -> Spec<'a> {
@@ -119,6 +130,24 @@ impl<'a> Spec<'a> {
         self.args.push(arg.into());
         self
     }
+}
+
+/// Starts `command` at the lowest CPU priority: from a short-lived thread that lowers its own
+/// (on Linux the nice value is a thread's, and a child starts with its parent thread's), so no
+/// other thread of the host is touched. Elsewhere the value is the whole process's, and the
+/// program starts at the host's.
+fn spawn_in_background(command: &mut Command) -> io::Result<Child> {
+    if !cfg!(target_os = "linux") {
+        return command.spawn();
+    }
+    std::thread::scope(|scope| {
+        let spawner = std::thread::Builder::new().name("git-background".into()).spawn_scoped(scope, || {
+            // A program that cannot run at a lower priority still does the work.
+            let _ = rustix::process::setpriority_process(None, 19);
+            command.spawn()
+        })?;
+        spawner.join().unwrap_or_else(|_| Err(io::Error::other("the thread starting git panicked")))
+    })
 }
 
 /// Parses `git version 2.39.5` (also `2.45.0.rc1`, `2.39.5.windows.1`).
@@ -329,8 +358,8 @@ impl Git {
     fn start(&self, spec: &Spec, stdin: Stdio) -> Result<Running, Error> {
         let mut command = self.command(spec)?;
         command.stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped());
-        let mut child =
-            command.spawn().map_err(|source| Error::Spawn { binary: self.binary.display().to_string(), source })?;
+        let spawned = if spec.background { spawn_in_background(&mut command) } else { command.spawn() };
+        let mut child = spawned.map_err(|source| Error::Spawn { binary: self.binary.display().to_string(), source })?;
         let stderr_kept = Arc::new(Mutex::new(Vec::new()));
         let stderr_thread = child.stderr.take().and_then(|err| {
             let kept = Arc::clone(&stderr_kept);

@@ -278,6 +278,7 @@ fn execute(git: &Git, common: &Path, plan: Plan, deadline: Instant) -> Outcome {
             return Outcome::Failed { tasks: done, error: format!("{task}: the run's time limit was reached") };
         }
         let spec = Spec::new(common, &args, left)
+            .background()
             .config("pack.threads", "1")
             .config("pack.windowMemory", "64m")
             .config("pack.deltaCacheSize", "32m")
