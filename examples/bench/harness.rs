@@ -92,6 +92,31 @@ pub fn measure<R>(settings: &Settings, mut op: impl FnMut() -> R) -> Stats {
         }
         samples.push(t.elapsed() / batch as u32);
     }
+    stats(samples, batch)
+}
+
+/// Samples each of `ops` in turn, one call a sample, for as long as `go_on` says so (asked
+/// before every round, with the rounds done); the distribution of each, in order. For rows
+/// that measure operations while something else happens, with no warm-up and no batching.
+pub fn measure_in_turn(ops: &mut [&mut dyn FnMut()], mut go_on: impl FnMut(usize) -> bool) -> Vec<Stats> {
+    let mut samples: Vec<Vec<Duration>> = ops.iter().map(|_| Vec::new()).collect();
+    let mut rounds = 0;
+    while go_on(rounds) {
+        for (op, taken) in ops.iter_mut().zip(&mut samples) {
+            let t = Instant::now();
+            op();
+            taken.push(t.elapsed());
+        }
+        rounds += 1;
+    }
+    samples.into_iter().map(|taken| stats(taken, 1)).collect()
+}
+
+/// The distribution of `samples` (each the mean of `batch` calls); all zero without any.
+fn stats(mut samples: Vec<Duration>, batch: usize) -> Stats {
+    if samples.is_empty() {
+        return Stats { samples: 0, batch, median: Duration::ZERO, p90: Duration::ZERO, min: Duration::ZERO };
+    }
     samples.sort_unstable();
     let at = |q: f64| samples[((samples.len() as f64 * q).ceil() as usize).saturating_sub(1).min(samples.len() - 1)];
     let n = samples.len();
@@ -119,6 +144,9 @@ pub enum Target {
     Under(Duration),
     /// forgecore median / git median is under this (compare rows only).
     RatioUnder(f64),
+    /// The forgecore median is at most the reference's 90th percentile: within the spread of
+    /// the reference's own samples (rows measured against the same operation at another time).
+    WithinSpread,
 }
 
 impl Target {
@@ -157,6 +185,10 @@ impl Row {
             Target::None => None,
             Target::Under(limit) => Some(self.forgecore.median < limit),
             Target::RatioUnder(limit) => Some(self.ratio().is_some_and(|r| r < limit)),
+            Target::WithinSpread => match &self.git {
+                Some(Ok(reference)) => Some(self.forgecore.median <= reference.p90),
+                _ => Some(false),
+            },
         }
     }
 
@@ -182,6 +214,9 @@ impl Row {
             }
             (Target::RatioUnder(limit), Some(ok)) => {
                 parts.push(format!("target ratio < {limit}: {}", if ok { "PASS" } else { "MISS" }))
+            }
+            (Target::WithinSpread, Some(ok)) => {
+                parts.push(format!("target median <= the reference's p90: {}", if ok { "PASS" } else { "MISS" }))
             }
             _ => {}
         }
@@ -263,6 +298,23 @@ impl Bench {
         }
         let forgecore = measure(&self.settings, op);
         self.push(Row { name: name.into(), forgecore, git: None, target, notes: Vec::new() })
+    }
+
+    /// A row of `measured` against `reference`, the same operation measured at another time
+    /// (shown in the git columns, and its ratio printed as the git rows' are), held to the
+    /// reference's spread.
+    pub fn against_itself(&mut self, name: &str, measured: Stats, reference: Stats) -> &mut Row {
+        if !self.selected(name) {
+            return self.placeholder(name);
+        }
+        let row = Row {
+            name: name.into(),
+            forgecore: measured,
+            git: Some(Ok(reference)),
+            target: Target::WithinSpread,
+            notes: Vec::new(),
+        };
+        self.push(row)
     }
 
     pub fn rows(&self) -> &[Row] {

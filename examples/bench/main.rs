@@ -19,6 +19,7 @@ mod rows_commits;
 mod rows_compare;
 mod rows_files;
 mod rows_health;
+mod rows_maintenance;
 mod rows_refs;
 
 use fixture::Fixture;
@@ -283,6 +284,10 @@ fn repository_rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
     rows_files::rows(bench, fx, &repo)?;
     rows_commits::rows(bench, fx, &repo)?;
     rows_health::rows(bench, fx, &repo)?;
+    // A maintained copy gives a maintenance run nothing to do.
+    if KEPT.get() == Kept::AsBuilt {
+        rows_maintenance::rows(bench, fx, &repo)?;
+    }
     rows_cache::rows(bench, &repo)
 }
 
