@@ -480,7 +480,9 @@ pub(crate) fn diff_entities_of(
         }
         files += 1;
         let (mut text, mut collapsed, mut too_large, mut binary) = (Vec::new(), false, false, false);
-        match taker.next(repo).unwrap_or(Ok(Computed::HasLines(false)))? {
+        // The taker gives one patch per change, in order.
+        let Some(computed) = taker.next(repo) else { break };
+        match computed? {
             Computed::HasLines(has_lines) => collapsed = has_lines,
             Computed::Patch(patch) => {
                 lines += patch.lines as i64;
