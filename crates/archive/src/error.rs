@@ -84,7 +84,7 @@ pub enum Error {
     Deflate(#[source] flate2::CompressError),
     #[error("cannot compress the archive")]
     Compress(#[source] io::Error),
-    #[error("cannot keep the zip's central directory in a temporary file")]
+    #[error("cannot keep part of the zip (its central directory, a deflated member) in a temporary file")]
     TemporaryFile(#[source] io::Error),
     #[error("cannot start an archive worker")]
     StartWorker(#[source] io::Error),

@@ -6,13 +6,15 @@
 //! past 65535 entries or 4 GiB, and the commit id as the archive comment.
 //!
 //! Differences from git that no member shows: DOS times are UTC (git uses the server's local
-//! time zone). Content read piece by piece (LFS objects, large blobs) is read twice, once for
-//! the CRC and the deflated size and once to write it, so nothing of it is held in memory; it
-//! is deflated in independent 1 MiB pieces on the workers both times (as `pigz` does: one valid
-//! deflate stream, a little larger than one deflated whole).
+//! time zone). Content read piece by piece (LFS objects, large blobs), which git holds whole
+//! below 512 MiB, is deflated in independent 1 MiB pieces on the workers (as `pigz` does: one
+//! valid deflate stream, a little larger than one deflated whole) as it is read for its CRC, and
+//! the deflated bytes are spooled until the header, which needs their size, is written; stored
+//! instead, it is read a second time. Nothing of it is held in memory past 1 MiB.
 //! Members are prepared (CRC, deflate) in batches of up to 1 MiB on the worker threads of
 //! [`Ordered`] and written in order, so the output does not depend on the number of workers.
-//! The central directory is kept in memory up to 1 MiB, then in an unlinked temporary file.
+//! The central directory and a streamed member's deflated bytes are kept in memory up to 1 MiB,
+//! then in an unlinked temporary file.
 
 use crate::ordered::Ordered;
 use crate::{Content, Error, Sink, Stream};
@@ -27,8 +29,8 @@ const METHOD_STORE: u16 = 0;
 const METHOD_DEFLATE: u16 = 8;
 /// git's `creator_version` for executables and symlinks: made by Unix, spec 2.3.
 const CREATOR_UNIX: u16 = 0x0317;
-/// Central directory bytes kept in memory before they move to a temporary file.
-const DIR_MEMORY: usize = 1 << 20;
+/// Bytes a [`Spool`] keeps in memory before they move to a temporary file.
+const SPOOL_MEMORY: usize = 1 << 20;
 
 pub struct Zip<W: Write> {
     out: W,
@@ -39,7 +41,7 @@ pub struct Zip<W: Write> {
     offset: u64,
     entries: u64,
     max_creator: u16,
-    dir: CentralDirectory,
+    dir: Spool,
     /// Members waiting to be prepared (CRC, deflate) by the workers, in archive order.
     batch: Vec<Item>,
     batch_bytes: usize,
@@ -285,7 +287,7 @@ impl<W: Write> Zip<W> {
             offset: 0,
             entries: 0,
             max_creator: 0,
-            dir: CentralDirectory::default(),
+            dir: Spool::default(),
             batch: Vec::new(),
             batch_bytes: 0,
             pool,
@@ -427,10 +429,12 @@ impl<W: Write> Zip<W> {
         Ok(())
     }
 
-    /// A member whose content is read piece by piece: once for its CRC, its text bit and its
-    /// deflated size (nothing of it kept), once more to write it, deflated unless storing is no
-    /// larger, as [`prepare`] decides for members in memory. Both times the content is
-    /// deflated in independent pieces on the workers (`Pieces`).
+    /// A member whose content is read piece by piece, git's header (sizes and CRC before the
+    /// content) written all the same: the content is read once for its CRC, its text bit and
+    /// its deflated size, deflated in independent pieces on the workers (`Pieces`) and the
+    /// deflated bytes spooled; then the header, and the spooled bytes. Stored instead (storing
+    /// is no larger, as [`prepare`] decides for members in memory), or when the spool cannot be
+    /// kept, the content is read a second time.
     fn file_stream(
         &mut self,
         path: &[u8],
@@ -447,19 +451,22 @@ impl<W: Write> Zip<W> {
             })?,
         };
         let (mut crc, mut probe, mut deflated) = (flate2::Crc::new(), BinaryProbe::default(), 0u64);
-        let mut pieces = Pieces::new(&mut pool, size, false);
+        // Kept while the deflated bytes are fewer than the content's: past that it is stored.
+        let mut spool = Some(Spool::default());
+        let mut keep = |piece: Deflated| {
+            deflated += piece.size as u64;
+            if deflated >= size || spool.as_mut().is_some_and(|spool| spool.push(&piece.bytes).is_err()) {
+                spool = None;
+            }
+            Ok(())
+        };
+        let mut pieces = Pieces::new(&mut pool, size, true);
         stream.copy_to(&mut |chunk| {
             crc.update(chunk);
             probe.feed(chunk);
-            pieces.feed(chunk, &mut |piece| {
-                deflated += piece.size as u64;
-                Ok(())
-            })
+            pieces.feed(chunk, &mut keep)
         })?;
-        pieces.finish(&mut |piece| {
-            deflated += piece.size as u64;
-            Ok(())
-        })?;
+        pieces.finish(&mut keep)?;
         let crc = crc.sum();
         let deflate = size > 0 && deflated < size;
         let member = Member {
@@ -473,21 +480,30 @@ impl<W: Write> Zip<W> {
             text: text.unwrap_or(!probe.is_binary()),
         };
         self.begin(&member)?;
-        let (mut again, start) = (flate2::Crc::new(), self.offset);
-        let mut pieces = Pieces::new(&mut pool, size, true);
-        stream.copy_to(&mut |chunk| {
-            again.update(chunk);
-            if deflate {
-                pieces.feed(chunk, &mut |piece| self.put(&piece.bytes))
-            } else {
-                self.put(chunk)
+        let start = self.offset;
+        match spool {
+            Some(mut spool) if deflate => spool.copy_to(&mut |chunk| self.put(chunk))?,
+            _ => {
+                let mut again = flate2::Crc::new();
+                let mut pieces = Pieces::new(&mut pool, size, true);
+                stream.copy_to(&mut |chunk| {
+                    again.update(chunk);
+                    if deflate {
+                        pieces.feed(chunk, &mut |piece| self.put(&piece.bytes))
+                    } else {
+                        self.put(chunk)
+                    }
+                })?;
+                if deflate {
+                    pieces.finish(&mut |piece| self.put(&piece.bytes))?;
+                }
+                if again.sum() != crc {
+                    return Err(Error::MemberChanged { name: path.into() }.into());
+                }
             }
-        })?;
-        if deflate {
-            pieces.finish(&mut |piece| self.put(&piece.bytes))?;
         }
         self.pieces = Some(pool);
-        if again.sum() != crc || self.offset - start != member.compressed {
+        if self.offset - start != member.compressed {
             return Err(Error::MemberChanged { name: path.into() }.into());
         }
         Ok(())
@@ -570,19 +586,20 @@ impl<W: Write> Sink for Zip<W> {
     }
 }
 
-/// The central directory as it grows: in memory, then in an unlinked temporary file.
+/// Bytes kept for later as they grow (the central directory, a streamed member's deflated
+/// content): in memory up to [`SPOOL_MEMORY`], then in an unlinked temporary file.
 #[derive(Default)]
-struct CentralDirectory {
+struct Spool {
     memory: Vec<u8>,
     file: Option<File>,
     len: u64,
 }
 
-impl CentralDirectory {
+impl Spool {
     fn push(&mut self, record: &[u8]) -> io::Result<()> {
         self.memory.extend_from_slice(record);
         self.len += record.len() as u64;
-        if self.memory.len() >= DIR_MEMORY {
+        if self.memory.len() >= SPOOL_MEMORY {
             if self.file.is_none() {
                 self.file = Some(anonymous_file().map_err(Error::TemporaryFile)?);
             }
@@ -633,6 +650,84 @@ fn anonymous_file() -> io::Result<File> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Content in memory, served as a stream in 64 KiB pieces; counts its reads.
+    struct Served {
+        data: Vec<u8>,
+        reads: usize,
+    }
+
+    impl Stream for Served {
+        fn size(&self) -> u64 {
+            self.data.len() as u64
+        }
+        fn copy_to(&mut self, sink: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+            self.reads += 1;
+            self.data.chunks(64 << 10).try_for_each(sink)
+        }
+    }
+
+    /// A zip of the one streamed member `big.txt`: its method, CRC, size and content as the
+    /// local header and a third-party inflate give them, and how often the content was read.
+    fn streamed_member(data: Vec<u8>) -> (u16, u32, u64, Vec<u8>, usize) {
+        let mut served = Served { data, reads: 0 };
+        let mut out = Vec::new();
+        let mut zip = Zip::new(&mut out, &gix::ObjectId::null(gix::hash::Kind::Sha1), 0).expect("zip");
+        zip.file(b"big.txt", &gix::ObjectId::null(gix::hash::Kind::Sha1), false, Content::Stream(&mut served), None)
+            .expect("member");
+        zip.finish().expect("finish");
+        let u16_at = |at: usize| u16::from_le_bytes([out[at], out[at + 1]]);
+        let u32_at = |at: usize| u32::from_le_bytes([out[at], out[at + 1], out[at + 2], out[at + 3]]);
+        let (method, crc, compressed, size) = (u16_at(8), u32_at(14), u64::from(u32_at(18)), u64::from(u32_at(22)));
+        let start = 30 + usize::from(u16_at(26)) + usize::from(u16_at(28));
+        let stored = &out[start..start + compressed as usize];
+        let mut content = Vec::new();
+        if method == METHOD_DEFLATE {
+            flate2::read::DeflateDecoder::new(stored).read_to_end(&mut content).expect("inflates");
+        } else {
+            content = stored.to_vec();
+        }
+        assert_eq!(content.len() as u64, size);
+        (method, crc, compressed, content, served.reads)
+    }
+
+    /// A fixed sequence of pseudo-random numbers.
+    fn generator() -> impl Iterator<Item = u64> {
+        std::iter::successors(Some(0x2545_f491_4f6c_dd1du64), |x| {
+            Some(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407))
+        })
+    }
+
+    /// `lines` lines of the numbers in decimal: deflate halves them.
+    fn numbers(lines: usize) -> Vec<u8> {
+        generator().take(lines).flat_map(|x| format!("{x}\n").into_bytes()).collect()
+    }
+
+    /// `len` bytes deflate cannot shrink: the numbers' top bytes.
+    fn noise(len: usize) -> Vec<u8> {
+        generator().take(len).map(|x| (x >> 56) as u8).collect()
+    }
+
+    #[test]
+    fn a_streamed_member_is_read_once_when_deflated_and_twice_when_stored() {
+        // Deflated past the spool's memory (the spool moves to a temporary file), and within it.
+        for lines in [200_000, 60_000] {
+            let data = numbers(lines);
+            let (method, crc, compressed, content, reads) = streamed_member(data.clone());
+            assert_eq!(method, METHOD_DEFLATE);
+            assert!(content == data, "{lines} lines: the content inflates back");
+            assert_eq!(crc, crc32(&data));
+            assert_eq!(reads, 1, "{lines} lines: read once");
+            let spilled = compressed > SPOOL_MEMORY as u64;
+            assert_eq!(spilled, lines == 200_000, "{lines} lines: {compressed} deflated bytes");
+        }
+        // Bytes deflate cannot shrink: stored, read a second time.
+        let raw = noise(3 << 20);
+        let (method, crc, compressed, content, reads) = streamed_member(raw.clone());
+        assert_eq!((method, compressed), (METHOD_STORE, raw.len() as u64));
+        assert!(content == raw);
+        assert_eq!((crc, reads), (crc32(&raw), 2));
+    }
 
     #[test]
     fn dos_times_are_utc() {
