@@ -8,16 +8,27 @@ fn fsync_path(path: &Path) -> std::io::Result<()> {
     std::fs::File::open(path)?.sync_all()
 }
 
+/// Flushes `path` when it exists. A file or directory that is not there (any more) is not an
+/// error: git's maintenance may move what a write made while it is flushed (`prune-packed`
+/// removes loose objects it has packed, `pack-refs` loose references it has packed and their
+/// emptied directories), and what it moves it writes and flushes itself.
+fn fsync_if_present(path: &Path) -> std::io::Result<()> {
+    match fsync_path(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        other => other,
+    }
+}
+
 /// Flushes the loose object `id` (when it was written as one) and its fan-out directory.
 fn fsync_object(objects_dir: &Path, id: ObjectId) -> std::io::Result<()> {
     let hex = id.to_string();
     let dir = objects_dir.join(&hex[..2]);
-    let file = dir.join(&hex[2..]);
-    if !file.exists() {
-        return Ok(());
+    match fsync_path(&dir.join(&hex[2..])) {
+        Ok(()) => fsync_if_present(&dir),
+        // Not written loose (it was there already), or packed since (see fsync_if_present).
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
     }
-    fsync_path(&file)?;
-    fsync_path(&dir)
 }
 
 /// The ids of the tree `root` and of the trees along `path` in it (as far as they exist).
@@ -60,14 +71,10 @@ pub fn flush_commit(repo: &gix::Repository, tree: ObjectId, commit: ObjectId, ch
 pub fn flush_ref(repo: &gix::Repository, name: &str) -> std::io::Result<()> {
     let common = repo.common_dir().to_path_buf();
     for file in [common.join(name), common.join("logs").join(name), common.join("packed-refs")] {
-        if file.exists() {
-            fsync_path(&file)?;
-        }
+        fsync_if_present(&file)?;
         let mut dir = file.parent();
         while let Some(d) = dir {
-            if d.exists() {
-                fsync_path(d)?;
-            }
+            fsync_if_present(d)?;
             if d == common || !d.starts_with(&common) {
                 break;
             }
