@@ -7,6 +7,7 @@ The marker `cluster` names the tests of many hosts on one PostgreSQL server
 test-python` deselects them.
 """
 
+import contextlib
 import http.client
 import json
 import os
@@ -169,6 +170,49 @@ def build_fixture(script, directory):
 
 def git_out(repo, *args):
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+@contextlib.contextmanager
+def maintenance_held(git_dir, timeout=120):
+    """Holds the repository's maintenance lock (`objects/maintenance.lock`, git's own, which
+    every host takes for a maintenance run) while git reads the repository whole: `git fsck`
+    lists the loose objects and then reads them, and a repack after the host's writes packs and
+    removes them meanwhile ("unable to mmap ... No such file"). A lock whose forgecore holder
+    is gone (a killed host) is broken, as the hosts break it."""
+    lock = Path(git_dir) / "objects" / "maintenance.lock"
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+            break
+        except FileExistsError:
+            if _holder_gone(lock):
+                lock.unlink(missing_ok=True)
+                continue
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{lock} stays held")
+            time.sleep(0.05)
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+
+
+def _holder_gone(lock):
+    """Whether `lock` says a forgecore process of this machine holds it that no longer runs."""
+    try:
+        fields = lock.read_text().split()
+    except FileNotFoundError:
+        return False
+    if len(fields) < 3 or fields[0] != "forgecore" or not fields[2].isdigit():
+        return False
+    try:
+        os.kill(int(fields[2]), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 def unique(prefix):

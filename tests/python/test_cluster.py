@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 import gitlab
 import pytest
 
-from conftest import REPO, build_fixture, cli, git_out, start_host, stop_server
+from conftest import REPO, build_fixture, cli, git_out, maintenance_held, start_host, stop_server
 
 pytestmark = pytest.mark.cluster
 
@@ -267,8 +267,9 @@ def test_changelog_commits_from_three_hosts_to_one_branch_lose_no_section(cluste
     changelog = git_out(git_dir, "show", "main:CHANGELOG.md")
     for version, _, _ in answers:
         assert f"## {version} (" in changelog, version
-    fsck = subprocess.run(["git", "-C", str(git_dir), "fsck", "--strict", "--no-dangling"],
-                          capture_output=True, text=True)
+    with maintenance_held(git_dir):
+        fsck = subprocess.run(["git", "-C", str(git_dir), "fsck", "--strict", "--no-dangling"],
+                              capture_output=True, text=True)
     assert fsck.returncode == 0, fsck.stdout + fsck.stderr
     assert git_out(git_dir, "rev-list", "--merges", f"{original}..main") == "", "a merge commit"
     # Linear: newest first, each commit's only parent is the next one, the last's is the old tip.

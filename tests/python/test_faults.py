@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import build_fixture, cli, git_out, start_server, stop_server
+from conftest import build_fixture, cli, git_out, maintenance_held, start_server, stop_server
 
 
 def create_roles(server, prefix, acknowledged, stop):
@@ -151,8 +151,9 @@ def test_a_kill_during_changelog_commits_leaves_the_branch_whole(tmp_path):
         tip = git_out(git_dir, "rev-parse", "--verify", "main^{commit}")
         assert len(tip) == 40
     assert acknowledged, "no changelog commit got through"
-    fsck = subprocess.run(["git", "-C", str(git_dir), "fsck", "--strict", "--no-dangling"],
-                          capture_output=True, text=True)
+    with maintenance_held(git_dir):
+        fsck = subprocess.run(["git", "-C", str(git_dir), "fsck", "--strict", "--no-dangling"],
+                              capture_output=True, text=True)
     assert fsck.returncode == 0, fsck.stdout + fsck.stderr
     git_out(git_dir, "merge-base", "--is-ancestor", original, "main")  # raises when it is not
     assert git_out(git_dir, "rev-list", "--min-parents=2", f"{original}..main") == "", "history is not linear"

@@ -10,7 +10,7 @@ import sys
 import gitlab
 import pytest
 
-from conftest import REPO, build_fixture, git_out, start_host, stop_server
+from conftest import REPO, build_fixture, git_out, maintenance_held, start_host, stop_server
 
 GO_HOST = REPO / "target" / "debug" / "forgecore-http"
 
@@ -96,7 +96,8 @@ def test_writes_commit_once_each(host):
     with pytest.raises(gitlab.GitlabCreateError) as exists:
         project.files.create({"file_path": "README.md", "branch": "main", "content": "x", "commit_message": "x"})
     assert exists.value.response_code == 400 and "already exists" in str(exists.value)
-    subprocess.run(["git", "-C", str(host.repo), "fsck", "--strict"], check=True, capture_output=True)
+    with maintenance_held(host.repo):
+        subprocess.run(["git", "-C", str(host.repo), "fsck", "--strict"], check=True, capture_output=True)
 
 
 def test_commits_create_several_actions_at_once(host):
