@@ -74,6 +74,8 @@ fn measure(bench: &mut Bench, fx: &Fixture, repo: &Path, scratch: &Path) -> Resu
         .collect();
     let mut ops: Vec<&mut dyn FnMut()> = reads.iter_mut().map(|read| &mut **read as &mut dyn FnMut()).collect();
 
+    // Warm-up, as the other rows have: a few rounds, not counted.
+    harness::measure_in_turn(&mut ops, |rounds| rounds < 3);
     // Before: as long as the other rows measure one side, three times over (each read is a
     // third of every round), and at least ten rounds.
     let budget = bench.settings.budget * 3;
