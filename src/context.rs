@@ -7,8 +7,13 @@ use crate::config::{Config, RateLimit};
 use crate::error::{ApiError, ApiResult};
 use crate::git::command::Git;
 use crate::git::maintenance::{worker::Maintenance, Limits};
+use crate::git::places::Places;
+use crate::git::push_hook;
 use crate::observe::metrics::Metrics;
-use crate::store::{self, Store};
+use crate::observe::record::{Setup, Trace};
+use crate::store::{self, projects::Project, Store};
+use std::net::IpAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,9 +28,15 @@ pub struct Context {
     /// The git binary, checked at open, that git's own programs run from.
     pub git: Git,
     /// The git programs running per repository (`limits.git_per_repository`).
-    pub git_places: crate::transport::Places,
+    pub git_places: Places,
     /// Housekeeping of the repositories served: a thread of its own, closed with the context.
     pub maintenance: Maintenance,
+}
+
+impl AsRef<Store> for Context {
+    fn as_ref(&self) -> &Store {
+        &self.store
+    }
 }
 
 const _: () = {
@@ -36,8 +47,8 @@ const _: () = {
 impl Context {
     pub fn open(config: Config) -> Result<Context, String> {
         // The git binary first: a missing or old one refuses the open before anything is made.
-        let git = Git::open(&config.git_binary, &config.data_dir, crate::transport::policy::HOOKS)?;
-        crate::transport::policy::sweep(&crate::transport::receive_pack::pushes_dir(&config.data_dir));
+        let git = Git::open(&config.git_binary, &config.data_dir, push_hook::HOOKS)?;
+        push_hook::sweep(&push_hook::pushes_dir(&config.data_dir));
         let store = Store::open(&config.store.backend(), &config.data_dir)?;
         let caches = Caches::open(&config.cache, &config.data_dir)?;
         let archive_builds = Arc::new(Slots::new(
@@ -65,6 +76,31 @@ impl Context {
 
     pub fn from_json(config_json: &str) -> Result<Context, String> {
         Context::open(Config::from_json(config_json)?)
+    }
+
+    /// Where `project`'s repository is on this host: under the root this host's configuration
+    /// gives its storage, or at the absolute path it was registered with. A project on a storage
+    /// this host does not have is a 503: another host serves it (a front proxy routes by project).
+    pub fn git_dir(&self, project: &Project) -> ApiResult<PathBuf> {
+        match &project.storage {
+            None => Ok(PathBuf::from(&project.repo_dir)),
+            Some(name) => match self.config.storages.get(name) {
+                Some(root) => Ok(root.join(&project.repo_dir)),
+                None => Err(ApiError::Unavailable("the project's repository storage is not on this host")),
+            },
+        }
+    }
+
+    /// Starts the record of a request from `peer` with these raw `headers`
+    /// ([`Trace::begin`] with this context's settings and metrics).
+    pub fn trace(&self, peer: Option<IpAddr>, method: &str, target: &str, headers: &[(String, String)]) -> Trace {
+        let settings = &self.config.requests;
+        let setup = Setup {
+            trusted_proxies: &settings.trusted_proxies,
+            trust_request_id: settings.trust_request_id,
+            metrics: self.config.monitoring.metrics.then(|| Arc::clone(&self.metrics)),
+        };
+        Trace::begin(setup, peer, method, target, headers)
     }
 
     /// Counts one hit on `key` under `limit`; past it, a 429 carrying `message` and `Retry-After`.

@@ -25,6 +25,7 @@ pub mod error;
 pub mod ffi;
 pub mod git;
 pub mod http;
+pub mod incoming;
 pub mod observe;
 pub mod params;
 pub mod response;

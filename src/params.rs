@@ -3,10 +3,34 @@
 //!
 //! Query and form values arrive as strings; JSON values keep their type. Every accessor accepts
 //! both the way Grape does: `"30"` is an integer, `"True"` a boolean; anything else is a 400
-//! naming the parameter. `key[]` keys are arrays.
+//! naming the parameter. `key[]` keys are arrays. Query strings and form bodies are split and
+//! percent-decoded here too ([`parse_form`]), for every route that reads one.
 
 use crate::error::{ApiError, ApiResult};
+use percent_encoding::percent_decode;
 use serde_json::{Map, Value};
+
+/// `text` percent-decoded; 400 naming `what` when the result is not UTF-8.
+pub fn decode(text: &str, what: &str) -> ApiResult<String> {
+    percent_decode(text.as_bytes())
+        .decode_utf8()
+        .map(|s| s.into_owned())
+        .map_err(|_| ApiError::BadRequest(format!("{what} is not valid UTF-8")))
+}
+
+/// The decoded `name=value` pairs of a query string or form body, in order.
+pub fn parse_form(text: &str) -> ApiResult<Vec<(String, String)>> {
+    text.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            Ok((
+                decode(&name.replace('+', " "), "a parameter name")?,
+                decode(&value.replace('+', " "), "a parameter value")?,
+            ))
+        })
+        .collect()
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct Params {

@@ -85,19 +85,6 @@ pub fn base_url(ctx: &Context, host: Option<&str>) -> String {
     }
 }
 
-/// Where `project`'s repository is on this host: under the root this host's configuration
-/// gives its storage, or at the absolute path it was registered with. A project on a storage
-/// this host does not have is a 503: another host serves it (a front proxy routes by project).
-pub fn git_dir(ctx: &Context, project: &Project) -> ApiResult<PathBuf> {
-    match &project.storage {
-        None => Ok(PathBuf::from(&project.repo_dir)),
-        Some(name) => match ctx.config.storages.get(name) {
-            Some(root) => Ok(root.join(&project.repo_dir)),
-            None => Err(ApiError::Unavailable("the project's repository storage is not on this host")),
-        },
-    }
-}
-
 /// An `:id` of the API: an integer id, or a full path (`top/sub`) for anything else.
 enum IdOrPath<'t> {
     Id(i64),
@@ -182,15 +169,15 @@ impl<'a> Call<'a> {
     /// Opening it tells maintenance it is served (a look at whether it needs any, queued at
     /// most once every `maintenance.check_interval_seconds`).
     pub fn repository(&self, project: &Project, not_found: &'static str) -> ApiResult<gix::Repository> {
-        let dir = git_dir(self.ctx, project)?;
+        let dir = self.ctx.git_dir(project)?;
         let repo = git::open(&dir).map_err(|_| ApiError::NotFound(not_found))?;
         self.ctx.maintenance.served(&dir);
         Ok(repo)
     }
 
-    /// Where the project's repository is on this host: see [`git_dir`].
+    /// Where the project's repository is on this host: see [`Context::git_dir`].
     pub fn git_dir(&self, project: &Project) -> ApiResult<PathBuf> {
-        git_dir(self.ctx, project)
+        self.ctx.git_dir(project)
     }
 
     /// Runs one git operation (`op` names it in `/-/metrics`), timing it for the metrics and
@@ -209,7 +196,7 @@ impl<'a> Call<'a> {
     /// This call changed the project's references (a commit, a branch or tag written or
     /// deleted): the repository is queued for maintenance, which never delays the answer.
     pub fn refs_changed(&self, project: &Project) {
-        if let Ok(dir) = git_dir(self.ctx, project) {
+        if let Ok(dir) = self.ctx.git_dir(project) {
             self.ctx.maintenance.after_refs_changed(&dir);
         }
     }

@@ -27,7 +27,7 @@ pub mod tree;
 pub mod users;
 pub mod version;
 
-pub use call::{base_url, git_dir, Call, Origin};
+pub use call::{base_url, Call, Origin};
 
 use crate::error::ApiError;
 use crate::store::StoreError;

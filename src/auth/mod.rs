@@ -11,9 +11,8 @@ pub mod protection;
 pub mod roles;
 pub mod tokens;
 
-use crate::context::Context;
 use crate::error::{ApiError, ApiResult};
-use crate::store::{self, users::User};
+use crate::store::{self, users::User, Store};
 
 /// The authenticated party of one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,7 +104,8 @@ impl Credentials {
 
 /// Resolves credentials to a caller. No credentials: anonymous. A bad, revoked or malformed
 /// token, or two different tokens in one request: 401, never a silent fallback to anonymous.
-pub fn identify(ctx: &Context, credentials: &Credentials) -> ApiResult<Caller> {
+/// The tokens are looked up in `store` (the context's: a `Context` is `AsRef<Store>`).
+pub fn identify(store: &impl AsRef<Store>, credentials: &Credentials) -> ApiResult<Caller> {
     if credentials.malformed {
         return Err(ApiError::Unauthorized);
     }
@@ -129,7 +129,7 @@ pub fn identify(ctx: &Context, credentials: &Credentials) -> ApiResult<Caller> {
         return Err(ApiError::Unauthorized);
     }
     let digest = tokens::digest(token);
-    match ctx.store.principal(&digest, is_job)? {
+    match store.as_ref().principal(&digest, is_job)? {
         Some(store::tokens::Principal::User(user)) => Ok(Caller::User(user)),
         Some(store::tokens::Principal::Job { project_id }) => Ok(Caller::Job { project_id }),
         None => Err(ApiError::Unauthorized),

@@ -3,8 +3,8 @@
 //! path with the body in one piece and nothing said about the connection.
 
 use super::{bad_argument, c_bytes, c_str, context, fc_ctx, fc_response, parse_headers};
-use crate::http::call::{self, BodySink, Opened};
-use crate::http::meta::Meta;
+use crate::http::call;
+use crate::incoming::{BodySink, Meta, Opened};
 use crate::response::Response;
 use std::ffi::c_char;
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -13,34 +13,19 @@
 //! A sink never holds the `Context` between calls: the front door hands it to every call, so
 //! that closing the context while a body is arriving is answered, never a dangling reference.
 
-use super::meta::Meta;
 use super::request::Incoming;
 use crate::api::monitoring;
 use crate::context::Context;
 use crate::error::ApiError;
+use crate::incoming::Meta;
 use crate::observe::record::Trace;
 use crate::response::{Body, Response};
 
-/// What [`open`] decided.
-pub enum Opened {
-    /// The answer, at once: nothing of the body is needed.
-    Answer(Response),
-    /// Hand the body to this sink, then finish it.
-    Body(Box<dyn BodySink>),
-}
-
-/// Where a request's body goes while it arrives.
-pub trait BodySink: Send {
-    /// Takes the next piece. `Some` answers the request now (the rest of the body is not
-    /// wanted); the caller stops writing and drops the sink.
-    fn write(&mut self, ctx: &Context, piece: &[u8]) -> Option<Response>;
-    /// The body is complete: the answer.
-    fn finish(self: Box<Self>, ctx: &Context) -> Response;
-}
+pub use crate::incoming::{BodySink, Opened};
 
 /// Starts a request.
 pub fn open(ctx: &Context, meta: Meta, method: &str, target: &str, headers: Vec<(String, String)>) -> Opened {
-    let mut trace = Trace::begin(ctx, meta.peer, method, target, &headers);
+    let mut trace = ctx.trace(meta.peer, method, target, &headers);
     let (path, query) = target.split('#').next().unwrap_or("").split_once('?').unwrap_or((target, ""));
     if let Some(template) = monitoring::route(path) {
         trace.set_route(template);
@@ -166,9 +151,10 @@ impl BodySink for Buffered {
 
     fn finish(mut self: Box<Self>, ctx: &Context) -> Response {
         let (incoming, body) = (std::mem::take(&mut self.incoming), std::mem::take(&mut self.body));
-        let mut trace = self.trace.take().unwrap_or_else(|| {
-            Trace::begin(ctx, incoming.meta.peer, &incoming.method, &incoming.target, &incoming.headers)
-        });
+        let mut trace = self
+            .trace
+            .take()
+            .unwrap_or_else(|| ctx.trace(incoming.meta.peer, &incoming.method, &incoming.target, &incoming.headers));
         // The body may have arrived on other threads than this one: count this thread's work only.
         crate::observe::stats::take();
         let response = super::serve::buffered(ctx, &mut trace, incoming, &body);

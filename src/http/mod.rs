@@ -7,14 +7,15 @@
 //! [`call`]'s entry points.
 
 pub mod call;
-pub mod meta;
 pub mod request;
 pub mod router;
 mod serve;
 
 use crate::context::Context;
+use crate::incoming::Meta;
 use crate::response::Response;
-use meta::Meta;
+
+pub use crate::incoming::meta;
 
 pub use serve::CACHE_CONTROL;
 

@@ -2,11 +2,10 @@
 //! (so `%2F` and `%2E` inside an id survive), the query string and body as `Params`
 //! (JSON or form), and lower-cased headers.
 
-use super::meta::Meta;
 use crate::context::Context;
 use crate::error::{ApiError, ApiResult};
-use crate::params::Params;
-use percent_encoding::percent_decode;
+use crate::incoming::Meta;
+use crate::params::{decode, parse_form, Params};
 
 pub struct Request {
     /// The method as sent (case-sensitive); `HEAD` is served as `GET`.
@@ -29,27 +28,6 @@ pub struct Request {
 }
 
 const API_PREFIX: &str = "/api/v4";
-
-fn decode(text: &str, what: &str) -> ApiResult<String> {
-    percent_decode(text.as_bytes())
-        .decode_utf8()
-        .map(|s| s.into_owned())
-        .map_err(|_| ApiError::BadRequest(format!("{what} is not valid UTF-8")))
-}
-
-/// The decoded `name=value` pairs of a query string or form body, in order.
-pub fn parse_form(text: &str) -> ApiResult<Vec<(String, String)>> {
-    text.split('&')
-        .filter(|p| !p.is_empty())
-        .map(|pair| {
-            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            Ok((
-                decode(&name.replace('+', " "), "a parameter name")?,
-                decode(&value.replace('+', " "), "a parameter value")?,
-            ))
-        })
-        .collect()
-}
 
 fn params_of(pairs: &[(String, String)]) -> Params {
     let mut params = Params::new();

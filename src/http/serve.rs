@@ -56,7 +56,7 @@ fn route_and_call(ctx: &Context, trace: &mut Trace, incoming: Incoming, body: &[
     let base_url = api::base_url(ctx, request.header("host"));
     let origin = Origin::request(&request.raw_path, &request.query_pairs);
     let mut call = Call::from_client(ctx, &credentials, base_url, origin, trace.client)?;
-    trace.set_caller(&call.caller);
+    trace.set_user(call.caller.user().map(|u| (u.id, u.username.as_str())));
     call.if_none_match = request.header("if-none-match").map(str::to_string);
     router::dispatch(&call, &request, found)
 }

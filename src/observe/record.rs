@@ -8,10 +8,9 @@
 //! still ends, with 500 for a panic and 499 (nginx's "client closed request") otherwise, so
 //! no request goes unrecorded.
 
+use super::client::Cidr;
 use super::metrics::{method_label, Metrics};
 use super::{client, correlation, log, stats};
-use crate::auth::Caller;
-use crate::context::Context;
 use crate::params::Params;
 use crate::response::{Body, Response};
 use serde::Serialize;
@@ -40,6 +39,15 @@ const TOKEN_PREFIXES: &[&str] =
 /// Longest parameter value kept in a record, in characters (GitLab limits logged params too).
 const MAX_VALUE_CHARS: usize = 1000;
 
+/// What a trace takes from the context it records for: the proxies whose `X-Forwarded-For` it
+/// believes, whether it keeps a client's `X-Request-Id`, and the metrics it counts in (`None`
+/// when they are off).
+pub struct Setup<'a> {
+    pub trusted_proxies: &'a [Cidr],
+    pub trust_request_id: bool,
+    pub metrics: Option<Arc<Metrics>>,
+}
+
 pub struct Trace {
     metrics: Option<Arc<Metrics>>,
     started: Instant,
@@ -61,9 +69,9 @@ pub struct Trace {
 
 impl Trace {
     /// Starts the trace of a request from `peer` (what the host saw; `None` when it gave
-    /// none) with these raw `headers`.
+    /// none) with these raw `headers`, as `setup` says (the context's `trace` hands it).
     pub fn begin(
-        ctx: &Context,
+        setup: Setup<'_>,
         peer: Option<IpAddr>,
         method: &str,
         target: &str,
@@ -73,10 +81,9 @@ impl Trace {
         fn header<'h>(headers: &'h [(String, String)], name: &'static str) -> impl Iterator<Item = &'h str> {
             headers.iter().filter(move |(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
         }
-        let settings = &ctx.config.requests;
-        let client = client::client_address(peer, header(headers, "x-forwarded-for"), &settings.trusted_proxies);
-        let correlation_id = correlation::choose(header(headers, "x-request-id").next(), settings.trust_request_id);
-        let metrics = ctx.config.monitoring.metrics.then(|| Arc::clone(&ctx.metrics));
+        let client = client::client_address(peer, header(headers, "x-forwarded-for"), setup.trusted_proxies);
+        let correlation_id = correlation::choose(header(headers, "x-request-id").next(), setup.trust_request_id);
+        let metrics = setup.metrics;
         if let Some(m) = &metrics {
             m.request_started();
         }
@@ -105,9 +112,10 @@ impl Trace {
         self.route = template;
     }
 
-    /// Who called (after their credentials were checked).
-    pub fn set_caller(&mut self, caller: &Caller) {
-        self.user = caller.user().map(|u| (u.id, u.username.clone()));
+    /// Who called (after their credentials were checked): the user's id and username, `None`
+    /// for an anonymous caller or a job token.
+    pub fn set_user(&mut self, user: Option<(i64, &str)>) {
+        self.user = user.map(|(id, username)| (id, username.to_string()));
     }
 
     /// The request's parameters, filtered: `credentials` are the token texts the request

@@ -22,14 +22,13 @@ pub mod upload_pack;
 
 use crate::context::Context;
 use crate::git::command::{Running, Spec};
-use crate::http::call::{BodySink, Opened};
-use crate::http::meta::Meta;
+use crate::git::places::Slot;
+use crate::incoming::Meta;
+use crate::incoming::{BodySink, Opened};
 use crate::response::{stream, Response};
 use percent_encoding::percent_decode_str;
-use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::PathBuf;
 
 pub use refs_changed::after_refs_changed;
 
@@ -180,47 +179,9 @@ fn is_v2(protocol: Option<&str>) -> bool {
 /// The project's git directory on this host, canonical (the store names it, never the URL).
 fn repository_dir(ctx: &Context, project: &crate::store::projects::Project) -> Result<PathBuf, Response> {
     let missing = || text(404, "A repository for this project does not exist yet.");
-    let dir = crate::api::git_dir(ctx, project).map_err(|_| text(503, "The repository is not on this host."))?;
+    let dir = ctx.git_dir(project).map_err(|_| text(503, "The repository is not on this host."))?;
     let git_dir = crate::git::git_dir_of(&dir).ok_or_else(missing)?;
     crate::git::command::canonical_dir(&git_dir).map_err(|_| missing())
-}
-
-/// The git programs running per repository, bounded by `limits.git_per_repository`.
-#[derive(Default)]
-pub struct Places {
-    counts: Arc<Mutex<HashMap<PathBuf, u32>>>,
-}
-
-/// One program's place among its repository's; given back when dropped.
-pub struct Slot {
-    counts: Arc<Mutex<HashMap<PathBuf, u32>>>,
-    dir: PathBuf,
-}
-
-impl Places {
-    /// A place for one more program on `dir`, or a 503 when `limit` already run there.
-    pub fn take(&self, dir: &Path, limit: u32) -> Result<Slot, Response> {
-        let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
-        let count = counts.entry(dir.to_path_buf()).or_insert(0);
-        if *count >= limit {
-            return Err(text(503, "Too many git operations are running on this repository; try again later.")
-                .with_header("Retry-After", "5"));
-        }
-        *count += 1;
-        Ok(Slot { counts: Arc::clone(&self.counts), dir: dir.to_path_buf() })
-    }
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(count) = counts.get_mut(&self.dir) {
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                counts.remove(&self.dir);
-            }
-        }
-    }
 }
 
 /// Starts `service` on the project of `access` with `args` (after the subcommand) and the
@@ -234,7 +195,10 @@ fn start(
     env: Vec<(String, std::ffi::OsString)>,
 ) -> Result<(Running, Slot), Response> {
     let limits = &ctx.config.limits;
-    let slot = ctx.git_places.take(&access.git_dir, limits.git_per_repository)?;
+    let slot = ctx.git_places.take(&access.git_dir, limits.git_per_repository).ok_or_else(|| {
+        text(503, "Too many git operations are running on this repository; try again later.")
+            .with_header("Retry-After", "5")
+    })?;
     let mut spec =
         Spec::new(&access.git_dir, &[service.subcommand()], std::time::Duration::from_secs(limits.git_timeout_seconds));
     spec = match service {

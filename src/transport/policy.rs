@@ -7,9 +7,9 @@
 //!    outside `refs/heads/` and `refs/tags/`, deleting the default branch, creating 40-hex branch
 //!    names, and protected-branch creation, update or deletion without the right. A refused push
 //!    never starts git: its answer is the report git would give ([`refused_report`]).
-//! 2. While receive-pack runs, forgecore's own `pre-receive` ([`PRE_RECEIVE`], in forgecore's
+//! 2. While receive-pack runs, forgecore's own `pre-receive` (`git::push_hook`, in forgecore's
 //!    `core.hooksPath`; a repository's hooks never run) hands the ref lines and the quarantine's
-//!    object directories back over two FIFOs in a private (0700) directory ([`HookChannel`]).
+//!    object directories back over two FIFOs in a private (0700) directory (`HookChannel`).
 //!    The core decides force pushes there, opening the repository with gix over the pushed
 //!    objects in the quarantine: an update whose old tip is not an ancestor of the new one is a
 //!    force push. The refusal is printed by the hook, so git shows
@@ -19,41 +19,7 @@ use super::auth::Access;
 use super::pkt_line;
 use crate::auth::protection::{self, RefChange, Refusal};
 use crate::context::Context;
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver, Sender};
-use std::time::Duration;
-
-/// forgecore's `pre-receive` hook (POSIX `sh`, no program of ours): the ref lines and the
-/// quarantine's directories to `$FORGECORE_PUSH_DIR/request`, then the core's answer from
-/// `$FORGECORE_PUSH_DIR/answer`: a first line `ok` accepts, anything else refuses, and the lines
-/// after it are shown to the client. Without the directory (a receive-pack forgecore did not
-/// start), it refuses.
-pub const PRE_RECEIVE: &str = r#"#!/bin/sh
-# forgecore's pre-receive: installed by forgecore in its own core.hooksPath (a repository's
-# hooks never run). It hands the pushed ref lines and the quarantine's object directories to
-# the forgecore process serving the push, and prints its answer.
-dir=$FORGECORE_PUSH_DIR
-if [ -z "$dir" ] || [ ! -p "$dir/request" ] || [ ! -p "$dir/answer" ]; then
-    echo "GitLab: pushes are accepted only through forgecore" >&2
-    exit 1
-fi
-{
-    printf 'quarantine %s\n' "$GIT_QUARANTINE_PATH"
-    printf 'objects %s\n' "$GIT_OBJECT_DIRECTORY"
-    printf 'alternates %s\n' "$GIT_ALTERNATE_OBJECT_DIRECTORIES"
-    printf '\n'
-    cat
-} > "$dir/request"
-{
-    IFS= read -r verdict
-    cat >&2
-} < "$dir/answer"
-[ "$verdict" = ok ]
-"#;
-
-/// The hooks forgecore installs in its `core.hooksPath`.
-pub const HOOKS: &[(&str, &str)] = &[("pre-receive", PRE_RECEIVE)];
+use std::path::Path;
 
 const ZERO: &str = "0000000000000000000000000000000000000000";
 
@@ -343,113 +309,6 @@ fn is_ancestor(access: &Access, request: &HookRequest, old: &str, new: &str, scr
     }
 }
 
-/// The private directory and the two FIFOs one push's hook talks to the core through, and the
-/// thread that waits for the hook. Dropping it unblocks that thread and removes the directory.
-pub struct HookChannel {
-    dir: PathBuf,
-    requests: Receiver<(String, Sender<String>)>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-/// A hook's request and where its answer goes.
-pub type HookCall = (String, Sender<String>);
-
-impl HookChannel {
-    /// Makes the directory (0700) under `base` with its FIFOs, and the waiting thread.
-    pub fn new(base: &Path) -> std::io::Result<HookChannel> {
-        use std::os::unix::fs::DirBuilderExt;
-        std::fs::create_dir_all(base)?;
-        static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let nanos =
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
-        let dir = base.join(format!("push-{}-{n}-{nanos}", std::process::id()));
-        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
-        let mode = rustix::fs::Mode::from_raw_mode(0o600);
-        for name in ["request", "answer"] {
-            rustix::fs::mkfifoat(rustix::fs::CWD, dir.join(name), mode)?;
-        }
-        let (tx, requests) = mpsc::channel();
-        let (request, answer) = (dir.join("request"), dir.join("answer"));
-        let thread = std::thread::Builder::new().name("git-pre-receive".into()).spawn(move || {
-            let _ = serve_once(&request, &answer, &tx);
-        });
-        let thread = match thread {
-            Ok(thread) => thread,
-            Err(e) => {
-                let _ = std::fs::remove_dir_all(&dir);
-                return Err(e);
-            }
-        };
-        Ok(HookChannel { dir, requests, thread: Some(thread) })
-    }
-
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// The hook's request, if it came within `wait`.
-    pub fn poll(&self, wait: Duration) -> Option<HookCall> {
-        self.requests.recv_timeout(wait).ok()
-    }
-}
-
-/// Removes the push directories under `base` that processes no longer running left behind
-/// (a host that died mid-push); those of live processes, this one's included, stay.
-pub fn sweep(base: &Path) {
-    let Ok(entries) = std::fs::read_dir(base) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let pid =
-            name.strip_prefix("push-").and_then(|rest| rest.split('-').next()).and_then(|p| p.parse::<u32>().ok());
-        if let Some(pid) = pid {
-            if !Path::new(&format!("/proc/{pid}")).exists() {
-                let _ = std::fs::remove_dir_all(entry.path());
-            }
-        }
-    }
-}
-
-/// Waits for one hook: reads its request to the end, hands it on, writes the answer back.
-fn serve_once(request: &Path, answer: &Path, tx: &Sender<HookCall>) -> std::io::Result<()> {
-    let mut text = String::new();
-    std::fs::File::open(request)?.take(super::MAX_NEGOTIATION_BYTES).read_to_string(&mut text)?;
-    if text.is_empty() {
-        return Ok(());
-    }
-    let (reply_tx, reply_rx) = mpsc::channel();
-    if tx.send((text, reply_tx)).is_err() {
-        return Ok(());
-    }
-    let reply = reply_rx.recv().unwrap_or_else(|_| "refused\nGitLab: The push could not be checked.\n".into());
-    std::fs::OpenOptions::new().write(true).open(answer)?.write_all(reply.as_bytes())
-}
-
-impl Drop for HookChannel {
-    fn drop(&mut self) {
-        use std::os::unix::fs::OpenOptionsExt;
-        // The thread may still wait for a reply, or in a blocking open of either FIFO: opening
-        // the other end without blocking lets it through (an empty request, or an answer no one
-        // reads).
-        if let Some(thread) = self.thread.take() {
-            let nonblocking = libc::O_NONBLOCK;
-            while !thread.is_finished() {
-                // A request nobody will answer: dropping it drops its reply's sender, so the
-                // thread answers a refusal instead of waiting.
-                while self.requests.try_recv().is_ok() {}
-                let writer =
-                    std::fs::OpenOptions::new().write(true).custom_flags(nonblocking).open(self.dir.join("request"));
-                let reader =
-                    std::fs::OpenOptions::new().read(true).custom_flags(nonblocking).open(self.dir.join("answer"));
-                std::thread::sleep(Duration::from_millis(5));
-                drop((writer, reader));
-            }
-            let _ = thread.join();
-        }
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -479,64 +338,6 @@ mod tests {
         };
         let report = refused_report(&parsed, &["GitLab: no".into()]);
         assert_eq!(report, b"000eunpack ok\n002eng refs/heads/x pre-receive hook declined\n0000".to_vec());
-    }
-
-    fn scratch() -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("fc-hook-test-{}-{:?}", std::process::id(), std::thread::current().id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    #[test]
-    fn a_channel_nobody_used_ends_at_once() {
-        let base = scratch();
-        let channel = HookChannel::new(&base).unwrap();
-        let dir = channel.dir().to_path_buf();
-        assert!(dir.join("request").exists());
-        let started = std::time::Instant::now();
-        drop(channel);
-        assert!(started.elapsed() < Duration::from_secs(5));
-        assert!(!dir.exists());
-        let _ = std::fs::remove_dir_all(base);
-    }
-
-    #[test]
-    fn a_hook_gets_its_answer_and_an_unanswered_one_a_refusal() {
-        let base = scratch();
-        for answer in [true, false] {
-            let channel = HookChannel::new(&base).unwrap();
-            let dir = channel.dir().to_path_buf();
-            let hook = std::thread::spawn(move || {
-                std::fs::write(dir.join("request"), "objects /x\n\nline\n").unwrap();
-                std::fs::read_to_string(dir.join("answer")).unwrap()
-            });
-            let (request, reply) = channel.poll(Duration::from_secs(10)).unwrap();
-            assert_eq!(request, "objects /x\n\nline\n");
-            if answer {
-                reply.send("ok\n".into()).unwrap();
-                assert_eq!(hook.join().unwrap(), "ok\n");
-                drop(channel);
-            } else {
-                drop(reply);
-                drop(channel);
-                assert!(hook.join().unwrap().starts_with("refused\n"));
-            }
-        }
-        let _ = std::fs::remove_dir_all(base);
-    }
-
-    #[test]
-    fn leftovers_of_dead_processes_are_swept() {
-        let base = scratch();
-        let dead = base.join("push-999999999-0-0");
-        let mine = base.join(format!("push-{}-0-0", std::process::id()));
-        for dir in [&dead, &mine] {
-            std::fs::create_dir_all(dir).unwrap();
-        }
-        sweep(&base);
-        assert!(!dead.exists() && mine.exists());
-        let _ = std::fs::remove_dir_all(base);
     }
 
     #[test]

@@ -6,11 +6,13 @@
 //! answers forgecore's `pre-receive` hook (stage 2: force pushes). After it ends, the refs it
 //! changed are announced ([`after_refs_changed`](super::after_refs_changed)).
 
-use super::policy::{self, Command, Commands, HookChannel};
-use super::{auth, text, Inflater, Service, Slot, MAX_NEGOTIATION_BYTES};
+use super::policy::{self, Command, Commands};
+use super::{auth, text, Inflater, Service, MAX_NEGOTIATION_BYTES};
 use crate::context::Context;
 use crate::git::command::Running;
-use crate::http::call::{BodySink, Opened};
+use crate::git::places::Slot;
+use crate::git::push_hook::{pushes_dir, HookChannel};
+use crate::incoming::{BodySink, Opened};
 use crate::response::{Body, Response};
 use std::io::{Read, Write};
 use std::process::ChildStdin;
@@ -19,11 +21,6 @@ use std::time::{Duration, Instant};
 
 /// receive-pack's own answer (its report and progress) is kept up to this size.
 const MAX_OUTPUT_BYTES: usize = 4 << 20;
-
-/// Where the pushes' private directories are made (swept of dead processes' at open).
-pub fn pushes_dir(data_dir: &std::path::Path) -> std::path::PathBuf {
-    data_dir.join("git").join("pushes")
-}
 
 fn too_large(limit: u64) -> Response {
     text(413, &format!("Request Entity Too Large: a push is limited to {limit} bytes."))

@@ -24,7 +24,7 @@ pub fn after_refs_changed(ctx: &Context, project: &Project, git_dir: &Path, comm
     }
     // The API opens the repository by the path the store gives, the transport by its
     // canonical git directory: both handles go.
-    if let Ok(dir) = crate::api::git_dir(ctx, project) {
+    if let Ok(dir) = ctx.git_dir(project) {
         crate::git::forget(&dir);
     }
     crate::git::forget(git_dir);

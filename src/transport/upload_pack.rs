@@ -5,7 +5,7 @@
 
 use super::{text, Inflater, Service, Streamed, MAX_NEGOTIATION_BYTES};
 use crate::context::Context;
-use crate::http::call::{BodySink, Opened};
+use crate::incoming::{BodySink, Opened};
 use crate::response::{Body, Response};
 use std::io::Write;
 use std::process::ChildStdin;

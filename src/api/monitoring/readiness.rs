@@ -11,7 +11,7 @@
 //! project on a storage that is gone would fail.
 
 use crate::context::Context;
-use crate::http::request::parse_form;
+use crate::params::parse_form;
 use crate::response::Response;
 use serde_json::{json, Map, Value};
 use std::time::Duration;

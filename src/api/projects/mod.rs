@@ -37,7 +37,7 @@ pub struct View {
 /// at all. `None` when this host cannot read it. The branch comes from the `HEAD` file alone:
 /// a page of projects must not open every repository to show it.
 fn repository_facts(ctx: &Context, project: &Project, want_empty: bool) -> Facts {
-    let git_dir = super::call::git_dir(ctx, project).ok()?;
+    let git_dir = ctx.git_dir(project).ok()?;
     let head = git::head_file::branch(&git_dir)?;
     let empty = want_empty && {
         let repo = git::open(&git_dir).ok()?;
