@@ -1,29 +1,28 @@
 //! The operations, in plain Rust, one file each. Both front doors (`http` and the typed C
 //! exports) call these and nothing else; an operation answers a whole `Response`, so both doors
 //! give the same status, headers and body.
+//!
+//! One folder per family, named and grouped as GitLab's REST API reference is, one file per
+//! operation inside: [`repository`] (the Repositories API and every family under
+//! `/projects/:id/repository/`), [`projects`], [`groups`], [`users`], [`member_roles`],
+//! [`protected_branches`], [`monitoring`] (the `/-/` probes and metrics). The families still to
+//! come take their folders beside these, by the same rule: `members/`, `tokens/`,
+//! `merge_requests/`, `issues/`, `notes/`, `hooks/`, `releases/`, `statuses/`, `push_rules/`.
+//! What every family shares stays at this level: the call ([`Call`]), pagination, conditional
+//! requests, what every write shares ([`push`]), the version, and the administration commands
+//! of the CLI and embedders ([`admin`]).
 
 pub mod admin;
-pub mod archive;
-pub mod blobs;
-pub mod branches;
 mod call;
-pub mod changelog;
-pub mod commits;
-pub mod compare;
 pub mod conditional;
-pub mod contributors;
-pub mod files;
 pub mod groups;
-pub mod health;
 pub mod member_roles;
-pub mod merge_base;
 pub mod monitoring;
 pub mod pagination;
 pub mod projects;
 pub mod protected_branches;
 pub mod push;
-pub mod tags;
-pub mod tree;
+pub mod repository;
 pub mod users;
 pub mod version;
 

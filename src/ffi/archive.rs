@@ -5,7 +5,8 @@
 
 use super::exports::repository_response;
 use super::{fc_ctx, fc_response, guard};
-use crate::api::{archive, Call};
+use crate::api::repository::archive;
+use crate::api::Call;
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
 use crate::response::{Body, Response};

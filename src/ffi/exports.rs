@@ -181,7 +181,7 @@ pub extern "C" fn fc_member_roles_list(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    member_role_export(ctx, auth_json, params_json, |call, scope, _, _| member_roles::list(call, scope))
+    member_role_export(ctx, auth_json, params_json, |call, scope, _, _| member_roles::list::list(call, scope))
 }
 
 /// `POST /member_roles` or `POST /groups/:id/member_roles`: `name`, `base_access_level`, optional `description` and flags,
@@ -192,7 +192,9 @@ pub extern "C" fn fc_member_roles_create(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    member_role_export(ctx, auth_json, params_json, |call, scope, _, params| member_roles::create(call, scope, params))
+    member_role_export(ctx, auth_json, params_json, |call, scope, _, params| {
+        member_roles::create::create(call, scope, params)
+    })
 }
 
 /// `PUT /member_roles/:member_role_id` or `PUT /groups/:id/member_roles/:member_role_id`:
@@ -206,7 +208,7 @@ pub extern "C" fn fc_member_roles_update(
     member_role_export(ctx, auth_json, params_json, |call, scope, role_id, params| {
         let mut params = params.clone();
         params.remove("group");
-        member_roles::update(call, scope, required_role_id(role_id)?, &params)
+        member_roles::update::update(call, scope, required_role_id(role_id)?, &params)
     })
 }
 
@@ -219,7 +221,7 @@ pub extern "C" fn fc_member_roles_delete(
     params_json: *const c_char,
 ) -> *mut fc_response {
     member_role_export(ctx, auth_json, params_json, |call, scope, role_id, _| {
-        member_roles::delete(call, scope, required_role_id(role_id)?)
+        member_roles::delete::delete(call, scope, required_role_id(role_id)?)
     })
 }
 
@@ -292,7 +294,7 @@ pub extern "C" fn fc_repository_tree(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "tree", crate::api::tree::list)
+    repository_export(ctx, auth_json, params_json, "tree", crate::api::repository::tree::list)
 }
 
 /// `GET /projects/:id/repository/blobs/:sha`: `project`, `sha`. `{size, encoding, content, sha}`.
@@ -303,7 +305,7 @@ pub extern "C" fn fc_repository_blob(
     params_json: *const c_char,
 ) -> *mut fc_response {
     repository_export(ctx, auth_json, params_json, "blobs", |call, project, params| {
-        crate::api::blobs::get(call, project, &params.required_string("sha")?)
+        crate::api::repository::blobs::get(call, project, &params.required_string("sha")?)
     })
 }
 
@@ -315,7 +317,7 @@ pub extern "C" fn fc_repository_raw_blob(
     params_json: *const c_char,
 ) -> *mut fc_response {
     repository_export(ctx, auth_json, params_json, "blobs", |call, project, params| {
-        crate::api::blobs::raw(call, project, &params.required_string("sha")?)
+        crate::api::repository::blobs::raw(call, project, &params.required_string("sha")?)
     })
 }
 
@@ -326,7 +328,7 @@ pub extern "C" fn fc_repository_contributors(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "contributors", crate::api::contributors::list)
+    repository_export(ctx, auth_json, params_json, "contributors", crate::api::repository::contributors::list)
 }
 
 /// `GET /projects/:id/repository/merge_base`: `project`, `refs` (an array of two or more refs). The commit entity.
@@ -336,7 +338,7 @@ pub extern "C" fn fc_repository_merge_base(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "merge_base", crate::api::merge_base::get)
+    repository_export(ctx, auth_json, params_json, "merge_base", crate::api::repository::merge_base::get)
 }
 
 /// `GET /projects/:id/repository/compare`: `project`, `from`, `to`, optional `straight`, `unidiff`, `from_project_id`.
@@ -346,7 +348,7 @@ pub extern "C" fn fc_repository_compare(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "compare", crate::api::compare::get)
+    repository_export(ctx, auth_json, params_json, "compare", crate::api::repository::compare::get)
 }
 
 /// `GET /projects/:id/repository/changelog`: `project`, `version`, optional `from`, `to`, `date`, `trailer`,
@@ -357,7 +359,7 @@ pub extern "C" fn fc_changelog_generate(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "changelog", crate::api::changelog::generate)
+    repository_export(ctx, auth_json, params_json, "changelog", crate::api::repository::changelog::generate)
 }
 
 /// `POST /projects/:id/repository/changelog`: as `fc_changelog_generate` plus optional `branch`, `file`, `message`.
@@ -368,7 +370,7 @@ pub extern "C" fn fc_changelog_commit(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "changelog", crate::api::changelog::commit)
+    repository_export(ctx, auth_json, params_json, "changelog", crate::api::repository::changelog::commit)
 }
 
 /// `GET /projects/:id/repository/health`: `project`, optional `generate`. The stored or new report.
@@ -378,7 +380,7 @@ pub extern "C" fn fc_repository_health(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "health", crate::api::health::get)
+    repository_export(ctx, auth_json, params_json, "health", crate::api::repository::health::get)
 }
 
 /// `GET /projects/:id/repository/commits`: `project`, optional `ref_name`, `since`, `until`, `path`, `author`, `all`,
@@ -389,7 +391,7 @@ pub extern "C" fn fc_repository_commits(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "commits", crate::api::commits::list::list)
+    repository_export(ctx, auth_json, params_json, "commits", crate::api::repository::commits::list::list)
 }
 
 /// `GET /projects/:id/repository/commits/:sha`: `project`, `sha`, optional `stats`. The commit detail.
@@ -400,7 +402,7 @@ pub extern "C" fn fc_repository_commit(
     params_json: *const c_char,
 ) -> *mut fc_response {
     repository_export(ctx, auth_json, params_json, "commits/{sha}", |call, project, params| {
-        crate::api::commits::get::get(call, project, &params.required_string("sha")?, params)
+        crate::api::repository::commits::get::get(call, project, &params.required_string("sha")?, params)
     })
 }
 
@@ -412,7 +414,7 @@ pub extern "C" fn fc_repository_commit_diff(
     params_json: *const c_char,
 ) -> *mut fc_response {
     repository_export(ctx, auth_json, params_json, "commits/{sha}/diff", |call, project, params| {
-        crate::api::commits::diff::diff(call, project, &params.required_string("sha")?, params)
+        crate::api::repository::commits::diff::diff(call, project, &params.required_string("sha")?, params)
     })
 }
 
@@ -424,7 +426,7 @@ pub extern "C" fn fc_repository_commit_refs(
     params_json: *const c_char,
 ) -> *mut fc_response {
     repository_export(ctx, auth_json, params_json, "commits/{sha}/refs", |call, project, params| {
-        crate::api::commits::refs::refs(call, project, &params.required_string("sha")?, params)
+        crate::api::repository::commits::refs::refs(call, project, &params.required_string("sha")?, params)
     })
 }
 
@@ -436,7 +438,7 @@ pub extern "C" fn fc_repository_commit_sequence(
     params_json: *const c_char,
 ) -> *mut fc_response {
     repository_export(ctx, auth_json, params_json, "commits/{sha}/sequence", |call, project, params| {
-        crate::api::commits::sequence::sequence(call, project, &params.required_string("sha")?, params)
+        crate::api::repository::commits::sequence::sequence(call, project, &params.required_string("sha")?, params)
     })
 }
 
@@ -449,5 +451,5 @@ pub extern "C" fn fc_repository_commit_create(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "commits", crate::api::commits::create::create)
+    repository_export(ctx, auth_json, params_json, "commits", crate::api::repository::commits::create::create)
 }

@@ -5,7 +5,8 @@
 //! the rest are the route's own. Pagination links point at the equivalent HTTP route.
 
 use super::{c_str, context, fc_ctx, fc_response, guard};
-use crate::api::{self, branches, projects, protected_branches, tags, users, Call, Origin};
+use crate::api::repository::{branches, tags};
+use crate::api::{self, projects, protected_branches, users, Call, Origin};
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
 use crate::response::Response;

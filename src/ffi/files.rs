@@ -4,7 +4,8 @@
 
 use super::exports::repository_response;
 use super::{fc_ctx, fc_response, guard};
-use crate::api::{files, Call};
+use crate::api::repository::files;
+use crate::api::Call;
 use crate::error::ApiResult;
 use crate::params::Params;
 use crate::response::Response;

@@ -8,10 +8,10 @@
 
 use super::request::Request;
 use crate::api::member_roles::{self, Scope};
-use crate::api::{
-    archive, blobs, branches, changelog, commits, compare, contributors, files, groups, health, merge_base, projects,
-    protected_branches, tags, tree, users, version, Call,
+use crate::api::repository::{
+    archive, blobs, branches, changelog, commits, compare, contributors, files, health, merge_base, tags, tree,
 };
+use crate::api::{groups, projects, protected_branches, users, version, Call};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Response;
 
@@ -35,30 +35,62 @@ macro_rules! route {
     };
 }
 
-/// Every route of the API, under `/api/v4`.
+/// Every route of the API, under `/api/v4`, grouped as GitLab's REST API reference is: one
+/// family a block, in the reference's order, and the operation each route calls in the folder of
+/// `api` named like the family.
 pub static ROUTES: &[Route] = &[
+    // Metadata (`/version`).
     route!("GET", "/version", |_, _, _| Ok(version::get())),
-    route!("GET", "/member_roles", |c, _, _| member_roles::list(c, Scope::Instance)),
-    route!("POST", "/member_roles", |c, r, _| member_roles::create(c, Scope::Instance, &r.params)),
-    route!("PUT", "/member_roles/:member_role_id", |c, r, a| member_roles::update(c, Scope::Instance, a[0], &r.params)),
-    route!("DELETE", "/member_roles/:member_role_id", |c, _, a| member_roles::delete(c, Scope::Instance, a[0])),
-    route!("GET", "/groups/:id", |c, _, a| groups::get(c, a[0])),
-    route!("GET", "/groups/:id/member_roles", |c, _, a| member_roles::list(c, Scope::Group(a[0]))),
-    route!("POST", "/groups/:id/member_roles", |c, r, a| member_roles::create(c, Scope::Group(a[0]), &r.params)),
-    route!("PUT", "/groups/:id/member_roles/:member_role_id", |c, r, a| {
-        member_roles::update(c, Scope::Group(a[0]), a[1], &r.params)
-    }),
-    route!("DELETE", "/groups/:id/member_roles/:member_role_id", |c, _, a| {
-        member_roles::delete(c, Scope::Group(a[0]), a[1])
-    }),
+    // Users.
     route!("GET", "/user", |c, _, _| users::current::current(c)),
     route!("GET", "/users/:id", |c, _, a| users::get::get(c, a[0])),
+    // Groups.
+    route!("GET", "/groups/:id", |c, _, a| groups::get::get(c, a[0])),
     route!("GET", "/groups/:id/projects", |c, r, a| projects::list::list_of_group(c, a[0], &r.params)),
+    // Projects.
     route!("GET", "/projects", |c, r, _| projects::list::list(c, &r.params)),
     route!("GET", "/projects/:id", |c, _, a| projects::get(c, a[0])),
+    // Member roles, of the instance and of a group.
+    route!("GET", "/member_roles", |c, _, _| member_roles::list::list(c, Scope::Instance)),
+    route!("POST", "/member_roles", |c, r, _| member_roles::create::create(c, Scope::Instance, &r.params)),
+    route!("PUT", "/member_roles/:member_role_id", |c, r, a| {
+        member_roles::update::update(c, Scope::Instance, a[0], &r.params)
+    }),
+    route!("DELETE", "/member_roles/:member_role_id", |c, _, a| {
+        member_roles::delete::delete(c, Scope::Instance, a[0])
+    }),
+    route!("GET", "/groups/:id/member_roles", |c, _, a| member_roles::list::list(c, Scope::Group(a[0]))),
+    route!("POST", "/groups/:id/member_roles", |c, r, a| {
+        member_roles::create::create(c, Scope::Group(a[0]), &r.params)
+    }),
+    route!("PUT", "/groups/:id/member_roles/:member_role_id", |c, r, a| {
+        member_roles::update::update(c, Scope::Group(a[0]), a[1], &r.params)
+    }),
+    route!("DELETE", "/groups/:id/member_roles/:member_role_id", |c, _, a| {
+        member_roles::delete::delete(c, Scope::Group(a[0]), a[1])
+    }),
+    // Protected branches.
+    route!("GET", "/projects/:id/protected_branches", |c, r, a| protected_branches::list::list(c, a[0], &r.params)),
+    route!("POST", "/projects/:id/protected_branches", |c, r, a| {
+        protected_branches::create::create(c, a[0], &r.params)
+    }),
+    route!("GET", "/projects/:id/protected_branches/:name", |c, _, a| protected_branches::get::get(c, a[0], a[1])),
+    route!("DELETE", "/projects/:id/protected_branches/:name", |c, _, a| {
+        protected_branches::delete::delete(c, a[0], a[1])
+    }),
+    // Repositories.
     route!("GET", "/projects/:id/repository/tree", |c, r, a| tree::list(c, a[0], &r.params)),
     route!("GET", "/projects/:id/repository/blobs/:sha", |c, _, a| blobs::get(c, a[0], a[1])),
     route!("GET", "/projects/:id/repository/blobs/:sha/raw", |c, _, a| blobs::raw(c, a[0], a[1])),
+    route!("GET", "/projects/:id/repository/archive", |c, r, a| archive::get(c, a[0], None, &r.params)),
+    route!("GET", "/projects/:id/repository/archive.:format", |c, r, a| archive::get(c, a[0], Some(a[1]), &r.params)),
+    route!("GET", "/projects/:id/repository/compare", |c, r, a| compare::get(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/repository/contributors", |c, r, a| contributors::list(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/repository/merge_base", |c, r, a| merge_base::get(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/repository/changelog", |c, r, a| changelog::generate(c, a[0], &r.params)),
+    route!("POST", "/projects/:id/repository/changelog", |c, r, a| changelog::commit(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/repository/health", |c, r, a| health::get(c, a[0], &r.params)),
+    // Repository files.
     route!("GET", "/projects/:id/repository/files/:file_path", |c, r, a| {
         files::get::get(c, a[0], a[1], &r.params, r.head)
     }),
@@ -69,19 +101,26 @@ pub static ROUTES: &[Route] = &[
     route!("POST", "/projects/:id/repository/files/:file_path", |c, r, a| {
         files::write::create(c, a[0], a[1], &r.params)
     }),
-    route!("PUT", "/projects/:id/repository/files/:file_path", |c, r, a| files::write::update(
-        c, a[0], a[1], &r.params
-    )),
+    route!("PUT", "/projects/:id/repository/files/:file_path", |c, r, a| {
+        files::write::update(c, a[0], a[1], &r.params)
+    }),
     route!("DELETE", "/projects/:id/repository/files/:file_path", |c, r, a| {
         files::write::delete(c, a[0], a[1], &r.params)
     }),
-    route!("GET", "/projects/:id/repository/archive", |c, r, a| archive::get(c, a[0], None, &r.params)),
-    route!("GET", "/projects/:id/repository/archive.:format", |c, r, a| archive::get(c, a[0], Some(a[1]), &r.params)),
-    route!("GET", "/projects/:id/repository/compare", |c, r, a| compare::get(c, a[0], &r.params)),
-    route!("GET", "/projects/:id/repository/contributors", |c, r, a| contributors::list(c, a[0], &r.params)),
-    route!("GET", "/projects/:id/repository/merge_base", |c, r, a| merge_base::get(c, a[0], &r.params)),
-    route!("GET", "/projects/:id/repository/changelog", |c, r, a| changelog::generate(c, a[0], &r.params)),
-    route!("POST", "/projects/:id/repository/changelog", |c, r, a| changelog::commit(c, a[0], &r.params)),
+    // Commits.
+    route!("GET", "/projects/:id/repository/commits", |c, r, a| commits::list::list(c, a[0], &r.params)),
+    route!("POST", "/projects/:id/repository/commits", |c, r, a| commits::create::create(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/repository/commits/:sha", |c, r, a| commits::get::get(c, a[0], a[1], &r.params)),
+    route!("GET", "/projects/:id/repository/commits/:sha/diff", |c, r, a| {
+        commits::diff::diff(c, a[0], a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/repository/commits/:sha/refs", |c, r, a| {
+        commits::refs::refs(c, a[0], a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/repository/commits/:sha/sequence", |c, r, a| {
+        commits::sequence::sequence(c, a[0], a[1], &r.params)
+    }),
+    // Branches.
     route!("GET", "/projects/:id/repository/branches", |c, r, a| branches::list::list(c, a[0], &r.params)),
     route!("POST", "/projects/:id/repository/branches", |c, r, a| branches::create::create(c, a[0], &r.params)),
     route!("GET", "/projects/:id/repository/branches/:branch", |c, r, a| branches::get::get(c, a[0], a[1], r.head)),
@@ -89,31 +128,11 @@ pub static ROUTES: &[Route] = &[
     route!("DELETE", "/projects/:id/repository/merged_branches", |c, _, a| {
         branches::delete_merged::delete_merged(c, a[0])
     }),
+    // Tags.
     route!("GET", "/projects/:id/repository/tags", |c, r, a| tags::list::list(c, a[0], &r.params)),
     route!("POST", "/projects/:id/repository/tags", |c, r, a| tags::create::create(c, a[0], &r.params)),
     route!("GET", "/projects/:id/repository/tags/:tag_name", |c, _, a| tags::get::get(c, a[0], a[1])),
     route!("DELETE", "/projects/:id/repository/tags/:tag_name", |c, _, a| tags::delete::delete(c, a[0], a[1])),
-    route!("GET", "/projects/:id/protected_branches", |c, r, a| protected_branches::list::list(c, a[0], &r.params)),
-    route!("POST", "/projects/:id/protected_branches", |c, r, a| protected_branches::create::create(
-        c, a[0], &r.params
-    )),
-    route!("GET", "/projects/:id/protected_branches/:name", |c, _, a| protected_branches::get::get(c, a[0], a[1])),
-    route!("DELETE", "/projects/:id/protected_branches/:name", |c, _, a| {
-        protected_branches::delete::delete(c, a[0], a[1])
-    }),
-    route!("GET", "/projects/:id/repository/health", |c, r, a| health::get(c, a[0], &r.params)),
-    route!("GET", "/projects/:id/repository/commits", |c, r, a| commits::list::list(c, a[0], &r.params)),
-    route!("POST", "/projects/:id/repository/commits", |c, r, a| commits::create::create(c, a[0], &r.params)),
-    route!("GET", "/projects/:id/repository/commits/:sha", |c, r, a| commits::get::get(c, a[0], a[1], &r.params)),
-    route!("GET", "/projects/:id/repository/commits/:sha/diff", |c, r, a| commits::diff::diff(
-        c, a[0], a[1], &r.params
-    )),
-    route!("GET", "/projects/:id/repository/commits/:sha/refs", |c, r, a| commits::refs::refs(
-        c, a[0], a[1], &r.params
-    )),
-    route!("GET", "/projects/:id/repository/commits/:sha/sequence", |c, r, a| {
-        commits::sequence::sequence(c, a[0], a[1], &r.params)
-    }),
 ];
 
 /// The values of `pattern`'s `:name` segments in `segments`, or `None` when it does not match.

@@ -9,7 +9,7 @@ pub mod list;
 pub mod refs;
 pub mod sequence;
 
-use super::Call;
+use crate::api::Call;
 use crate::error::{ApiError, ApiResult};
 use crate::git::commit::CommitInfo;
 use crate::store::projects::Project;

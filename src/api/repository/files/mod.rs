@@ -11,7 +11,8 @@ pub mod get;
 pub mod raw;
 pub mod write;
 
-use super::{blobs, Call};
+use super::blobs;
+use crate::api::Call;
 use crate::auth::permissions::ProjectAbility;
 use crate::error::{ApiError, ApiResult, GitResultExt};
 use crate::git::{self, blob::BlobHeader, last_commit, write::entry_at};

@@ -11,7 +11,7 @@
 //! (`src/git/maintenance/record.rs`), where GitLab shows Gitaly's housekeeping only through
 //! `last_full_repack`.
 
-use super::Call;
+use crate::api::Call;
 use crate::auth::permissions::{self, ProjectAbility};
 use crate::error::{ApiError, ApiResult};
 use crate::git::health::{self as facts, Bitmap, Health, ReferenceBackend};

@@ -15,8 +15,9 @@
 //! client chooses, so POST is then refused with 422 (`external_url is not configured ...`) and
 //! nothing is committed. GET answers to the caller alone and still builds them from `Host`.
 
-use super::push::{self, BranchRule};
-use super::{commits, Call};
+use super::commits;
+use crate::api::push::{self, BranchRule};
+use crate::api::Call;
 use crate::auth::permissions::{self, ProjectAbility, ProjectAccess};
 use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult, GitResultExt};

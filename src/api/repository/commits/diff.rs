@@ -5,7 +5,7 @@
 //! totals. Unknown: `404 Commit Not Found`.
 
 use super::{deadline, find};
-use crate::api::compare::{diff_entities, DiffLimits};
+use crate::api::repository::compare::{diff_entities, DiffLimits};
 use crate::api::{pagination, Call};
 use crate::auth::permissions::ProjectAbility;
 use crate::error::{ApiError, ApiResult, GitResultExt};

@@ -1,7 +1,8 @@
 //! B7: `GET /projects/:id/repository/merge_base?refs[]=a&refs[]=b[...]`: the commit
 //! `git merge-base <ref1> <ref2> ...` prints (decisions D5).
 
-use super::{commits, Call};
+use super::commits;
+use crate::api::Call;
 use crate::auth::permissions::ProjectAbility;
 use crate::error::{ApiError, ApiResult, GitResultExt};
 use crate::git::{self, ResolveError};

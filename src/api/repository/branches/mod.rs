@@ -10,7 +10,8 @@ pub mod delete_merged;
 pub mod get;
 pub mod list;
 
-use super::{commits, Call};
+use super::commits;
+use crate::api::Call;
 use crate::auth::permissions::{self, ProjectAbility, ProjectAccess};
 use crate::auth::protection::{self, Protection, RefChange, Refusal};
 use crate::auth::roles::DEVELOPER;

@@ -39,7 +39,8 @@
 //!   other half of a large compare's time (a blob unreadable there ends the body with an
 //!   error, as an archive's does; `/-/metrics` times them as `compare_patches`).
 
-use super::{commits, conditional, Call};
+use super::commits;
+use crate::api::{conditional, Call};
 use crate::auth::permissions::{self, ProjectAbility};
 use crate::error::{ApiError, ApiResult, GitResultExt};
 use crate::git;

@@ -5,7 +5,7 @@
 //! is invalid`.
 
 use super::{entity, find};
-use crate::api::branches::writable;
+use crate::api::repository::branches::writable;
 use crate::api::{users, Call};
 use crate::error::{ApiError, ApiResult};
 use crate::git::write::refs as refs_write;

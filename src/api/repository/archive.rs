@@ -44,7 +44,7 @@
 //! Not implemented: GitLab's hotlinking check (406 for `<img>`-style requests), which needs
 //! request headers an operation does not see.
 
-use super::{conditional, Call};
+use crate::api::{conditional, Call};
 use crate::auth::permissions::ProjectAbility;
 use crate::auth::Caller;
 use crate::cache::archives::Lookup;

@@ -3,7 +3,7 @@
 //! Developers may (protected tags, which need Maintainers in GitLab, are not kept here).
 
 use super::find;
-use crate::api::branches::writable;
+use crate::api::repository::branches::writable;
 use crate::api::{users, Call};
 use crate::error::{ApiError, ApiResult};
 use crate::git::write::refs as refs_write;

@@ -1,8 +1,8 @@
 //! B6: `GET /projects/:id/repository/contributors` (decisions D5): every non-merge commit
 //! reachable from `ref`, grouped by exact author email; offset pagination.
 
-use super::pagination;
-use super::Call;
+use crate::api::pagination;
+use crate::api::Call;
 use crate::auth::permissions::ProjectAbility;
 use crate::error::{ApiError, ApiResult, GitResultExt};
 use crate::git::{self, contributors::Contributor, ResolveError};

@@ -5,7 +5,7 @@
 //! the tag named by `page_token` (422 for a name not in the list) with only `Link: rel="next"`.
 //! Tag objects are read for the page shown only, unless the order needs every tag's date.
 
-use crate::api::branches::list::search_matches;
+use crate::api::repository::branches::list::search_matches;
 use crate::api::{pagination, Call};
 use crate::auth::permissions::ProjectAbility;
 use crate::error::{ApiError, ApiResult, GitResultExt};

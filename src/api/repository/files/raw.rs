@@ -7,7 +7,7 @@
 //! streamed, read first for their SHA-256 and content type, as raw blobs are.
 
 use super::{file_path, find, headers, sha256, BLOB_STREAM_FROM};
-use crate::api::blobs::{self, Wanted};
+use crate::api::repository::blobs::{self, Wanted};
 use crate::api::{conditional, Call};
 use crate::error::{ApiError, ApiResult};
 use crate::git;

@@ -5,10 +5,10 @@
 //! file over `limits.blob_json_max_bytes` is a 400 naming the raw route, as blobs are; one over
 //! 10 MB counts against `rate_limits.large_blob` as a blob's JSON does. Files of
 //! [`BLOB_STREAM_FROM`] and more are read twice, never held: once for `content_sha256` (before
-//! the headers), once to encode as the client reads (`crate::api::blobs::open_stream`).
+//! the headers), once to encode as the client reads (`crate::api::repository::blobs::open_stream`).
 
 use super::{file_path, find, headers, object, required_ref, sha256, BLOB_STREAM_FROM};
-use crate::api::blobs::{self, Wanted};
+use crate::api::repository::blobs::{self, Wanted};
 use crate::api::Call;
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;

@@ -1,6 +1,6 @@
 //! `GET /groups/:id` (decisions D7): a minimal group object.
 
-use super::Call;
+use crate::api::Call;
 use crate::error::ApiResult;
 use crate::response::Response;
 use serde_json::json;

@@ -5,7 +5,8 @@
 //! not answered.
 
 use super::{file_path, find, headers, required_ref};
-use crate::api::{commits, Call};
+use crate::api::repository::commits;
+use crate::api::Call;
 use crate::error::{ApiError, ApiResult, GitResultExt};
 use crate::git;
 use crate::params::Params;

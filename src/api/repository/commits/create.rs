@@ -13,8 +13,8 @@
 //! - 201 with the new commit's `CommitDetail`; every refusal of the write path is GitLab's 400.
 
 use super::detail;
-use crate::api::files::write::decode_base64_leniently;
 use crate::api::push::{self, BranchRule, Wording};
+use crate::api::repository::files::write::decode_base64_leniently;
 use crate::api::Call;
 use crate::auth::permissions::{self, ProjectAbility};
 use crate::error::{ApiError, ApiResult, GitResultExt};

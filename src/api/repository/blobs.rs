@@ -32,7 +32,7 @@
 //!   the first byte (a corrupt pack found midway) ends the stream with an error, never a clean
 //!   end, as for archives.
 
-use super::{conditional, Call};
+use crate::api::{conditional, Call};
 use crate::auth::permissions::ProjectAbility;
 use crate::error::{ApiError, ApiResult};
 use crate::git::{self, blob::BlobHeader};

@@ -25,8 +25,8 @@
 //! sequence becomes U+FFFD) when the JSON is written. GitLab guesses an encoding for such names
 //! instead, so they may read differently there; valid UTF-8 is never changed.
 
-use super::pagination;
-use super::Call;
+use crate::api::pagination;
+use crate::api::Call;
 use crate::auth::permissions::ProjectAbility;
 use crate::error::{ApiError, ApiResult, GitResultExt};
 use crate::git::tree::{self as git_tree, Entry, Group, Position};
