@@ -5,6 +5,7 @@ use crate::cache::archives::Slots;
 use crate::cache::Caches;
 use crate::config::{Config, RateLimit};
 use crate::error::{ApiError, ApiResult};
+use crate::events::{listeners::OpenHandles, Events, Listener};
 use crate::git::command::Git;
 use crate::git::maintenance::{worker::Maintenance, Limits};
 use crate::git::places::Places;
@@ -30,7 +31,10 @@ pub struct Context {
     /// The git programs running per repository (`limits.git_per_repository`).
     pub git_places: Places,
     /// Housekeeping of the repositories served: a thread of its own, closed with the context.
-    pub maintenance: Maintenance,
+    pub maintenance: Arc<Maintenance>,
+    /// Who hears of every change the core makes or accepts ([`Events`]): the open repository
+    /// handles and maintenance today.
+    pub events: Events,
 }
 
 impl AsRef<Store> for Context {
@@ -56,12 +60,13 @@ impl Context {
             Duration::from_millis(config.limits.archive_queue_millis),
         ));
         let settings = &config.maintenance;
-        let maintenance = if settings.enabled {
+        let maintenance = Arc::new(if settings.enabled {
             let limits = Limits { run: Duration::from_secs(settings.run_timeout_seconds) };
             Maintenance::new(git.clone(), limits, Duration::from_secs(settings.check_interval_seconds))
         } else {
             Maintenance::off()
-        };
+        });
+        let events = Events::new(vec![Arc::new(OpenHandles), Arc::clone(&maintenance) as Arc<dyn Listener>]);
         Ok(Context {
             config,
             store,
@@ -71,6 +76,7 @@ impl Context {
             git_places: Default::default(),
             metrics: Arc::new(Metrics::new()),
             maintenance,
+            events,
         })
     }
 

@@ -22,6 +22,7 @@ pub mod cache;
 pub mod config;
 pub mod context;
 pub mod error;
+pub mod events;
 pub mod ffi;
 pub mod git;
 pub mod http;

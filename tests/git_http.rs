@@ -781,3 +781,112 @@ fn gzip_negotiations_are_inflated_and_bombs_refused() {
     let answer = gzip_post(&forge, &bomb);
     assert_eq!(answer.status, 413);
 }
+
+/// Hears the context's events, as an embedder's listener would.
+#[derive(Default)]
+struct Heard(std::sync::Mutex<Vec<forgecore::events::RefsMoved>>);
+
+impl forgecore::events::Listener for Heard {
+    fn heard(&self, event: &forgecore::events::Event) {
+        let forgecore::events::Event::RefsMoved(moved) = event;
+        self.0.lock().unwrap().push(moved.clone());
+    }
+}
+
+impl Heard {
+    fn take(&self) -> Vec<forgecore::events::RefsMoved> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+/// `(name, old, new)` of each update, zero ids as `None`, sorted by name.
+fn updates(moved: &forgecore::events::RefsMoved) -> Vec<(String, Option<String>, Option<String>)> {
+    let mut out: Vec<_> = moved
+        .updates
+        .iter()
+        .map(|u| (u.name.clone(), u.old.map(|id| id.to_string()), u.new.map(|id| id.to_string())))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn pushes_and_api_writes_announce_what_moved_once() {
+    use forgecore::events::Through;
+    let _serial = serial();
+    let forge = forge(json!({}));
+    let heard = Arc::new(Heard::default());
+    forge.ctx.events.listen(heard.clone());
+    let project_id = forge.api("/api/v4/projects/pub%2Frepo", &forge.maintainer).1["id"].as_i64().unwrap();
+    let mona = forge.api("/api/v4/user", &forge.maintainer).1["id"].as_i64().unwrap();
+    let (out, work) = forge.clone("pub/repo", Some(&forge.maintainer), 2, "events");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(heard.take().is_empty(), "a clone moves nothing");
+    // One push of two refs: one announcement with both.
+    let before = git_text(&forge.public, &["rev-parse", "main"]);
+    let main = commit(&work, "a.txt", b"a\n");
+    git(&work, &["branch", "topic"]);
+    let remote = forge.remote("pub/repo", Some(&forge.maintainer));
+    let out = forge.client(&work, 2, &["push", "-q", &remote, "main", "topic"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = heard.take();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!((events[0].project_id, events[0].through, events[0].user_id), (project_id, Through::Push, Some(mona)));
+    assert_eq!(
+        updates(&events[0]),
+        [
+            ("refs/heads/main".to_string(), Some(before), Some(main.clone())),
+            ("refs/heads/topic".to_string(), None, Some(main.clone())),
+        ]
+    );
+    // Pushes refused before receive-pack starts (a Developer on the protected default branch)
+    // or by its pre-receive hook (a force push of it) moved nothing.
+    let developer = forge.remote("pub/repo", Some(&forge.developer));
+    commit(&work, "b.txt", b"b\n");
+    let refused = forge.client(&work, 0, &["push", &developer, "main"]);
+    assert!(!refused.status.success());
+    git(&work, &["reset", "-q", "--hard", "HEAD~2"]);
+    commit(&work, "rewritten.txt", b"r\n");
+    let forced = forge.client(&work, 0, &["push", "--force", &remote, "main"]);
+    assert!(stderr(&forced).contains("pre-receive hook declined"), "{}", stderr(&forced));
+    assert!(heard.take().is_empty(), "a refused push announces nothing");
+    // A REST commit: one announcement, from the write path, of exactly the branch's move.
+    let body = json!({"branch": "main", "content": "c\n", "commit_message": "c"}).to_string();
+    let headers =
+        vec![("PRIVATE-TOKEN".into(), forge.maintainer.clone()), ("Content-Type".into(), "application/json".into())];
+    let written = forgecore::http::handle(
+        &forge.ctx,
+        "POST",
+        "/api/v4/projects/pub%2Frepo/repository/files/c.txt",
+        headers.clone(),
+        body.as_bytes(),
+    );
+    assert_eq!(written.status, 201);
+    let after = git_text(&forge.public, &["rev-parse", "main"]);
+    let events = heard.take();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!((events[0].through, events[0].user_id), (Through::Api, Some(mona)));
+    assert_eq!(updates(&events[0]), [("refs/heads/main".to_string(), Some(main.clone()), Some(after))]);
+    // A branch deleted through the API.
+    let deleted = forgecore::http::handle(
+        &forge.ctx,
+        "DELETE",
+        "/api/v4/projects/pub%2Frepo/repository/branches/topic",
+        headers.clone(),
+        b"",
+    );
+    assert_eq!(deleted.status, 204);
+    let events = heard.take();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(updates(&events[0]), [("refs/heads/topic".to_string(), Some(main), None)]);
+    // A write refused before anything moved announces nothing.
+    let missing = forgecore::http::handle(
+        &forge.ctx,
+        "DELETE",
+        "/api/v4/projects/pub%2Frepo/repository/branches/nothing",
+        headers,
+        b"",
+    );
+    assert_eq!(missing.status, 404);
+    assert!(heard.take().is_empty());
+}

@@ -10,7 +10,9 @@ use crate::auth::permissions::{self, ProjectAbility};
 use crate::auth::{self, Caller, Credentials};
 use crate::context::Context;
 use crate::error::{ApiError, ApiResult};
+use crate::events::{Event, RefsMoved, Through};
 use crate::git;
+use crate::git::write::RefUpdate;
 use crate::params::{parse_int_text, Params};
 use crate::store::Db;
 use crate::store::{self, groups::Group, projects::Project, StoreResult};
@@ -193,12 +195,23 @@ impl<'a> Call<'a> {
         result
     }
 
-    /// This call changed the project's references (a commit, a branch or tag written or
-    /// deleted): the repository is queued for maintenance, which never delays the answer.
-    pub fn refs_changed(&self, project: &Project) {
-        if let Ok(dir) = self.ctx.git_dir(project) {
-            self.ctx.maintenance.after_refs_changed(&dir);
+    /// This call moved the project's references (`updates`, as the write path reported each
+    /// move): announced once, through the context's events (maintenance queues the repository,
+    /// which never delays the answer). No update, no announcement.
+    pub fn refs_moved(&self, project: &Project, updates: Vec<RefUpdate>) -> ApiResult<()> {
+        if updates.is_empty() {
+            return Ok(());
         }
+        let Ok(dir) = self.ctx.git_dir(project) else { return Ok(()) };
+        let moved = RefsMoved {
+            project_id: project.id,
+            repository: dir.clone(),
+            git_dir: dir,
+            updates,
+            user_id: self.caller.user().map(|u| u.id),
+            through: Through::Api,
+        };
+        Ok(self.ctx.events.announce(&self.ctx.store, Event::RefsMoved(moved))?)
     }
 
     pub fn web_url(&self, full_path: &str) -> String {

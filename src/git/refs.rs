@@ -72,7 +72,12 @@ pub fn branches(repo: &gix::Repository) -> Result<Vec<Branch>, Error> {
 
 /// The tip of the branch `name`, if there is such a branch.
 pub fn branch(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>, Error> {
-    let Ok(full) = gix::refs::FullName::try_from(format!("refs/heads/{name}")) else { return Ok(None) };
+    target(repo, &format!("refs/heads/{name}"))
+}
+
+/// The object the reference `full_name` (`refs/tags/v1`) names, unpeeled, if it exists.
+pub fn target(repo: &gix::Repository, full_name: &str) -> Result<Option<ObjectId>, Error> {
+    let Ok(full) = gix::refs::FullName::try_from(full_name) else { return Ok(None) };
     match repo.try_find_reference(full.as_ref()).map_err(broken)? {
         Some(reference) => Ok(id_of(reference)),
         None => Ok(None),

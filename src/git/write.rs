@@ -9,6 +9,9 @@
 //! - [`refs`]: branches and tags created and deleted by compare-and-swap, tag objects, and
 //!   the first commit GitLab makes before a branch of an empty repository.
 //! - [`path_components`]: which paths may be written at all (git's `verify_path`).
+//!
+//! Every writer that moves a reference says which and how ([`RefUpdate`]), so that the caller
+//! can announce exactly what changed (`events::RefsMoved`) from the place that changed it.
 
 pub mod commit;
 pub mod durable;
@@ -19,6 +22,15 @@ pub use commit::{commit, Action, BranchMove, Committed, PathProblem, Request, St
 use super::error::{boxed, BoxError, Classify, Missing};
 use gix::objs::tree::EntryKind;
 use gix::ObjectId;
+
+/// A reference the write path moved: its full name (`refs/heads/main`), the object it named
+/// before (`None`: created) and the one it names now (`None`: deleted).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefUpdate {
+    pub name: String,
+    pub old: Option<ObjectId>,
+    pub new: Option<ObjectId>,
+}
 
 /// Longest file path accepted.
 pub const MAX_PATH_BYTES: usize = 4096;
@@ -154,7 +166,7 @@ pub enum FileWriteError {
 }
 
 /// Commits the file at `path` on `branch` with the content `update` makes from the current one
-/// (`None`: absent); `update` answering `None` means nothing to commit. The new commit's id, or
+/// (`None`: absent); `update` answering `None` means nothing to commit. The commit made, or
 /// `None` when nothing was committed. `max_existing` bounds the size of the current file read.
 /// `allow` is the protection rule, asked before the branch moves.
 #[allow(clippy::too_many_arguments)]
@@ -167,7 +179,7 @@ pub fn commit_file(
     max_existing: u64,
     mut allow: impl FnMut(BranchMove) -> bool,
     mut update: impl FnMut(Option<&[u8]>) -> Option<Vec<u8>>,
-) -> Result<Option<ObjectId>, FileWriteError> {
+) -> Result<Option<Committed>, FileWriteError> {
     let components = path_components(path).map_err(FileWriteError::BadPath)?;
     let name = commit::branch_name(branch).map_err(|_| WriteError::NotOnBranch)?;
     let started = std::time::Instant::now();
@@ -204,7 +216,7 @@ pub fn commit_file(
         let request =
             Request { branch, start: Some(Start::Commit(tip)), force: true, message, author: who, committer: who };
         match commit::commit_once(repo, &request, &[action], Some(tip), &mut allow)? {
-            Some(committed) => return Ok(Some(committed.id)),
+            Some(committed) => return Ok(Some(committed)),
             None => commit::pause(attempt),
         }
     }

@@ -17,7 +17,6 @@ pub mod auth;
 pub mod info_refs;
 pub mod policy;
 pub mod receive_pack;
-pub mod refs_changed;
 pub mod upload_pack;
 
 use crate::context::Context;
@@ -29,8 +28,6 @@ use crate::response::{stream, Response};
 use percent_encoding::percent_decode_str;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-
-pub use refs_changed::after_refs_changed;
 
 /// Negotiation bodies (upload-pack requests, a push's command list) larger than this after
 /// inflation are refused, as git-http-backend's `GIT_HTTP_MAX_REQUEST_BUFFER` default refuses them.

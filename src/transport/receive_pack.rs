@@ -4,16 +4,20 @@
 //! into `receive-pack --stateless-rpc` as it arrives (`receive.fsckObjects`,
 //! `receive.maxInputSize`, the time limit and the repository's places apply), while the core
 //! answers forgecore's `pre-receive` hook (stage 2: force pushes). After it ends, the refs it
-//! changed are announced ([`after_refs_changed`](super::after_refs_changed)).
+//! changed are announced once, as `events::RefsMoved` ([`announce`]).
 
 use super::policy::{self, Command, Commands};
 use super::{auth, text, Inflater, Service, MAX_NEGOTIATION_BYTES};
 use crate::context::Context;
+use crate::events::{Event, RefsMoved, Through};
 use crate::git::command::Running;
 use crate::git::places::Slot;
 use crate::git::push_hook::{pushes_dir, HookChannel};
+use crate::git::write::RefUpdate;
 use crate::incoming::{BodySink, Opened};
 use crate::response::{Body, Response};
+use crate::store::StoreError;
+use gix::ObjectId;
 use std::io::{Read, Write};
 use std::process::ChildStdin;
 use std::sync::mpsc::{self, Receiver};
@@ -21,6 +25,37 @@ use std::time::{Duration, Instant};
 
 /// receive-pack's own answer (its report and progress) is kept up to this size.
 const MAX_OUTPUT_BYTES: usize = 4 << 20;
+
+/// A push of `commands` to the project of `access` has ended: the refs it moved (those that
+/// now name what the client sent; receive-pack's hook may have refused the others) are
+/// announced to the context's listeners, once.
+fn announce(ctx: &Context, access: &auth::Access, commands: &[Command]) -> Result<(), StoreError> {
+    let id = |hex: &str| ObjectId::from_hex(hex.as_bytes()).ok().filter(|id| !id.is_null());
+    let repo = crate::git::open(&access.git_dir).ok();
+    // A repository that cannot be read now announces every line: more, never less.
+    let moved = |update: &RefUpdate| {
+        repo.as_ref()
+            .is_none_or(|repo| crate::git::refs::target(repo, &update.name).map_or(true, |now| now == update.new))
+    };
+    let updates: Vec<RefUpdate> = commands
+        .iter()
+        .map(|c| RefUpdate { name: c.name.clone(), old: id(&c.old), new: id(&c.new) })
+        .filter(moved)
+        .collect();
+    let Ok(repository) = ctx.git_dir(&access.project) else { return Ok(()) };
+    if updates.is_empty() {
+        return Ok(());
+    }
+    let moved = RefsMoved {
+        project_id: access.project.id,
+        repository,
+        git_dir: access.git_dir.clone(),
+        updates,
+        user_id: access.caller.user().map(|u| u.id),
+        through: Through::Push,
+    };
+    ctx.events.announce(&ctx.store, Event::RefsMoved(moved))
+}
 
 fn too_large(limit: u64) -> Response {
     text(413, &format!("Request Entity Too Large: a push is limited to {limit} bytes."))
@@ -187,8 +222,8 @@ impl BodySink for ReceivePack {
                 };
                 drop(hook);
                 let finished = running.finish();
-                if finished.is_ok() {
-                    super::after_refs_changed(ctx, &access.project, &access.git_dir, &commands);
+                if finished.is_ok() && announce(ctx, &access, &commands).is_err() {
+                    return text(503, "The push was received, but the store could not record it.");
                 }
                 if kept.is_empty() && finished.is_err() {
                     return text(500, "The push failed: git ended without an answer.");

@@ -331,9 +331,9 @@ pub fn commit(call: &Call, project: &str, params: &Params) -> ApiResult<Response
         },
     );
     let commit = match written {
-        Ok(Some(id)) => {
-            call.refs_changed(&project);
-            let info = git::commit::read(&repo, id).or_broken()?;
+        Ok(Some(committed)) => {
+            call.refs_moved(&project, vec![committed.update])?;
+            let info = git::commit::read(&repo, committed.id).or_broken()?;
             commits::entity(call, &project, &info)
         }
         Ok(None) => Json::Null,

@@ -11,7 +11,7 @@
 //! [`WriteError::Race`], GitLab's "Please refresh and try again".
 
 use super::durable;
-use super::{entry_at, path_components, signature, Identity};
+use super::{entry_at, path_components, signature, Identity, RefUpdate};
 use crate::git::error::{boxed, BoxError};
 use crate::git::{last_commit, merge_base};
 use gix::objs::tree::EntryKind;
@@ -97,11 +97,12 @@ pub enum BranchMove {
     Force,
 }
 
-/// A commit made: its id and how the branch moved to it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A commit made: its id, how the branch moved to it, and the branch as it moved.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Committed {
     pub id: ObjectId,
     pub moved: BranchMove,
+    pub update: RefUpdate,
 }
 
 /// Why a path was refused, in Gitaly's words.
@@ -570,7 +571,8 @@ fn try_commit(
             if parent.is_none() {
                 point_unborn_head(repo, &name)?;
             }
-            Ok(Attempt::Done(Committed { id: commit, moved }))
+            let update = RefUpdate { name: name.as_bstr().to_string(), old: tip, new: Some(commit) };
+            Ok(Attempt::Done(Committed { id: commit, moved, update }))
         }
         Err(e) if durable::lost_race(&e) => Ok(Attempt::Lost),
         Err(e) => Err(broken(e)),

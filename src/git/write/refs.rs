@@ -5,7 +5,7 @@
 //! first and flush it. Part of the one write path: flushing is [`super::durable`]'s.
 
 use super::durable;
-use super::{signature, Identity};
+use super::{signature, Identity, RefUpdate};
 use crate::git::error::{boxed, BoxError, Classify, Missing};
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use gix::refs::{FullName, Target};
@@ -55,7 +55,7 @@ pub fn create(
     target: ObjectId,
     who: &Identity,
     message: &str,
-) -> Result<(), Error> {
+) -> Result<RefUpdate, Error> {
     let name = full_name(ref_name)?;
     if repo.try_find_reference(name.as_ref()).map_err(broken)?.is_some() {
         return Err(Error::AlreadyExists);
@@ -70,14 +70,15 @@ pub fn create(
         deref: false,
     };
     match apply(repo, edit, who, ref_name) {
+        Ok(()) => Ok(RefUpdate { name: ref_name.to_string(), old: None, new: Some(target) }),
         // Created by someone else in between: it exists now.
         Err(Error::Changed) => Err(Error::AlreadyExists),
-        other => other,
+        Err(e) => Err(e),
     }
 }
 
 /// Deletes `ref_name` if it still names `expected`.
-pub fn delete(repo: &gix::Repository, ref_name: &str, expected: ObjectId, who: &Identity) -> Result<(), Error> {
+pub fn delete(repo: &gix::Repository, ref_name: &str, expected: ObjectId, who: &Identity) -> Result<RefUpdate, Error> {
     let edit = RefEdit {
         change: Change::Delete {
             expected: PreviousValue::MustExistAndMatch(Target::Object(expected)),
@@ -86,7 +87,8 @@ pub fn delete(repo: &gix::Repository, ref_name: &str, expected: ObjectId, who: &
         name: full_name(ref_name)?,
         deref: false,
     };
-    apply(repo, edit, who, ref_name)
+    apply(repo, edit, who, ref_name)?;
+    Ok(RefUpdate { name: ref_name.to_string(), old: Some(expected), new: None })
 }
 
 /// Writes an annotated tag object `name` of the commit `target` by `tagger` with `message`
@@ -117,8 +119,8 @@ pub fn tag_object(
 
 /// The first commit of an empty repository, as GitLab makes one before creating a branch in
 /// it: an empty `README.md`, "Add README.md", by `who`, on `branch` (created only if it
-/// still does not exist). Its id.
-pub fn initial_commit(repo: &gix::Repository, branch: &str, who: &Identity) -> Result<ObjectId, Error> {
+/// still does not exist).
+pub fn initial_commit(repo: &gix::Repository, branch: &str, who: &Identity) -> Result<RefUpdate, Error> {
     let blob = repo.write_blob(b"").map_err(broken)?.detach();
     let tree = gix::objs::Tree {
         entries: vec![gix::objs::tree::Entry {
@@ -134,8 +136,7 @@ pub fn initial_commit(repo: &gix::Repository, branch: &str, who: &Identity) -> R
     let commit =
         repo.new_commit_as(signature, signature, "Add README.md", tree, [] as [ObjectId; 0]).map_err(broken)?.id;
     durable::flush_objects(repo, &[blob, tree, commit]).map_err(broken)?;
-    create(repo, &format!("refs/heads/{branch}"), commit, who, "commit (initial): Add README.md")?;
-    Ok(commit)
+    create(repo, &format!("refs/heads/{branch}"), commit, who, "commit (initial): Add README.md")
 }
 
 /// Whether `name` is a valid branch name, as `git check-ref-format --branch` judges it.

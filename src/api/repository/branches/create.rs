@@ -28,7 +28,7 @@ pub fn create(call: &Call, project: &str, params: &Params) -> ApiResult<Response
         // makes it, so that `ref` (usually that branch) names something.
         let default = scope.default_branch.clone().unwrap_or_else(|| "main".into());
         match refs_write::initial_commit(&scope.repo, &default, &who) {
-            Ok(_) => call.refs_changed(&scope.project),
+            Ok(update) => call.refs_moved(&scope.project, vec![update])?,
             Err(refs_write::Error::AlreadyExists) => {}
             Err(e) => return Err(ApiError::internal(e)),
         }
@@ -61,7 +61,7 @@ pub fn create(call: &Call, project: &str, params: &Params) -> ApiResult<Response
     }
     let message = format!("branch: Created from {revision}");
     match refs_write::create(&scope.repo, &format!("refs/heads/{name}"), target, &who, &message) {
-        Ok(()) => call.refs_changed(&scope.project),
+        Ok(update) => call.refs_moved(&scope.project, vec![update])?,
         Err(refs_write::Error::AlreadyExists) => return Err(ApiError::validation("Branch already exists")),
         Err(refs_write::Error::InvalidName) => return Err(ApiError::validation("Branch name is invalid")),
         Err(e) => return Err(ApiError::internal(e)),

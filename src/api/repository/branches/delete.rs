@@ -26,8 +26,8 @@ pub fn delete(call: &Call, project: &str, branch: &str) -> ApiResult<Response> {
     }
     let who = users::identity(call, &user);
     match refs_write::delete(&scope.repo, &format!("refs/heads/{}", branch.name), branch.tip, &who) {
-        Ok(()) => {
-            call.refs_changed(&scope.project);
+        Ok(update) => {
+            call.refs_moved(&scope.project, vec![update])?;
             Ok(Response::no_content())
         }
         Err(refs_write::Error::Changed) => Err(ApiError::validation(format!(

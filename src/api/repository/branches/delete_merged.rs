@@ -16,6 +16,8 @@ pub fn delete_merged(call: &Call, project: &str) -> ApiResult<Response> {
     let (project, user) = writable(call, project)?;
     let scope = Scope::new(call, project)?;
     let who = users::identity(call, &user);
+    let mut deleted = Vec::new();
+    let mut failed = None;
     if let Some(default_tip) = scope.default_tip {
         // One walk of the default branch's history answers `merged` for every branch.
         let merged = git::refs::reachable(&scope.repo, default_tip).or_broken()?;
@@ -30,12 +32,20 @@ pub fn delete_merged(call: &Call, project: &str) -> ApiResult<Response> {
                 continue;
             }
             match refs_write::delete(&scope.repo, &format!("refs/heads/{}", branch.name), branch.tip, &who) {
+                Ok(update) => deleted.push(update),
                 // Moved by another writer since: no longer known to be merged, left alone.
-                Ok(()) | Err(refs_write::Error::Changed) => {}
-                Err(e) => return Err(ApiError::internal(e)),
+                Err(refs_write::Error::Changed) => {}
+                Err(e) => {
+                    failed = Some(ApiError::internal(e));
+                    break;
+                }
             }
         }
     }
-    call.refs_changed(&scope.project);
+    // What was deleted before a failure is announced all the same.
+    call.refs_moved(&scope.project, deleted)?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
     Ok(Response::json(202, &json!({"message": "202 Accepted"})))
 }

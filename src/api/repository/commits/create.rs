@@ -157,7 +157,7 @@ pub fn create(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
         Ok(committed) => committed,
         Err(e) => return Err(push::refused(e, &branch, Wording::Commits, rule)),
     };
-    call.refs_changed(&project);
+    call.refs_moved(&project, vec![committed.update])?;
     let info = git::commit::read(&repo, committed.id).or_broken()?;
     Ok(Response::json(201, &detail(call, &project, &repo, &info, with_stats)?))
 }

@@ -90,10 +90,7 @@ impl Write {
         };
         let mut rule = BranchRule::new(call, &project, &self.branch)?;
         match write::commit(&repo, &request, &[action], |moved| rule.allows(moved)) {
-            Ok(_) => {
-                call.refs_changed(&project);
-                Ok(())
-            }
+            Ok(committed) => call.refs_moved(&project, vec![committed.update]),
             Err(e) => Err(push::refused(e, &self.branch, Wording::Files, rule)),
         }
     }

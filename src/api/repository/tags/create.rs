@@ -37,7 +37,7 @@ pub fn create(call: &Call, project: &str, params: &Params) -> ApiResult<Response
         None => target,
     };
     match refs_write::create(&repo, &ref_name, object, &who, "tag: created") {
-        Ok(()) => call.refs_changed(&project),
+        Ok(update) => call.refs_moved(&project, vec![update])?,
         Err(refs_write::Error::AlreadyExists) => {
             return Err(ApiError::validation(format!("Tag {name} already exists")))
         }

@@ -15,8 +15,8 @@ pub fn delete(call: &Call, project: &str, name: &str) -> ApiResult<Response> {
     let tag = find(&repo, name)?;
     let who = users::identity(call, &user);
     match refs_write::delete(&repo, &format!("refs/tags/{}", tag.name), tag.target, &who) {
-        Ok(()) => {
-            call.refs_changed(&project);
+        Ok(update) => {
+            call.refs_moved(&project, vec![update])?;
             Ok(Response::no_content())
         }
         Err(refs_write::Error::Changed) => Err(ApiError::validation(format!(

@@ -1,0 +1,235 @@
+//! One seam for what happened: every change the core makes or accepts is announced here once,
+//! as a typed [`Event`], from the place that made it, and every party that must know of it is
+//! a [`Listener`] of the context's [`Events`]. No operation calls a listener by hand.
+//!
+//! Today's events are refs moved ([`RefsMoved`]): by the API's write path (files, commits,
+//! branches, tags, the changelog commit), announced by the operation with the
+//! [`RefUpdate`]s the write path reported, and by a push, announced by the transport when
+//! receive-pack has ended. Today's listeners ([`listeners`]) are the repository handles a host
+//! keeps open and the maintenance queue. Merge requests, notes, releases and members will
+//! announce through the same seam.
+//!
+//! Two kinds of listener, as Gitea's `services/notify` has one interface for all of them:
+//! - A durable listener (the webhook outbox to come) writes what it must keep in the store, in
+//!   the same step as the change: [`Listener::record`] runs inside the store transaction that
+//!   makes a store change ([`Events::record`], called by the code making it), and for a change
+//!   outside the store (a ref moved in the repository) in a transaction of its own, right after
+//!   the change and before the answer ([`Events::announce`]).
+//! - Every listener then hears the event once the change is done ([`Listener::heard`]): in
+//!   memory, never failing, never waiting on anything slow.
+//!
+//! The module sits below the context (which owns the listeners) and above the store and git
+//! (which the listeners use); it knows nothing of HTTP, the API or the transport.
+
+pub mod listeners;
+
+use crate::git::write::RefUpdate;
+use crate::store::{Db, Store, StoreError};
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock, RwLockReadGuard};
+
+/// Something the core changed or accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    RefsMoved(RefsMoved),
+}
+
+/// References of one project's repository moved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefsMoved {
+    pub project_id: i64,
+    /// The repository as the API opens it (the store's path on this host).
+    pub repository: PathBuf,
+    /// The git directory the change was made in: the canonical one for a push, `repository`
+    /// for the API's writes.
+    pub git_dir: PathBuf,
+    /// What moved, in the order it moved; never empty. For a push, the ref lines the client
+    /// sent.
+    pub updates: Vec<RefUpdate>,
+    /// The user who made the change (`None` for a job token).
+    pub user_id: Option<i64>,
+    pub through: Through,
+}
+
+/// Which path a change came in by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Through {
+    /// A REST write (or a typed export's): the core's own write path, with gix.
+    Api,
+    /// `git push` over HTTP: receive-pack wrote the objects and refs.
+    Push,
+}
+
+/// A party that must know what happened.
+pub trait Listener: Send + Sync {
+    /// Whether [`record`](Listener::record) writes anything: only then does a change outside
+    /// the store open a transaction for it.
+    fn durable(&self) -> bool {
+        false
+    }
+
+    /// Keeps what this listener must not lose of `event`, in the transaction `db` that makes
+    /// or follows the change. An error fails the announcement.
+    fn record(&self, _db: &mut Db, _event: &Event) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// The change is done: act on it in memory. Never fails, never blocks for long.
+    fn heard(&self, event: &Event);
+}
+
+/// The listeners of one context, in the order they hear: those it opened with, then those
+/// added since ([`listen`](Events::listen): an embedder's, a test's).
+#[derive(Default)]
+pub struct Events {
+    listeners: RwLock<Vec<Arc<dyn Listener>>>,
+}
+
+impl Events {
+    pub fn new(listeners: Vec<Arc<dyn Listener>>) -> Events {
+        Events { listeners: RwLock::new(listeners) }
+    }
+
+    /// Adds `listener`, which hears every event announced from now on.
+    pub fn listen(&self, listener: Arc<dyn Listener>) {
+        self.listeners.write().unwrap_or_else(|p| p.into_inner()).push(listener);
+    }
+
+    fn listeners(&self) -> RwLockReadGuard<'_, Vec<Arc<dyn Listener>>> {
+        self.listeners.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A change outside the store is done (a ref moved): the durable listeners record it in
+    /// one transaction of `store`, then every listener hears it.
+    pub fn announce(&self, store: &Store, event: Event) -> Result<(), StoreError> {
+        if self.listeners().iter().any(|l| l.durable()) {
+            store.write(|db| self.record(db, &event))?;
+        }
+        self.heard(&event);
+        Ok(())
+    }
+
+    /// Inside the transaction `db` of a store change: the durable listeners record `event`.
+    /// The code making the change calls [`heard`](Events::heard) once it is committed.
+    pub fn record(&self, db: &mut Db, event: &Event) -> Result<(), StoreError> {
+        for listener in self.listeners().iter().filter(|l| l.durable()) {
+            listener.record(db, event)?;
+        }
+        Ok(())
+    }
+
+    /// Every listener hears `event`, which is done.
+    pub fn heard(&self, event: &Event) {
+        for listener in self.listeners().iter() {
+            listener.heard(event);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Writes what it hears into `heard`; when durable, records each event as a row of
+    /// `rate_limits` (a table every store has), or fails when `fail` is set.
+    struct Probe {
+        durable: bool,
+        fail: bool,
+        heard: Arc<Mutex<Vec<Event>>>,
+    }
+
+    impl Listener for Probe {
+        fn durable(&self) -> bool {
+            self.durable
+        }
+
+        fn record(&self, db: &mut Db, event: &Event) -> Result<(), StoreError> {
+            if self.fail {
+                return Err(StoreError::Conflict("refused".into()));
+            }
+            let Event::RefsMoved(moved) = event;
+            crate::store::rate_limits::hit(db, &format!("probe:{}", moved.project_id), 100, 60, 0).map(|_| ())
+        }
+
+        fn heard(&self, event: &Event) {
+            self.heard.lock().unwrap().push(event.clone());
+        }
+    }
+
+    fn moved(project_id: i64) -> Event {
+        Event::RefsMoved(RefsMoved {
+            project_id,
+            repository: "/r".into(),
+            git_dir: "/r".into(),
+            updates: vec![RefUpdate {
+                name: "refs/heads/main".into(),
+                old: None,
+                new: Some(gix::ObjectId::null(gix::hash::Kind::Sha1)),
+            }],
+            user_id: Some(1),
+            through: Through::Api,
+        })
+    }
+
+    fn store() -> (Store, std::path::PathBuf) {
+        let dir =
+            std::env::temp_dir().join(format!("fc-events-{}-{:?}", std::process::id(), std::thread::current().id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Store::open(&crate::store::Backend::Sqlite, &dir).unwrap();
+        (store, dir)
+    }
+
+    fn recorded(store: &Store, project_id: i64) -> bool {
+        let key = format!("probe:{project_id}");
+        // A second hit inside the window answers how many came before through its count.
+        store.read(|db| crate::store::rate_limits::hit(db, &key, 1, 60, 0)).unwrap().is_some()
+    }
+
+    #[test]
+    fn every_listener_hears_each_announcement_once_in_order() {
+        let (store, dir) = store();
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let probe = |durable| Arc::new(Probe { durable, fail: false, heard: Arc::clone(&heard) }) as Arc<dyn Listener>;
+        let events = Events::new(vec![probe(false)]);
+        events.listen(probe(true));
+        events.announce(&store, moved(7)).unwrap();
+        events.announce(&store, moved(8)).unwrap();
+        assert_eq!(*heard.lock().unwrap(), [moved(7), moved(7), moved(8), moved(8)]);
+        assert!(recorded(&store, 7) && recorded(&store, 8), "the durable listener recorded both");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_record_that_fails_fails_the_announcement_and_nobody_hears_it() {
+        let (store, dir) = store();
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let events = Events::new(vec![
+            Arc::new(Probe { durable: false, fail: false, heard: Arc::clone(&heard) }),
+            Arc::new(Probe { durable: true, fail: true, heard: Arc::clone(&heard) }),
+        ]);
+        assert!(events.announce(&store, moved(7)).is_err());
+        assert!(heard.lock().unwrap().is_empty());
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn a_store_change_records_in_its_own_transaction() {
+        let (store, dir) = store();
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let events = Events::new(vec![Arc::new(Probe { durable: true, fail: false, heard: Arc::clone(&heard) })]);
+        // The change's transaction fails after recording: nothing of it is kept.
+        let failed: Result<(), StoreError> = store.write(|db| {
+            events.record(db, &moved(9))?;
+            Err(StoreError::Conflict("the change itself failed".into()))
+        });
+        assert!(failed.is_err());
+        assert!(!recorded(&store, 9), "a record rolls back with its change");
+        store.write(|db| events.record(db, &moved(10))).unwrap();
+        events.heard(&moved(10));
+        assert!(recorded(&store, 10));
+        assert_eq!(*heard.lock().unwrap(), [moved(10)]);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
