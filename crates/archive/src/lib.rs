@@ -70,6 +70,7 @@ mod index;
 pub mod lfs;
 mod objects;
 mod ordered;
+mod output;
 mod paths;
 mod prefetch;
 mod pretty;

@@ -15,10 +15,9 @@
 //! `%ah`/`%ch` and `%G?` on a signed commit. A commit whose `encoding` is not UTF-8 is not
 //! re-encoded.
 
-use crate::convert::Out;
 use crate::describe;
 use crate::objects::Objects;
-use crate::subst::Emitter;
+use crate::output::{Emitter, Out};
 use crate::Error;
 use forgecore_date::{MONTHS, WEEKDAYS};
 use gix::bstr::ByteSlice;
