@@ -16,10 +16,11 @@
 //! candidate ends, so the pass that writes never holds more.
 
 use crate::attributes::{State, Verdict};
+use crate::content::Stream;
 use crate::output::Out;
 use crate::pretty::Facts;
 use crate::subst::Subst;
-use crate::{Error, Stream};
+use crate::Error;
 use std::io;
 
 /// Bytes after `$Id:` held before the decision for that candidate comes from the first pass.

@@ -22,7 +22,7 @@ pub struct Object {
     size: u64,
 }
 
-impl crate::Stream for Object {
+impl crate::content::Stream for Object {
     fn size(&self) -> u64 {
         self.size
     }
