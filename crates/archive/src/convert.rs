@@ -17,10 +17,10 @@
 
 use crate::attributes::{State, Verdict};
 use crate::content::Stream;
+use crate::error::Error;
 use crate::output::Out;
 use crate::pretty::Facts;
 use crate::subst::Subst;
-use crate::Error;
 use std::io;
 
 /// Bytes after `$Id:` held before the decision for that candidate comes from the first pass.

@@ -28,8 +28,8 @@
 //! only through a multi-pack index, deltas against another pack) are read through the loose
 //! object store, then through a gix handle of the archive's own.
 
+use crate::error::Error;
 use crate::index::PackIndex;
-use crate::Error;
 use gix::odb::pack::cache::lru::StaticLinkedList;
 use gix::odb::pack::data;
 use gix::odb::pack::data::decode::header::ResolvedBase as HeaderBase;

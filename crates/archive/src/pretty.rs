@@ -16,9 +16,9 @@
 //! re-encoded.
 
 use crate::describe;
+use crate::error::Error;
 use crate::objects::Objects;
 use crate::output::{Emitter, Out};
-use crate::Error;
 use forgecore_date::{MONTHS, WEEKDAYS};
 use gix::bstr::ByteSlice;
 use gix::prelude::ObjectIdExt;

@@ -17,8 +17,8 @@
 //! then in an unlinked temporary file.
 
 use crate::content::{Content, Sink, Stream};
+use crate::error::Error;
 use crate::ordered::Ordered;
-use crate::Error;
 use flate2::{Compress, Compression, FlushCompress, Status};
 use forgecore_content::BinaryProbe;
 use forgecore_date::civil_from_days;
