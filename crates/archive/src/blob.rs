@@ -6,8 +6,8 @@
 //! does), is held, and [`Blob::held`] says how much so that the caller can bound it. Held
 //! content lives in a buffer of `forgecore_pack::buffers`, given back when the blob is dropped.
 
+use crate::error::Error;
 use crate::objects::{LargeBlob, Objects};
-use crate::Error;
 use std::io;
 use std::path::Path;
 

@@ -12,8 +12,8 @@
 //! and its compressor's state: about 4.4 MB for bzip2 with 500k blocks (`bzip2 -5`), chosen
 //! over `-9` (7.6 MB a worker) to keep a host's peak under 64 MiB, for output about 5% larger.
 
+use crate::error::Error;
 use crate::ordered::Ordered;
-use crate::Error;
 use flate2::{Compression, GzBuilder};
 use std::io::{self, Write};
 

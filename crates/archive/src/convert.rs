@@ -16,9 +16,11 @@
 //! candidate ends, so the pass that writes never holds more.
 
 use crate::attributes::{State, Verdict};
+use crate::content::Stream;
+use crate::error::Error;
+use crate::output::Out;
 use crate::pretty::Facts;
 use crate::subst::Subst;
-use crate::{Error, Stream};
 use std::io;
 
 /// Bytes after `$Id:` held before the decision for that candidate comes from the first pass.
@@ -162,9 +164,6 @@ impl Conversion {
         !self.ident && self.crlf.is_none() && !self.subst
     }
 }
-
-/// Where a piece of output goes.
-pub type Out<'a> = &'a mut dyn FnMut(&[u8]) -> io::Result<()>;
 
 /// How `ident` learns the end of a candidate longer than [`IDENT_HOLD`].
 enum Plan {

@@ -6,7 +6,7 @@
 //! `../`) is not a pointer and is archived verbatim, so no file outside the store is ever
 //! named. The object is used only when it is a regular file of exactly the stated size.
 
-use crate::Error;
+use crate::error::Error;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -22,7 +22,7 @@ pub struct Object {
     size: u64,
 }
 
-impl crate::Stream for Object {
+impl crate::content::Stream for Object {
     fn size(&self) -> u64 {
         self.size
     }

@@ -63,6 +63,7 @@
 mod attributes;
 mod blob;
 mod compress;
+mod content;
 mod convert;
 mod describe;
 mod error;
@@ -70,6 +71,7 @@ mod index;
 pub mod lfs;
 mod objects;
 mod ordered;
+mod output;
 mod paths;
 mod prefetch;
 mod pretty;
@@ -83,7 +85,7 @@ pub use error::Error;
 pub use paths::{clean_path, entry_exists};
 
 use objects::Objects;
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The container and its compression.
@@ -202,40 +204,4 @@ pub fn lfs_object(repo: &gix::Repository, data: &[u8]) -> Option<lfs::Object> {
 /// Where git-lfs keeps the repository's objects.
 fn lfs_objects_dir(repo: &gix::Repository) -> PathBuf {
     repo.common_dir().join("lfs").join("objects")
-}
-
-/// What a container writer receives from the walk, in archive order. `path` is the member name
-/// without a trailing `/` (writers add it to directories); `id` is the tree, blob or commit id.
-/// Writers speak `io::Error`; a failure that is not the output's carries an [`Error`].
-/// `text` is what the `diff` attribute says about a zip member's text flag (`Some(true)` for
-/// `diff`, `Some(false)` for `-diff` or a driver with `binary` set), `None` to look at the
-/// content as git's `buffer_is_binary` does.
-pub(crate) trait Sink {
-    fn directory(&mut self, path: &[u8], id: &gix::oid) -> io::Result<()>;
-    fn file(
-        &mut self,
-        path: &[u8],
-        id: &gix::oid,
-        executable: bool,
-        content: Content<'_>,
-        text: Option<bool>,
-    ) -> io::Result<()>;
-    fn symlink(&mut self, path: &[u8], id: &gix::oid, target: &[u8], text: Option<bool>) -> io::Result<()>;
-}
-
-/// A file's content: a blob in memory, or one read piece by piece (an LFS object from its
-/// file, a large blob from the object database).
-pub(crate) enum Content<'a> {
-    Bytes(&'a [u8]),
-    Stream(&'a mut dyn Stream),
-}
-
-/// Content read piece by piece, as often as a writer needs (zip reads it twice).
-pub(crate) trait Stream {
-    /// Its length in bytes, known before the first byte.
-    fn size(&self) -> u64;
-    /// Hands exactly `size()` bytes, from the start, to `sink` in bounded pieces; an error if
-    /// the source has fewer or more (an [`Error`] carried in the `io::Error`, while an error of
-    /// `sink` comes back as it is).
-    fn copy_to(&mut self, sink: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<()>;
 }

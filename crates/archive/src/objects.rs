@@ -28,8 +28,8 @@
 //! only through a multi-pack index, deltas against another pack) are read through the loose
 //! object store, then through a gix handle of the archive's own.
 
+use crate::error::Error;
 use crate::index::PackIndex;
-use crate::Error;
 use gix::odb::pack::cache::lru::StaticLinkedList;
 use gix::odb::pack::data;
 use gix::odb::pack::data::decode::header::ResolvedBase as HeaderBase;
@@ -419,7 +419,7 @@ pub struct BlobStream<'a> {
     pub blob: LargeBlob,
 }
 
-impl crate::Stream for BlobStream<'_> {
+impl crate::content::Stream for BlobStream<'_> {
     fn size(&self) -> u64 {
         self.blob.size
     }
@@ -712,7 +712,7 @@ mod tests {
                     let mut stream = BlobStream { objects: &mut objects, blob };
                     for _ in 0..2 {
                         ours.clear();
-                        crate::Stream::copy_to(&mut stream, &mut |piece| {
+                        crate::content::Stream::copy_to(&mut stream, &mut |piece| {
                             assert!(piece.len() <= PIECE);
                             ours.extend_from_slice(piece);
                             Ok(())

@@ -2,7 +2,7 @@
 //! shared by the archive's stages that run beside the walk: object loading (`walk`),
 //! compression (`compress`) and zip members (`zip`).
 
-use crate::Error;
+use crate::error::Error;
 use std::io;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;

@@ -1,7 +1,7 @@
 //! The `path` and `exclude_paths` of an archive: cleaning them as Gitaly does, checking that
 //! they exist, and deciding which entries of the walk they select.
 
-use crate::Error;
+use crate::error::Error;
 use gix::objs::tree::EntryKind;
 use gix::objs::{Find, TreeRefIter};
 

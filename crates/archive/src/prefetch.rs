@@ -15,9 +15,9 @@
 //! with the writer's (`Objects::share_budget`).
 
 use crate::convert::Conversion;
+use crate::error::Error;
 use crate::objects::Objects;
 use crate::ordered::Ordered;
-use crate::Error;
 use std::ops::Range;
 
 /// Members per batch: enough that a hand-over costs nothing next to the loading.

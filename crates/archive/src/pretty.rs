@@ -15,11 +15,10 @@
 //! `%ah`/`%ch` and `%G?` on a signed commit. A commit whose `encoding` is not UTF-8 is not
 //! re-encoded.
 
-use crate::convert::Out;
 use crate::describe;
+use crate::error::Error;
 use crate::objects::Objects;
-use crate::subst::Emitter;
-use crate::Error;
+use crate::output::{Emitter, Out};
 use forgecore_date::{MONTHS, WEEKDAYS};
 use gix::bstr::ByteSlice;
 use gix::prelude::ObjectIdExt;

@@ -3,54 +3,19 @@
 //! ends the expansion and the rest stays as it is. The format ends at its first NUL, as git
 //! reads it as a C string.
 //!
-//! git expands into the output written so far, so `%-x` (drop the newlines before an empty
-//! expansion) can remove newlines written before the placeholder, even from the file's own
-//! text. Output therefore holds back its trailing newlines, as a count, until something else
-//! follows.
+//! The text around the formats, and each expansion, is written through an [`Emitter`]
+//! (`output`), which holds back trailing newlines for git's `%-`.
 //!
 //! Difference from git: a format longer than [`FORMAT_HOLD`] bytes is left as it is rather
 //! than held whole.
 
-use crate::convert::Out;
+use crate::output::{Emitter, Out};
 use crate::pretty::Facts;
 use std::io;
 
 const MARK: &[u8] = b"$Format:";
 /// Longest format expanded.
 const FORMAT_HOLD: usize = 1 << 20;
-
-/// Output with its trailing newlines held back.
-#[derive(Default)]
-pub struct Emitter {
-    newlines: u64,
-}
-
-impl Emitter {
-    pub fn emit(&mut self, data: &[u8], out: Out<'_>) -> io::Result<()> {
-        let body = data.iter().rposition(|b| *b != b'\n').map_or(0, |at| at + 1);
-        if body > 0 {
-            self.release(out)?;
-            out(&data[..body])?;
-        }
-        self.newlines += (data.len() - body) as u64;
-        Ok(())
-    }
-
-    /// git's `%-`: the newlines at the end of the output so far go.
-    pub fn drop_newlines(&mut self) {
-        self.newlines = 0;
-    }
-
-    pub fn release(&mut self, out: Out<'_>) -> io::Result<()> {
-        const NEWLINES: [u8; 256] = [b'\n'; 256];
-        while self.newlines > 0 {
-            let n = self.newlines.min(256) as usize;
-            out(&NEWLINES[..n])?;
-            self.newlines -= n as u64;
-        }
-        Ok(())
-    }
-}
 
 pub struct Subst<'f> {
     facts: &'f Facts,

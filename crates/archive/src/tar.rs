@@ -6,7 +6,7 @@
 //! the ustar limit in a pax `size` record, and the stream padded to git's 10240-byte blocks
 //! with at least two zero records at the end.
 
-use crate::{Content, Sink};
+use crate::content::{Content, Sink};
 use std::io::{self, Write};
 
 const RECORD: usize = 512;

@@ -7,12 +7,14 @@
 //! a file with its blob (or its LFS object). Only the current directory chain is held.
 
 use crate::attributes::{Attributes, State, Verdict};
+use crate::content::{Content, Sink};
 use crate::convert::{Conversion, Converted, Settings, Source};
+use crate::error::Error;
+use crate::lfs;
 use crate::objects::{BlobStream, Objects};
 use crate::paths::Filter;
 use crate::prefetch::{Batch, Loader, What};
 use crate::pretty::Facts;
-use crate::{lfs, Content, Error, Sink};
 use gix::objs::tree::EntryKind;
 use gix::objs::TreeRefIter;
 use std::collections::HashSet;

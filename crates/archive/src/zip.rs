@@ -16,8 +16,9 @@
 //! The central directory and a streamed member's deflated bytes are kept in memory up to 1 MiB,
 //! then in an unlinked temporary file.
 
+use crate::content::{Content, Sink, Stream};
+use crate::error::Error;
 use crate::ordered::Ordered;
-use crate::{Content, Error, Sink, Stream};
 use flate2::{Compress, Compression, FlushCompress, Status};
 use forgecore_content::BinaryProbe;
 use forgecore_date::civil_from_days;
