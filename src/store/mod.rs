@@ -3,6 +3,7 @@
 //!
 //! - [`sqlite`]: the embedded default, one file in the data directory (zero configuration).
 //! - [`postgres`]: one PostgreSQL database shared by many hosts.
+//! - [`migrations`]: the schema, one numbered list of migrations that both backends run.
 //!
 //! Callers run work with [`Store::read`] (each statement by itself) or [`Store::write`] (one
 //! transaction) on a [`Db`], and the query files (one per table family) run the same SQL on
@@ -13,7 +14,6 @@ mod db;
 mod error;
 mod notified;
 mod postgres;
-mod schema;
 mod sqlite;
 
 pub mod copy;
@@ -21,6 +21,7 @@ pub mod groups;
 pub mod health_reports;
 pub mod member_roles;
 pub mod members;
+pub mod migrations;
 pub mod projects;
 pub mod protected_branches;
 pub mod rate_limits;

@@ -7,7 +7,8 @@
 //!   each statement (`statement_timeout`) and each lock (`lock_timeout`). A server that is gone
 //!   or slower than that is [`StoreError::Unavailable`], which the API answers 503; the pool
 //!   drops broken connections and makes new ones when the server is back.
-//! - Migrations run under an advisory lock, so hosts starting together migrate once.
+//! - Migrations ([`super::migrations`]) run under an advisory lock, so hosts starting together
+//!   migrate once; their version is the one row of `schema_version`.
 //! - What a token authenticates, the member roles of each namespace and projects by name are
 //!   kept in memory while a listener connection hears every change to them from any host
 //!   ([`super::notified`]), so an authenticated read is one round trip fewer, and concurrent
@@ -16,9 +17,9 @@
 use super::db::{Connection, Db, Dialect, Param, Row};
 use super::error::{StoreError, StoreResult};
 use super::member_roles::{self, MemberRole};
+use super::migrations;
 use super::notified::{self, Lookup, Memo, Notified};
 use super::projects::{self, Project};
-use super::schema::POSTGRES_MIGRATIONS;
 use super::tokens::{self, Principal};
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -267,7 +268,6 @@ fn describe(e: &postgres::Error) -> String {
 /// a database newer than this library is refused.
 fn migrate(client: &mut postgres::Client) -> Result<(), String> {
     let fail = |e: postgres::Error| format!("cannot migrate the PostgreSQL store: {}", describe(&e));
-    let known = POSTGRES_MIGRATIONS.len() as i64;
     let mut tx = client.transaction().map_err(fail)?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK]).map_err(fail)?;
     tx.batch_execute("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)").map_err(fail)?;
@@ -278,14 +278,9 @@ fn migrate(client: &mut postgres::Client) -> Result<(), String> {
             0
         }
     };
-    if version > known {
-        return Err(format!(
-            "the PostgreSQL store has schema version {version}, newer than this library's {known}; refusing to open it"
-        ));
-    }
-    for (index, sql) in POSTGRES_MIGRATIONS.iter().enumerate().skip(version as usize) {
+    for (next, sql) in migrations::pending(Dialect::Postgres, version)? {
         tx.batch_execute(sql).map_err(fail)?;
-        tx.execute("UPDATE schema_version SET version = $1", &[&(index as i64 + 1)]).map_err(fail)?;
+        tx.execute("UPDATE schema_version SET version = $1", &[&next]).map_err(fail)?;
     }
     tx.commit().map_err(fail)
 }

@@ -1,12 +1,12 @@
 //! The SQLite backend, the embedded default: one file in the data directory, shared by every
 //! process that opens it. Owns the connection pool, the pragmas (WAL, `synchronous=FULL`, busy
-//! timeout, foreign keys) and the migrations, numbered by SQLite's `user_version`. Writes run in
-//! `BEGIN IMMEDIATE`, so a check and the write it guards (the 10-role cap, unique names) are one
-//! atomic step across processes.
+//! timeout, foreign keys) and the running of the migrations ([`super::migrations`]), their
+//! version kept in SQLite's `user_version`. Writes run in `BEGIN IMMEDIATE`, so a check and the
+//! write it guards (the 10-role cap, unique names) are one atomic step across processes.
 
 use super::db::{sqlite_placeholders, Connection, Db, Dialect, Param, Row};
 use super::error::{StoreError, StoreResult};
-use super::schema::SQLITE_MIGRATIONS;
+use super::migrations;
 use rusqlite::{OpenFlags, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -144,17 +144,11 @@ fn check_writable(data_dir: &Path) -> Result<(), String> {
 /// this library is refused.
 fn migrate(conn: &mut rusqlite::Connection) -> Result<(), String> {
     let fail = |e: rusqlite::Error| format!("cannot migrate the database: {e}");
-    let known = SQLITE_MIGRATIONS.len() as i64;
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(fail)?;
     let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(fail)?;
-    if version > known {
-        return Err(format!(
-            "the database has schema version {version}, newer than this library's {known}; refusing to open it"
-        ));
-    }
-    for (index, sql) in SQLITE_MIGRATIONS.iter().enumerate().skip(version as usize) {
+    for (next, sql) in migrations::pending(Dialect::Sqlite, version)? {
         tx.execute_batch(sql).map_err(fail)?;
-        tx.pragma_update(None, "user_version", index as i64 + 1).map_err(fail)?;
+        tx.pragma_update(None, "user_version", next).map_err(fail)?;
     }
     tx.commit().map_err(fail)
 }

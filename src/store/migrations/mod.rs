@@ -1,0 +1,96 @@
+//! The schema of both backends, as one numbered list: entry `n` of [`MIGRATIONS`] (counting
+//! from 1) moves a database from version `n - 1` to `n`, on SQLite with its `sqlite` SQL and on
+//! PostgreSQL with its `postgres` SQL, and the version is the number of entries a database has
+//! run: SQLite records it in `user_version`, PostgreSQL in the one row of `schema_version`. Owns
+//! the list and the rule of which entries a database still needs ([`pending`]); the backends
+//! run them, each in one transaction of its own.
+//!
+//! Both dialects describe the same tables, in each one's types: SQLite's STRICT
+//! `INTEGER`/`TEXT`/`BLOB` with `COLLATE NOCASE` for names, PostgreSQL's `BIGINT` (identity
+//! columns, so a copied store keeps its ids), `BOOLEAN`, `BYTEA`, and unique indexes on
+//! `lower(...)` for names. Each entry is a pair of files here, `NNNN_<what>.sqlite.sql` and
+//! `NNNN_<what>.postgres.sql`.
+//!
+//! The backends numbered their own lists before there was one; both had four entries, so each
+//! keeps its numbers (a database at version `n` of either is at entry `n` here, and never runs
+//! an entry again). Their first three entries differ: PostgreSQL's first schema (entry 1) came
+//! with SQLite's third, so it already holds what SQLite's entries 2 (health reports) and 3
+//! (storages) add, and its entries 2 and 3 add the notification triggers its memos need
+//! (`notified.rs`), which SQLite has no use for. From entry 4 on, both backends have the same
+//! tables and columns after every entry, and an entry makes the same change in both dialects.
+//! `tests/migrations.rs` records what each backend holds at every version and migrates a
+//! database of each version, rows and all.
+//!
+//! Append, never edit: a database at version `n` never runs entries `1..=n` again, so a change
+//! to one of them reaches only databases made after it. Public so that tests can make a
+//! database as a library of an older version left it.
+
+use super::db::Dialect;
+
+/// One step of the schema, in each backend's SQL.
+#[derive(Debug, Clone, Copy)]
+pub struct Migration {
+    pub sqlite: &'static str,
+    pub postgres: &'static str,
+}
+
+impl Migration {
+    /// This step in `dialect`'s SQL.
+    pub fn sql(&self, dialect: Dialect) -> &'static str {
+        match dialect {
+            Dialect::Sqlite => self.sqlite,
+            Dialect::Postgres => self.postgres,
+        }
+    }
+}
+
+/// Every migration, in order: entry `n - 1` of the slice leaves a database at version `n`.
+pub const MIGRATIONS: &[Migration] = &[
+    // 1: users, tokens, groups, projects, members, member roles, rate-limit state (and, on
+    // PostgreSQL, health reports and storages: its schema started at SQLite's version 3).
+    Migration { sqlite: include_str!("0001_tables.sqlite.sql"), postgres: include_str!("0001_tables.postgres.sql") },
+    // 2: SQLite: the last repository health report of each project (B10). PostgreSQL:
+    // notifications on `forgecore_auth` when users or tokens change (hosts' token caches).
+    Migration {
+        sqlite: include_str!("0002_health_reports.sqlite.sql"),
+        postgres: include_str!("0002_auth_notifications.postgres.sql"),
+    },
+    // 3: SQLite: repository storages (a project's path relative to its named storage).
+    // PostgreSQL: notifications on `forgecore_roles` and `forgecore_projects` when member
+    // roles or projects change (hosts' role lists and project lookups).
+    Migration {
+        sqlite: include_str!("0003_storages.sqlite.sql"),
+        postgres: include_str!("0003_role_and_project_notifications.postgres.sql"),
+    },
+    // 4: project creation times and descriptions, protected branches (decisions D8).
+    Migration {
+        sqlite: include_str!("0004_protected_branches.sqlite.sql"),
+        postgres: include_str!("0004_protected_branches.postgres.sql"),
+    },
+];
+
+/// The version of a database that has run every migration.
+pub fn newest() -> i64 {
+    MIGRATIONS.len() as i64
+}
+
+/// What a database at `version` still has to run, in order: each entry's SQL in `dialect`
+/// and the version it leaves the database at. A database newer than this library is refused
+/// (the error says so in one line).
+pub(super) fn pending(dialect: Dialect, version: i64) -> Result<impl Iterator<Item = (i64, &'static str)>, String> {
+    let known = newest();
+    if version > known {
+        let database = match dialect {
+            Dialect::Sqlite => "the database",
+            Dialect::Postgres => "the PostgreSQL store",
+        };
+        return Err(format!(
+            "{database} has schema version {version}, newer than this library's {known}; refusing to open it"
+        ));
+    }
+    Ok(MIGRATIONS
+        .iter()
+        .enumerate()
+        .skip(version as usize)
+        .map(move |(index, migration)| (index as i64 + 1, migration.sql(dialect))))
+}

@@ -1,0 +1,32 @@
+//! Tokens, kept only as SHA-256 digests of the token text: a lookup is by digest, and the
+//! token itself never reaches the database. Each kind is an entity with a table and a module
+//! of its own, `personal_access_tokens` (a user's) and `job_tokens` (a CI job's, for its
+//! project), whose functions are used from here; this module owns what spans both, what a
+//! live token authenticates ([`principal`]), the one lookup every authenticated request makes.
+
+mod job_tokens;
+mod personal_access_tokens;
+
+pub use job_tokens::{insert_job, job_token_project, revoke_job};
+pub use personal_access_tokens::{insert_personal, personal_token_user, revoke_personal};
+
+use super::db::Db;
+use super::error::StoreResult;
+use super::users::User;
+
+/// What a live token authenticates: a user (personal access token) or a CI job's project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Principal {
+    User(User),
+    Job { project_id: i64 },
+}
+
+/// What the live token with this digest authenticates (`job`: a job token, else a personal
+/// access token), in one lookup; `None` when there is no such live token.
+pub fn principal(db: &mut Db, digest: &[u8], job: bool) -> StoreResult<Option<Principal>> {
+    Ok(if job {
+        job_token_project(db, digest)?.map(|project_id| Principal::Job { project_id })
+    } else {
+        personal_token_user(db, digest)?.map(Principal::User)
+    })
+}
