@@ -1,14 +1,19 @@
 //! forgecore: the embeddable core of a GitLab-compatible forge.
 //!
-//! Layers, top to bottom (data flows down, never back up):
+//! Layers, top to bottom (data flows down, never back up; no import cycle):
 //! - [`ffi`]: the C ABI, the only module allowed `unsafe`.
 //! - [`http`]: routing of raw HTTP requests to operations; parsing and response shaping.
-//! - [`api`]: the operations in plain Rust, shared by `http` and the typed C exports.
+//! - [`api`]: the operations in plain Rust, one folder per family, shared by `http` and the
+//!   typed C exports; beside it [`transport`]: git over HTTP (clone, fetch, push) on GitLab's
+//!   routes.
+//! - [`incoming`]: what both doors share of a request taken in pieces (its connection's facts,
+//!   the body's sink).
+//! - [`context`]: one open instance; [`events`]: the one seam for what happened.
 //! - [`auth`]: caller identity and the permission function every operation uses.
-//! - [`store`]: the SQLite store (schema, migrations, queries).
+//! - [`cache`], [`config`], [`store`] (two backends, one migration list), [`observe`] (request
+//!   records, metrics, the client's address and the correlation id), [`params`], [`error`].
 //! - [`git`]: repository access through gix; git's own programs through `git::command` alone.
-//! - [`transport`]: git over HTTP (clone, fetch, push) beside `http`, on GitLab's routes.
-//! - [`observe`]: request records, metrics, the client's address and the correlation id.
+//! - [`response`]: answers and streamed bodies.
 //!
 //! Beside it, crates of the workspace (`crates/`) that cannot reach any of these, used by
 //! `api`: `forgecore_archive` (repository archives: reads one repository, writes bytes),
