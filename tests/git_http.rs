@@ -890,3 +890,32 @@ fn pushes_and_api_writes_announce_what_moved_once() {
     assert_eq!(missing.status, 404);
     assert!(heard.take().is_empty());
 }
+
+/// GitLab's tag check on a push: a tag named like the default branch (which would shadow it
+/// for every read of `main` by name), like a full commit id, or like `refs/tags/...`.
+#[test]
+fn pushed_tags_gitlab_prohibits_are_refused() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    let (out, work) = forge.clone("pub/repo", Some(&forge.developer), 2, "tags");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let remote = forge.remote("pub/repo", Some(&forge.developer));
+    let sha = git_text(&work, &["rev-parse", "HEAD~1"]);
+    for (refspec, message) in [
+        ("HEAD~1:refs/tags/main", "GitLab: You cannot use default branch name to create a tag"),
+        (
+            &format!("HEAD~1:refs/tags/{sha}") as &str,
+            "GitLab: You cannot create a tag with a SHA-1 or SHA-256 tag name.",
+        ),
+        ("HEAD~1:refs/tags/refs/tags/x", "GitLab: You cannot create a tag with a prohibited pattern."),
+    ] {
+        let out = forge.client(&work, 0, &["push", &remote, refspec]);
+        assert!(!out.status.success(), "{refspec}");
+        assert!(stderr(&out).contains(message), "{refspec}: {}", stderr(&out));
+    }
+    assert!(git_text(&forge.public, &["for-each-ref", "refs/tags/"]).is_empty());
+    assert_eq!(git_text(&forge.public, &["rev-parse", "main"]), git_text(&work, &["rev-parse", "HEAD"]));
+    // A tag named like another branch is GitLab's to accept.
+    let out = forge.client(&work, 0, &["push", "-q", &remote, "HEAD~1:refs/tags/feature-x"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}

@@ -128,6 +128,29 @@ fn annotated_and_lightweight_tags() {
     assert_eq!((status, body), (404, json!({"message": "404 Tag Not Found"})));
 }
 
+/// A tag named like the default branch would shadow it for every read by name (git finds
+/// `refs/tags/main` before `refs/heads/main`): GitLab refuses it, and the other names its tag
+/// check prohibits.
+#[test]
+fn tags_gitlab_prohibits_are_refused_with_its_words() {
+    let w = world();
+    let sha = git_text(&w.work, &["rev-parse", "main"]);
+    for (name, message) in [
+        ("main", "You cannot use default branch name to create a tag"),
+        ("refs/tags/x", "You cannot create a tag with a prohibited pattern."),
+        (sha.as_str(), "You cannot create a tag with a SHA-1 or SHA-256 tag name."),
+        ("HEAD", "Tag name invalid"),
+        ("refs/heads/x", "Tag name invalid"),
+    ] {
+        let (status, body) = w.instance.call("POST", TAGS, Some(&w.dev), json!({"tag_name": name, "ref": "feature"}));
+        assert_eq!((status, body), (400, json!({"message": message})), "{name}");
+    }
+    assert!(git_text(&w.work, &["for-each-ref", "refs/tags/main", "refs/tags/HEAD"]).is_empty());
+    let (status, body) =
+        w.instance.call("GET", "/api/v4/projects/fx%2Fwork/repository/commits/main", Some(&w.dev), Value::Null);
+    assert_eq!((status, body["id"].as_str()), (200, Some(sha.as_str())), "main still reads the branch");
+}
+
 #[test]
 fn creating_and_deleting_tags() {
     let w = world();

@@ -19,6 +19,7 @@ use super::auth::Access;
 use super::pkt_line;
 use crate::auth::protection::{self, RefChange, Refusal};
 use crate::context::Context;
+use crate::git::write::refs::{tag_name_problem, TagNameProblem};
 use std::path::Path;
 
 const ZERO: &str = "0000000000000000000000000000000000000000";
@@ -127,10 +128,11 @@ fn refusal(
     force: bool,
 ) -> Result<Option<String>, crate::error::ApiError> {
     if let Some(tag) = command.name.strip_prefix("refs/tags/") {
-        if !command.is_delete() && !crate::git::write::refs::valid_tag_name(tag) {
-            return Ok(Some(format!("The tag name {tag:?} is invalid.")));
-        }
-        return Ok(None);
+        // GitLab's tag check: names it prohibits are refused on creation and update, the
+        // default branch's on creation only.
+        let problem = (!command.is_delete()).then(|| tag_name_problem(tag, default_branch)).flatten();
+        let problem = problem.filter(|p| command.is_create() || *p != TagNameProblem::DefaultBranch);
+        return Ok(problem.map(|p| p.text().to_string()));
     }
     let Some(branch) = command.name.strip_prefix("refs/heads/") else {
         return Ok(Some(format!(

@@ -139,6 +139,54 @@ pub fn initial_commit(repo: &gix::Repository, branch: &str, who: &Identity) -> R
     create(repo, &format!("refs/heads/{branch}"), commit, who, "commit (initial): Add README.md")
 }
 
+/// Why GitLab refuses to create a tag named so, in the order it asks: the name fails
+/// `Gitlab::GitRefValidator` (not a valid ref name, `HEAD`, or one starting with `refs/heads/`,
+/// `refs/remotes/` or `-`), it is the project's default branch (`TagCheck`'s
+/// `default_branch_collision`: a tag `main` would shadow the branch for every read of `main`,
+/// since git's lookup order finds `refs/tags/main` before `refs/heads/main`), it starts with
+/// `refs/tags/`, or it starts with a full SHA-1 or SHA-256 id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TagNameProblem {
+    Invalid,
+    DefaultBranch,
+    Prohibited,
+    ShaLike,
+}
+
+impl TagNameProblem {
+    /// GitLab's words for a push (`Gitlab::Checks::TagCheck`), which the API's tag creation
+    /// answers too, but for [`TagNameProblem::Invalid`] (`Tag name invalid` there).
+    pub fn text(self) -> &'static str {
+        match self {
+            TagNameProblem::Invalid | TagNameProblem::Prohibited => {
+                "You cannot create a tag with a prohibited pattern."
+            }
+            TagNameProblem::DefaultBranch => "You cannot use default branch name to create a tag",
+            TagNameProblem::ShaLike => "You cannot create a tag with a SHA-1 or SHA-256 tag name.",
+        }
+    }
+}
+
+/// What is wrong with creating the tag `name` where the default branch is `default_branch`, if
+/// anything (see [`TagNameProblem`]).
+pub fn tag_name_problem(name: &str, default_branch: Option<&str>) -> Option<TagNameProblem> {
+    let expanded = ["refs/heads/", "refs/remotes/"].iter().any(|prefix| name.starts_with(prefix));
+    if expanded || name == "HEAD" || !valid_tag_name(name) {
+        return Some(TagNameProblem::Invalid);
+    }
+    if default_branch == Some(name) {
+        return Some(TagNameProblem::DefaultBranch);
+    }
+    if name.starts_with("refs/tags/") {
+        return Some(TagNameProblem::Prohibited);
+    }
+    let hex_run = name.bytes().take_while(u8::is_ascii_hexdigit).count();
+    if hex_run >= 40 {
+        return Some(TagNameProblem::ShaLike);
+    }
+    None
+}
+
 /// Whether `name` is a valid branch name, as `git check-ref-format --branch` judges it.
 pub fn valid_branch_name(name: &str) -> bool {
     !name.starts_with('-')
@@ -148,4 +196,27 @@ pub fn valid_branch_name(name: &str) -> bool {
 /// Whether `name` is a valid tag name (`git check-ref-format refs/tags/<name>`).
 pub fn valid_tag_name(name: &str) -> bool {
     !name.starts_with('-') && gix::validate::reference::name(format!("refs/tags/{name}").as_str().into()).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{tag_name_problem, TagNameProblem::*};
+
+    #[test]
+    fn tag_names_gitlab_refuses() {
+        let main = Some("main");
+        assert_eq!(tag_name_problem("v1.0", main), None);
+        assert_eq!(tag_name_problem("main", main), Some(DefaultBranch));
+        assert_eq!(tag_name_problem("main", Some("trunk")), None, "only the default branch's name");
+        assert_eq!(tag_name_problem("HEAD", main), Some(Invalid));
+        assert_eq!(tag_name_problem("refs/heads/main", main), Some(Invalid));
+        assert_eq!(tag_name_problem("refs/remotes/x", main), Some(Invalid));
+        assert_eq!(tag_name_problem("-x", main), Some(Invalid));
+        assert_eq!(tag_name_problem("a..b", main), Some(Invalid));
+        assert_eq!(tag_name_problem("refs/tags/v1", main), Some(Prohibited));
+        let sha = "0123456789abcdef0123456789ABCDEF01234567";
+        assert_eq!(tag_name_problem(sha, main), Some(ShaLike));
+        assert_eq!(tag_name_problem(&format!("{sha}-suffix"), main), Some(ShaLike), "a name starting with one");
+        assert_eq!(tag_name_problem(&sha[..39], main), None);
+    }
 }

@@ -1,14 +1,15 @@
 //! `POST /projects/:id/repository/tags` (`tag_name`, `ref`, `message`): a lightweight tag, or
 //! with a `message` an annotated tag whose tagger is the caller, created only where no tag of
 //! that name exists (a compare-and-swap); 201 and the Tag entity. Errors are always 400, as
-//! GitLab's API answers them: `Tag name invalid`, `Tag <name> already exists`, `Target <ref>
-//! is invalid`.
+//! GitLab's API answers them: `Tag name invalid`, the words of GitLab's tag check for a name it
+//! prohibits (the default branch's, `refs/tags/...`, a full commit id: `TagNameProblem`),
+//! `Tag <name> already exists`, `Target <ref> is invalid`.
 
 use super::{entity, find};
 use crate::api::repository::branches::writable;
 use crate::api::{users, Call};
 use crate::error::{ApiError, ApiResult};
-use crate::git::write::refs as refs_write;
+use crate::git::write::refs::{self as refs_write, TagNameProblem};
 use crate::git::{self, ResolveError};
 use crate::params::Params;
 use crate::response::Response;
@@ -18,10 +19,14 @@ pub fn create(call: &Call, project: &str, params: &Params) -> ApiResult<Response
     let name = params.required_text("tag_name")?;
     let revision = params.required_text("ref")?;
     let message = params.string("message")?.filter(|m| !m.trim().is_empty());
-    if !refs_write::valid_tag_name(&name) {
-        return Err(ApiError::validation("Tag name invalid"));
-    }
     let repo = call.repository(&project, "Tag")?;
+    // GitLab's own checks first (`Gitlab::GitRefValidator`), then those of the pre-receive hook
+    // its tag write runs (`TagCheck`), which the API answers with the hook's words.
+    match refs_write::tag_name_problem(&name, git::default_branch(repo.git_dir()).as_deref()) {
+        None => {}
+        Some(TagNameProblem::Invalid) => return Err(ApiError::validation("Tag name invalid")),
+        Some(problem) => return Err(ApiError::validation(problem.text())),
+    }
     let target = match git::resolve_commit(&repo, &revision) {
         Ok(id) => id,
         Err(ResolveError::Unknown) => return Err(ApiError::validation(format!("Target {revision} is invalid"))),
