@@ -5,7 +5,8 @@ use crate::cache::archives::Slots;
 use crate::cache::Caches;
 use crate::config::{Config, RateLimit};
 use crate::error::{ApiError, ApiResult};
-use crate::events::{listeners::OpenHandles, Events, Listener};
+use crate::events::listeners::{DefaultBranch, OpenHandles};
+use crate::events::{Events, Listener};
 use crate::git::command::Git;
 use crate::git::maintenance::{worker::Maintenance, Limits};
 use crate::git::places::Places;
@@ -66,7 +67,11 @@ impl Context {
         } else {
             Maintenance::off()
         });
-        let events = Events::new(vec![Arc::new(OpenHandles), Arc::clone(&maintenance) as Arc<dyn Listener>]);
+        let events = Events::new(vec![
+            Arc::new(DefaultBranch),
+            Arc::new(OpenHandles),
+            Arc::clone(&maintenance) as Arc<dyn Listener>,
+        ]);
         Ok(Context {
             config,
             store,

@@ -514,7 +514,7 @@ fn a_first_push_fills_an_empty_repository() {
     let (status, branches) = forge.api("/api/v4/projects/corp%2Fempty/repository/branches", &forge.maintainer);
     assert_eq!(status, 200);
     assert_eq!(branches[0]["commit"]["id"], tip, "{branches}");
-    // The push queued maintenance (transport::after_refs_changed): the repository
+    // The push queued maintenance (a listener of its RefsMoved event): the repository
     // gets its commit-graph with changed-path Bloom filters, its run recorded as after a change.
     assert!(forge.ctx.maintenance.wait_idle(Duration::from_secs(60)));
     let empty = forge.dir.path().join("empty.git");
@@ -918,4 +918,62 @@ fn pushed_tags_gitlab_prohibits_are_refused() {
     // A tag named like another branch is GitLab's to accept.
     let out = forge.client(&work, 0, &["push", "-q", &remote, "HEAD~1:refs/tags/feature-x"]);
     assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// An empty project's first branch becomes its default branch, protected as GitLab protects a
+/// new project's default branch, whether a push or a REST commit makes it.
+#[test]
+fn an_empty_projects_first_branch_is_its_default_branch_and_protected() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    let work = forge.dir.path().join("first-develop");
+    std::fs::create_dir_all(&work).unwrap();
+    git(&work, &["init", "-q", "-b", "develop"]);
+    let tip = commit(&work, "README.md", b"first\n");
+    let out = forge.client(&work, 0, &["push", "-q", &forge.remote("corp/empty", Some(&forge.maintainer)), "develop"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (_, project) = forge.api("/api/v4/projects/corp%2Fempty", &forge.maintainer);
+    assert_eq!(project["default_branch"], "develop", "{project}");
+    let empty = forge.dir.path().join("empty.git");
+    assert_eq!(git_text(&empty, &["symbolic-ref", "HEAD"]), "refs/heads/develop");
+    let (status, protected) = forge.api("/api/v4/projects/corp%2Fempty/protected_branches/develop", &forge.maintainer);
+    assert_eq!((status, &protected["allow_force_push"]), (200, &json!(false)), "{protected}");
+    // Protected indeed: a Developer may not push to it.
+    admin(&forge.ctx, json!({"command": "member_add", "username": "dev", "project": "corp/empty", "access_level": 30}));
+    let ahead = commit(&work, "more.txt", b"more\n");
+    let refused = forge.client(&work, 0, &["push", &forge.remote("corp/empty", Some(&forge.developer)), "develop"]);
+    assert!(
+        stderr(&refused).contains("You are not allowed to push code to protected branches"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(git_text(&empty, &["rev-parse", "develop"]), tip);
+    assert_ne!(tip, ahead);
+
+    // The same for a first REST commit to another branch than HEAD names.
+    let bare = forge.dir.path().join("rest-empty.git");
+    git(forge.dir.path(), &["init", "-q", "--bare", "-b", "main", &bare.to_string_lossy()]);
+    admin(
+        &forge.ctx,
+        json!({"command": "project_add", "path": "corp/rest-empty", "repo": bare, "visibility": "private"}),
+    );
+    admin(
+        &forge.ctx,
+        json!({"command": "member_add", "username": "mona", "project": "corp/rest-empty", "access_level": 40}),
+    );
+    let body = json!({"branch": "trunk", "content": "x\n", "commit_message": "first"}).to_string();
+    let headers =
+        vec![("PRIVATE-TOKEN".into(), forge.maintainer.clone()), ("Content-Type".into(), "application/json".into())];
+    let written = forgecore::http::handle(
+        &forge.ctx,
+        "POST",
+        "/api/v4/projects/corp%2Frest-empty/repository/files/x.txt",
+        headers,
+        body.as_bytes(),
+    );
+    assert_eq!(written.status, 201);
+    let (_, project) = forge.api("/api/v4/projects/corp%2Frest-empty", &forge.maintainer);
+    assert_eq!(project["default_branch"], "trunk", "{project}");
+    let (status, _) = forge.api("/api/v4/projects/corp%2Frest-empty/protected_branches/trunk", &forge.maintainer);
+    assert_eq!(status, 200, "trunk is protected");
 }

@@ -211,7 +211,7 @@ impl<'a> Call<'a> {
             user_id: self.caller.user().map(|u| u.id),
             through: Through::Api,
         };
-        Ok(self.ctx.events.announce(&self.ctx.store, Event::RefsMoved(moved))?)
+        self.ctx.events.announce(&self.ctx.store, Event::RefsMoved(moved))
     }
 
     pub fn web_url(&self, full_path: &str) -> String {

@@ -5,8 +5,8 @@
 //! Today's events are refs moved ([`RefsMoved`]): by the API's write path (files, commits,
 //! branches, tags, the changelog commit), announced by the operation with the
 //! [`RefUpdate`]s the write path reported, and by a push, announced by the transport when
-//! receive-pack has ended. Today's listeners ([`listeners`]) are the repository handles a host
-//! keeps open and the maintenance queue. Merge requests, notes, releases and members will
+//! receive-pack has ended. Today's listeners ([`listeners`]) are the default branch of an empty
+//! project's first branch, the repository handles a host keeps open and the maintenance queue. Merge requests, notes, releases and members will
 //! announce through the same seam.
 //!
 //! Two kinds of listener, as Gitea's `services/notify` has one interface for all of them:
@@ -23,8 +23,9 @@
 
 pub mod listeners;
 
+use crate::error::ApiError;
 use crate::git::write::RefUpdate;
-use crate::store::{Db, Store, StoreError};
+use crate::store::{Db, Store};
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock, RwLockReadGuard};
 
@@ -62,15 +63,15 @@ pub enum Through {
 
 /// A party that must know what happened.
 pub trait Listener: Send + Sync {
-    /// Whether [`record`](Listener::record) writes anything: only then does a change outside
-    /// the store open a transaction for it.
-    fn durable(&self) -> bool {
+    /// Whether [`record`](Listener::record) writes anything for `event`: only then does a
+    /// change outside the store open a transaction for it.
+    fn durable(&self, _event: &Event) -> bool {
         false
     }
 
     /// Keeps what this listener must not lose of `event`, in the transaction `db` that makes
-    /// or follows the change. An error fails the announcement.
-    fn record(&self, _db: &mut Db, _event: &Event) -> Result<(), StoreError> {
+    /// or follows the change. An error fails the announcement (and rolls the transaction back).
+    fn record(&self, _db: &mut Db, _event: &Event) -> Result<(), ApiError> {
         Ok(())
     }
 
@@ -101,8 +102,8 @@ impl Events {
 
     /// A change outside the store is done (a ref moved): the durable listeners record it in
     /// one transaction of `store`, then every listener hears it.
-    pub fn announce(&self, store: &Store, event: Event) -> Result<(), StoreError> {
-        if self.listeners().iter().any(|l| l.durable()) {
+    pub fn announce(&self, store: &Store, event: Event) -> Result<(), ApiError> {
+        if self.listeners().iter().any(|l| l.durable(&event)) {
             store.write(|db| self.record(db, &event))?;
         }
         self.heard(&event);
@@ -111,8 +112,8 @@ impl Events {
 
     /// Inside the transaction `db` of a store change: the durable listeners record `event`.
     /// The code making the change calls [`heard`](Events::heard) once it is committed.
-    pub fn record(&self, db: &mut Db, event: &Event) -> Result<(), StoreError> {
-        for listener in self.listeners().iter().filter(|l| l.durable()) {
+    pub fn record(&self, db: &mut Db, event: &Event) -> Result<(), ApiError> {
+        for listener in self.listeners().iter().filter(|l| l.durable(event)) {
             listener.record(db, event)?;
         }
         Ok(())
@@ -140,16 +141,17 @@ mod tests {
     }
 
     impl Listener for Probe {
-        fn durable(&self) -> bool {
+        fn durable(&self, _event: &Event) -> bool {
             self.durable
         }
 
-        fn record(&self, db: &mut Db, event: &Event) -> Result<(), StoreError> {
+        fn record(&self, db: &mut Db, event: &Event) -> Result<(), ApiError> {
             if self.fail {
-                return Err(StoreError::Conflict("refused".into()));
+                return Err(ApiError::validation("refused"));
             }
             let Event::RefsMoved(moved) = event;
-            crate::store::rate_limits::hit(db, &format!("probe:{}", moved.project_id), 100, 60, 0).map(|_| ())
+            crate::store::rate_limits::hit(db, &format!("probe:{}", moved.project_id), 100, 60, 0)?;
+            Ok(())
         }
 
         fn heard(&self, event: &Event) {
@@ -220,9 +222,9 @@ mod tests {
         let heard = Arc::new(Mutex::new(Vec::new()));
         let events = Events::new(vec![Arc::new(Probe { durable: true, fail: false, heard: Arc::clone(&heard) })]);
         // The change's transaction fails after recording: nothing of it is kept.
-        let failed: Result<(), StoreError> = store.write(|db| {
+        let failed: Result<(), ApiError> = store.write(|db| {
             events.record(db, &moved(9))?;
-            Err(StoreError::Conflict("the change itself failed".into()))
+            Err(ApiError::validation("the change itself failed"))
         });
         assert!(failed.is_err());
         assert!(!recorded(&store, 9), "a record rolls back with its change");

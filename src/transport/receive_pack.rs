@@ -9,6 +9,7 @@
 use super::policy::{self, Command, Commands};
 use super::{auth, text, Inflater, Service, MAX_NEGOTIATION_BYTES};
 use crate::context::Context;
+use crate::error::ApiError;
 use crate::events::{Event, RefsMoved, Through};
 use crate::git::command::Running;
 use crate::git::places::Slot;
@@ -16,7 +17,6 @@ use crate::git::push_hook::{pushes_dir, HookChannel};
 use crate::git::write::RefUpdate;
 use crate::incoming::{BodySink, Opened};
 use crate::response::{Body, Response};
-use crate::store::StoreError;
 use gix::ObjectId;
 use std::io::{Read, Write};
 use std::process::ChildStdin;
@@ -29,7 +29,7 @@ const MAX_OUTPUT_BYTES: usize = 4 << 20;
 /// A push of `commands` to the project of `access` has ended: the refs it moved (those that
 /// now name what the client sent; receive-pack's hook may have refused the others) are
 /// announced to the context's listeners, once.
-fn announce(ctx: &Context, access: &auth::Access, commands: &[Command]) -> Result<(), StoreError> {
+fn announce(ctx: &Context, access: &auth::Access, commands: &[Command]) -> Result<(), ApiError> {
     let id = |hex: &str| ObjectId::from_hex(hex.as_bytes()).ok().filter(|id| !id.is_null());
     let repo = crate::git::open(&access.git_dir).ok();
     // A repository that cannot be read now announces every line: more, never less.

@@ -587,19 +587,5 @@ fn point_unborn_head(repo: &gix::Repository, branch: &gix::refs::FullName) -> Re
     if current == *branch || repo.try_find_reference(current.as_ref()).map_err(broken)?.is_some() {
         return Ok(());
     }
-    let edit = RefEdit {
-        change: Change::Update {
-            log: LogChange::default(),
-            expected: PreviousValue::MustExistAndMatch(Target::Symbolic(current)),
-            new: Target::Symbolic(branch.clone()),
-        },
-        name: "HEAD".try_into().map_err(broken)?,
-        deref: false,
-    };
-    match repo.edit_references([edit]) {
-        Ok(_) => durable::flush_ref(repo, "HEAD").map_err(broken),
-        // Another writer pointed HEAD first: theirs stands.
-        Err(e) if durable::lost_race(&e) => Ok(()),
-        Err(e) => Err(broken(e)),
-    }
+    super::refs::repoint_head(repo, current, branch.clone()).map_err(broken)
 }

@@ -139,6 +139,59 @@ pub fn initial_commit(repo: &gix::Repository, branch: &str, who: &Identity) -> R
     create(repo, &format!("refs/heads/{branch}"), commit, who, "commit (initial): Add README.md")
 }
 
+/// Points HEAD, which names `current` (a branch that does not exist), at `branch`; a writer
+/// that pointed it elsewhere first wins.
+pub(super) fn repoint_head(repo: &gix::Repository, current: FullName, branch: FullName) -> Result<(), Error> {
+    let edit = RefEdit {
+        change: Change::Update {
+            log: LogChange::default(),
+            expected: PreviousValue::MustExistAndMatch(Target::Symbolic(current)),
+            new: Target::Symbolic(branch),
+        },
+        name: "HEAD".try_into().map_err(broken)?,
+        deref: false,
+    };
+    match repo.edit_references([edit]) {
+        Ok(_) => durable::flush_ref(repo, "HEAD").map_err(broken),
+        Err(e) if durable::lost_race(&e) => Ok(()),
+        Err(e) => Err(broken(e)),
+    }
+}
+
+/// The default branch after branches were pushed to a repository whose HEAD names a branch
+/// that does not exist (an empty project's first push): HEAD is pointed at Gitaly's choice
+/// (`GetDefaultBranch`: the only branch; else `main`, then `master`, then the first by name),
+/// as GitLab's `ProtectDefaultBranchService` does with `change_head`. The branch HEAD names
+/// afterwards, when it exists; `None` for a repository still without branches or whose HEAD
+/// is detached.
+pub fn follow_first_branch(repo: &gix::Repository) -> Result<Option<String>, Error> {
+    let head = repo.find_reference("HEAD").map_err(broken)?;
+    let Target::Symbolic(current) = head.target().into_owned() else { return Ok(None) };
+    let short = |name: &FullName| name.as_bstr().to_string().trim_start_matches("refs/heads/").to_string();
+    if repo.try_find_reference(current.as_ref()).map_err(broken)?.is_some() {
+        return Ok(Some(short(&current)));
+    }
+    let mut branches: Vec<String> =
+        crate::git::refs::branches(repo).map_err(broken)?.into_iter().map(|b| b.name).collect();
+    branches.sort();
+    let guess = match branches.as_slice() {
+        [] => return Ok(None),
+        [only] => only.clone(),
+        _ => ["main", "master"]
+            .into_iter()
+            .find(|name| branches.iter().any(|b| b == name))
+            .map_or_else(|| branches[0].clone(), str::to_string),
+    };
+    let full = full_name(&format!("refs/heads/{guess}"))?;
+    repoint_head(repo, current, full)?;
+    // What HEAD names now: the guess, or what a writer that came first pointed it at.
+    let head = repo.find_reference("HEAD").map_err(broken)?;
+    Ok(match head.target().into_owned() {
+        Target::Symbolic(now) => Some(short(&now)),
+        Target::Object(_) => None,
+    })
+}
+
 /// Why GitLab refuses to create a tag named so, in the order it asks: the name fails
 /// `Gitlab::GitRefValidator` (not a valid ref name, `HEAD`, or one starting with `refs/heads/`,
 /// `refs/remotes/` or `-`), it is the project's default branch (`TagCheck`'s
