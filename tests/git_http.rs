@@ -977,3 +977,57 @@ fn an_empty_projects_first_branch_is_its_default_branch_and_protected() {
     let (status, _) = forge.api("/api/v4/projects/corp%2Frest-empty/protected_branches/trunk", &forge.maintainer);
     assert_eq!(status, 200, "trunk is protected");
 }
+
+/// A served work tree (`make run` serves the user's own checkout) never goes out of step with
+/// its branch: writes to the checked-out branch are refused on every path, as git's
+/// `receive.denyCurrentBranch` refuses a push to it, unless the repository says otherwise.
+#[test]
+fn the_checked_out_branch_of_a_work_tree_is_not_written() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    let tree = forge.dir.path().join("checkout");
+    std::fs::create_dir_all(&tree).unwrap();
+    git(&tree, &["init", "-q", "-b", "main"]);
+    let tip = commit(&tree, "README.md", b"mine\n");
+    admin(
+        &forge.ctx,
+        json!({"command": "project_add", "path": "corp/checkout", "repo": tree, "visibility": "private"}),
+    );
+    admin(
+        &forge.ctx,
+        json!({"command": "member_add", "username": "mona", "project": "corp/checkout", "access_level": 40}),
+    );
+    let headers =
+        vec![("PRIVATE-TOKEN".into(), forge.maintainer.clone()), ("Content-Type".into(), "application/json".into())];
+    let post = |path: &str, body: Value| {
+        let response = forgecore::http::handle(&forge.ctx, "POST", path, headers.clone(), body.to_string().as_bytes());
+        let status = response.status;
+        (status, serde_json::from_slice::<Value>(&response.into_bytes().unwrap()).unwrap_or(Value::Null))
+    };
+    let refused = json!({"message": "refusing to update checked out branch: refs/heads/main"});
+    let file = "/api/v4/projects/corp%2Fcheckout/repository/files/new.txt";
+    assert_eq!(post(file, json!({"branch": "main", "content": "x", "commit_message": "x"})), (400, refused.clone()));
+    let actions = json!([{"action": "create", "file_path": "b.txt", "content": "b"}]);
+    let commits = "/api/v4/projects/corp%2Fcheckout/repository/commits";
+    assert_eq!(post(commits, json!({"branch": "main", "commit_message": "b", "actions": actions})), (400, refused));
+    assert_eq!(git_text(&tree, &["rev-parse", "HEAD"]), tip, "the work tree's branch did not move");
+    assert_eq!(git_text(&tree, &["status", "--porcelain"]), "");
+    // Other branches are the API's to write.
+    let (status, body) =
+        post(file, json!({"branch": "side", "start_branch": "main", "content": "x", "commit_message": "x"}));
+    assert_eq!(status, 201, "{body}");
+    // A push to it is refused by git itself.
+    let (out, work) = forge.clone("corp/checkout", Some(&forge.maintainer), 2, "checkout-clone");
+    assert!(out.status.success(), "{}", stderr(&out));
+    commit(&work, "pushed.txt", b"p\n");
+    let pushed = forge.client(&work, 0, &["push", &forge.remote("corp/checkout", Some(&forge.maintainer)), "main"]);
+    assert!(!pushed.status.success());
+    assert!(stderr(&pushed).contains("refusing to update checked out branch"), "{}", stderr(&pushed));
+    assert_eq!(git_text(&tree, &["rev-parse", "HEAD"]), tip);
+    // The repository may say otherwise.
+    git(&tree, &["config", "receive.denyCurrentBranch", "ignore"]);
+    forgecore::git::forget(&tree);
+    forgecore::git::forget(tree.join(".git"));
+    let (status, body) = post(file, json!({"branch": "main", "content": "x", "commit_message": "x"}));
+    assert_eq!(status, 201, "{body}");
+}

@@ -98,6 +98,12 @@ pub enum Wording {
 
 /// GitLab's answer to a write the write path refused (every one is 400 `{"message": ...}` but
 /// the commits API's protection refusal, a 403). `rule` says why a branch move was refused.
+/// What a write to the branch checked out in a served work tree answers (git's words for the
+/// same push, `receive.denyCurrentBranch`).
+pub fn checked_out_text(branch: &str) -> String {
+    format!("refusing to update checked out branch: refs/heads/{branch}")
+}
+
 pub fn refused(error: WriteError, branch: &str, wording: Wording, rule: BranchRule<'_>) -> ApiError {
     let text = match error {
         WriteError::InvalidBranch => {
@@ -133,6 +139,7 @@ pub fn refused(error: WriteError, branch: &str, wording: Wording, rule: BranchRu
             }
         }
         WriteError::Race => format!("9:Could not update refs/heads/{branch}. Please refresh and try again."),
+        WriteError::CheckedOut(name) => checked_out_text(&name),
         WriteError::UnreadableStart(_) => {
             return ApiError::Unprocessable("The branch's commit cannot be read from the repository".into())
         }

@@ -348,6 +348,9 @@ pub fn commit(call: &Call, project: &str, params: &Params) -> ApiResult<Response
             rule.outcome()?;
             return Err(ApiError::Forbidden(Some(PUSH_FORBIDDEN.into())));
         }
+        Err(FileWriteError::Write(WriteError::CheckedOut(branch))) => {
+            return Err(failure(push::checked_out_text(&branch)))
+        }
         Err(FileWriteError::Write(WriteError::Race)) => {
             return Err(ApiError::Unavailable("the branch is busy with other commits, try again"))
         }

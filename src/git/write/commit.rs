@@ -142,6 +142,8 @@ pub enum WriteError {
     UnwritableTree(#[source] BoxError),
     #[error("other writers kept winning for the whole retry budget")]
     Race,
+    #[error("the branch {0} is checked out in the repository's work tree")]
+    CheckedOut(String),
     #[error("cannot read or write the repository")]
     Git(#[source] BoxError),
 }
@@ -507,6 +509,9 @@ fn try_commit(
     allow: &mut impl FnMut(BranchMove) -> bool,
 ) -> Result<Attempt, WriteError> {
     let name = branch_name(request.branch)?;
+    if super::refs::checked_out(repo, name.as_bstr().to_string().as_str()) {
+        return Err(WriteError::CheckedOut(request.branch.to_string()));
+    }
     let tip = branch_tip(repo, &name)?;
     if expected.is_some() && tip != expected {
         return Ok(Attempt::Lost);

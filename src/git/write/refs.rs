@@ -20,6 +20,8 @@ pub enum Error {
     AlreadyExists,
     #[error("the reference moved or went away since it was read")]
     Changed,
+    #[error("the branch is checked out in the repository's work tree")]
+    CheckedOut,
     #[error("cannot write the reference")]
     Git(#[source] BoxError),
 }
@@ -59,6 +61,9 @@ pub fn create(
     let name = full_name(ref_name)?;
     if repo.try_find_reference(name.as_ref()).map_err(broken)?.is_some() {
         return Err(Error::AlreadyExists);
+    }
+    if checked_out(repo, ref_name) {
+        return Err(Error::CheckedOut);
     }
     let edit = RefEdit {
         change: Change::Update {
@@ -137,6 +142,25 @@ pub fn initial_commit(repo: &gix::Repository, branch: &str, who: &Identity) -> R
         repo.new_commit_as(signature, signature, "Add README.md", tree, [] as [ObjectId; 0]).map_err(broken)?.id;
     durable::flush_objects(repo, &[blob, tree, commit]).map_err(broken)?;
     create(repo, &format!("refs/heads/{branch}"), commit, who, "commit (initial): Add README.md")
+}
+
+/// Whether a write to `ref_name` (`refs/heads/main`) is refused because it is the branch
+/// checked out in the repository's work tree, as git's `receive.denyCurrentBranch` refuses a
+/// push to it (decisions D13): a served work tree never goes out of step with its branch. A
+/// bare repository refuses nothing; the repository's own `receive.denyCurrentBranch` set to
+/// `ignore`, `warn` or false lets the write through. `updateInstead` does not (git updates the
+/// work tree then; the core's writes never touch one).
+pub fn checked_out(repo: &gix::Repository, ref_name: &str) -> bool {
+    if repo.workdir().is_none() {
+        return false;
+    }
+    match repo.head_name() {
+        Ok(Some(head)) if head.as_bstr() == ref_name => {}
+        _ => return false,
+    }
+    let setting =
+        repo.config_snapshot().string("receive.denyCurrentBranch").map(|v| v.to_string().to_ascii_lowercase());
+    !matches!(setting.as_deref(), Some("ignore" | "warn" | "false" | "no" | "off" | "0"))
 }
 
 /// Points HEAD, which names `current` (a branch that does not exist), at `branch`; a writer

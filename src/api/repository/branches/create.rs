@@ -6,7 +6,7 @@
 //! first, as GitLab does.
 
 use super::{check, find, writable, Scope};
-use crate::api::{users, Call};
+use crate::api::{push, users, Call};
 use crate::auth::protection::RefChange;
 use crate::error::{ApiError, ApiResult, GitResultExt};
 use crate::git::write::refs as refs_write;
@@ -30,6 +30,7 @@ pub fn create(call: &Call, project: &str, params: &Params) -> ApiResult<Response
         match refs_write::initial_commit(&scope.repo, &default, &who) {
             Ok(update) => call.refs_moved(&scope.project, vec![update])?,
             Err(refs_write::Error::AlreadyExists) => {}
+            Err(refs_write::Error::CheckedOut) => return Err(ApiError::validation(push::checked_out_text(&default))),
             Err(e) => return Err(ApiError::internal(e)),
         }
         scope = Scope::new(call, scope.project)?;
@@ -64,6 +65,7 @@ pub fn create(call: &Call, project: &str, params: &Params) -> ApiResult<Response
         Ok(update) => call.refs_moved(&scope.project, vec![update])?,
         Err(refs_write::Error::AlreadyExists) => return Err(ApiError::validation("Branch already exists")),
         Err(refs_write::Error::InvalidName) => return Err(ApiError::validation("Branch name is invalid")),
+        Err(refs_write::Error::CheckedOut) => return Err(ApiError::validation(push::checked_out_text(&name))),
         Err(e) => return Err(ApiError::internal(e)),
     }
     let branch = find(&scope, &name)?;
