@@ -1031,3 +1031,70 @@ fn the_checked_out_branch_of_a_work_tree_is_not_written() {
     let (status, body) = post(file, json!({"branch": "main", "content": "x", "commit_message": "x"}));
     assert_eq!(status, 201, "{body}");
 }
+
+/// A REST write never commits a `.gitmodules` that git's fsck refuses: each content refused
+/// through the API is refused by git itself when pushed (receive.fsckObjects, the oracle),
+/// and one git takes is taken.
+#[test]
+fn rest_writes_hold_gitmodules_to_gits_fsck() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    let headers =
+        vec![("PRIVATE-TOKEN".into(), forge.maintainer.clone()), ("Content-Type".into(), "application/json".into())];
+    let commit_files = |branch: &str, path: &str, content: &str| {
+        let body = json!({"branch": branch, "start_branch": "main", "commit_message": "m",
+            "actions": [{"action": "create", "file_path": path, "content": content}]});
+        let response = forgecore::http::handle(
+            &forge.ctx,
+            "POST",
+            "/api/v4/projects/pub%2Frepo/repository/commits",
+            headers.clone(),
+            body.to_string().as_bytes(),
+        );
+        let status = response.status;
+        (status, serde_json::from_slice::<Value>(&response.into_bytes().unwrap()).unwrap_or(Value::Null))
+    };
+    let (out, work) = forge.clone("pub/repo", Some(&forge.maintainer), 2, "gitmodules");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let remote = forge.remote("pub/repo", Some(&forge.maintainer));
+    for (i, (path, content, problem)) in [
+        (
+            ".gitmodules",
+            "[submodule \"../../hooks\"]\n\tpath = x\n\turl = https://e.com/x\n",
+            "disallowed submodule name: ../../hooks",
+        ),
+        (
+            ".gitmodules",
+            "[submodule \"x\"]\n\tpath = x\n\turl = --upload-pack=touch\n",
+            "disallowed submodule url: --upload-pack=touch",
+        ),
+        (
+            "sub/.GITMODULES",
+            "[submodule \"x\"]\n\tpath = -x\n\turl = https://e.com/x\n",
+            "disallowed submodule path: -x",
+        ),
+        (".gitmodules", "[submodule \"x\"]\n\tpath = x\n\tupdate = !sh\n", "disallowed submodule update setting: !sh"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (status, body) = commit_files(&format!("bad-{i}"), path, content);
+        assert_eq!((status, body), (400, json!({"message": format!("invalid .gitmodules: {problem}")})), "{path}");
+        // git refuses the same file in a push.
+        git(&work, &["checkout", "-q", "-B", &format!("bad-{i}"), "origin/main"]);
+        let file = work.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, content).unwrap();
+        git(&work, &["add", "-f", path]);
+        git(&work, &["-c", "user.name=B", "-c", "user.email=b@example.com", "commit", "-q", "-m", "bad"]);
+        let pushed = forge.client(&work, 0, &["push", &remote, &format!("bad-{i}")]);
+        assert!(!pushed.status.success(), "git takes {path}: {content}");
+        assert!(stderr(&pushed).to_lowercase().contains("gitmodules"), "{}", stderr(&pushed));
+    }
+    let good = "[submodule \"lib\"]\n\tpath = lib\n\turl = ../lib.git\n";
+    let (status, body) = commit_files("good", ".gitmodules", good);
+    assert_eq!(status, 201, "{body}");
+    let fsck =
+        Command::new("git").args(["fsck", "--strict", "--no-dangling"]).current_dir(&forge.public).output().unwrap();
+    assert!(fsck.status.success(), "{}", String::from_utf8_lossy(&fsck.stderr));
+}

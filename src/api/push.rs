@@ -140,6 +140,8 @@ pub fn refused(error: WriteError, branch: &str, wording: Wording, rule: BranchRu
         }
         WriteError::Race => format!("9:Could not update refs/heads/{branch}. Please refresh and try again."),
         WriteError::CheckedOut(name) => checked_out_text(&name),
+        // git's fsck message, as a push of the same tree is refused with it.
+        WriteError::Gitmodules(problem) => format!("invalid .gitmodules: {problem}"),
         WriteError::UnreadableStart(_) => {
             return ApiError::Unprocessable("The branch's commit cannot be read from the repository".into())
         }

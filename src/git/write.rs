@@ -8,13 +8,15 @@
 //!   recomputed on every attempt.
 //! - [`refs`]: branches and tags created and deleted by compare-and-swap, tag objects, and
 //!   the first commit GitLab makes before a branch of an empty repository.
-//! - [`path_components`]: which paths may be written at all (git's `verify_path`).
+//! - [`path_components`]: which paths may be written at all (git's `verify_path`);
+//!   [`gitmodules`]: what a `.gitmodules` written may hold (git's fsck).
 //!
 //! Every writer that moves a reference says which and how ([`RefUpdate`]), so that the caller
 //! can announce exactly what changed (`events::RefsMoved`) from the place that changed it.
 
 pub mod commit;
 pub mod durable;
+pub mod gitmodules;
 pub mod refs;
 
 pub use commit::{commit, Action, BranchMove, Committed, PathProblem, Request, Start, WriteError};

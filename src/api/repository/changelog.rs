@@ -351,6 +351,9 @@ pub fn commit(call: &Call, project: &str, params: &Params) -> ApiResult<Response
         Err(FileWriteError::Write(WriteError::CheckedOut(branch))) => {
             return Err(failure(push::checked_out_text(&branch)))
         }
+        Err(FileWriteError::Write(WriteError::Gitmodules(problem))) => {
+            return Err(failure(format!("invalid .gitmodules: {problem}")))
+        }
         Err(FileWriteError::Write(WriteError::Race)) => {
             return Err(ApiError::Unavailable("the branch is busy with other commits, try again"))
         }

@@ -11,6 +11,7 @@
 //! [`WriteError::Race`], GitLab's "Please refresh and try again".
 
 use super::durable;
+use super::gitmodules;
 use super::{entry_at, path_components, signature, Identity, RefUpdate};
 use crate::git::error::{boxed, BoxError};
 use crate::git::{last_commit, merge_base};
@@ -144,6 +145,8 @@ pub enum WriteError {
     Race,
     #[error("the branch {0} is checked out in the repository's work tree")]
     CheckedOut(String),
+    #[error("the .gitmodules written fails git's fsck: {0}")]
+    Gitmodules(String),
     #[error("cannot read or write the repository")]
     Git(#[source] BoxError),
 }
@@ -356,12 +359,14 @@ fn apply(
             if staged.is_directory(path)? {
                 return Err(WriteError::DirectoryExists(path.to_string()));
             }
+            check_gitmodules(path, content)?;
             let blob = repo.write_blob(content).map_err(broken)?.detach();
             staged.set(path, Some((blob, kind_of(*executable))));
         }
         Action::Update { content, executable, last_commit_id, .. } => {
             let (_, kind) = require_file()?;
             check_fresh(repo, start, path, last_commit_id.as_ref())?;
+            check_gitmodules(path, content)?;
             let blob = repo.write_blob(content).map_err(broken)?.detach();
             staged.set(path, Some((blob, with_mode(kind, *executable))));
         }
@@ -387,14 +392,35 @@ fn apply(
             }
             check_fresh(repo, start, previous, last_commit_id.as_ref())?;
             let blob = match content {
-                Some(content) => repo.write_blob(content).map_err(broken)?.detach(),
-                None => old_blob,
+                Some(content) => {
+                    check_gitmodules(path, content)?;
+                    repo.write_blob(content).map_err(broken)?.detach()
+                }
+                None => {
+                    if names_gitmodules(path) {
+                        check_gitmodules(path, &repo.find_object(old_blob).map_err(broken)?.data)?;
+                    }
+                    old_blob
+                }
             };
             staged.set(previous, None);
             staged.set(path, Some((blob, kind)));
         }
     }
     Ok(())
+}
+
+/// Whether the last component of `path` names `.gitmodules` (see [`gitmodules`]).
+fn names_gitmodules(path: &str) -> bool {
+    gitmodules::names_gitmodules(path.rsplit('/').next().unwrap_or(path))
+}
+
+/// A `.gitmodules` at `path` with `content` must pass git's fsck.
+fn check_gitmodules(path: &str, content: &[u8]) -> Result<(), WriteError> {
+    match names_gitmodules(path).then(|| gitmodules::problem(content)).flatten() {
+        Some(problem) => Err(WriteError::Gitmodules(problem)),
+        None => Ok(()),
+    }
 }
 
 /// Whether the tree `id` can be written again as it is: entries in git's order (a directory
