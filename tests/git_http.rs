@@ -442,6 +442,54 @@ fn pushes_follow_the_protection_rule() {
     assert!(stderr(&out).contains("You are not allowed to push code to this project."), "{}", stderr(&out));
 }
 
+/// Protects `name` in `pub/repo` through the API, as its Maintainer.
+fn protect(forge: &Forge, name: &str) {
+    let headers =
+        vec![("PRIVATE-TOKEN".into(), forge.maintainer.clone()), ("Content-Type".into(), "application/json".into())];
+    let body = json!({"name": name}).to_string();
+    let path = "/api/v4/projects/pub%2Frepo/protected_branches";
+    let response = forgecore::http::handle(&forge.ctx, "POST", path, headers, body.as_bytes());
+    assert_eq!(response.status, 201);
+}
+
+#[test]
+fn a_push_that_only_deletes_refs_is_taken() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    let (out, work) = forge.clone("pub/repo", Some(&forge.developer), 2, "dev");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let dev_remote = forge.remote("pub/repo", Some(&forge.developer));
+    let out = forge.client(&work, 0, &["push", "-q", &dev_remote, "HEAD:stale-1", "HEAD:stale-2", "HEAD:stale-3"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Renovate's `git push --delete` of stale branches: git sends commands and no pack, so
+    // receive-pack makes no quarantine. One branch, then two at once.
+    let out = forge.client(&work, 0, &["push", "--delete", &dev_remote, "stale-1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = forge.client(&work, 2, &["push", "--delete", &dev_remote, "stale-2", "stale-3"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(git(&forge.public, &["branch", "--list", "stale-*"]).is_empty(), "the branches are gone");
+    // Protected branches and the default branch are refused as before.
+    let out = forge.client(&work, 0, &["push", "-q", &dev_remote, "HEAD:release"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    protect(&forge, "release");
+    let out = forge.client(&work, 0, &["push", "--delete", &dev_remote, "release"]);
+    let text = stderr(&out);
+    assert!(!out.status.success());
+    assert!(
+        text.contains(
+            "remote: GitLab: You are not allowed to delete protected branches from this project. Only a project \
+             maintainer or owner can delete a protected branch."
+        ),
+        "{text}"
+    );
+    assert!(text.contains("[remote rejected] release (pre-receive hook declined)"), "{text}");
+    let out = forge.client(&work, 0, &["push", "--delete", &forge.remote("pub/repo", Some(&forge.maintainer)), "main"]);
+    let text = stderr(&out);
+    assert!(text.contains("remote: GitLab: The default branch of a project cannot be deleted."), "{text}");
+    assert!(!git(&forge.public, &["branch", "--list", "release"]).is_empty());
+    assert!(!git(&forge.public, &["branch", "--list", "main"]).is_empty());
+}
+
 #[test]
 fn another_host_sees_a_push_at_once() {
     let _serial = serial();

@@ -249,9 +249,13 @@ fn inside(path: &str, git_dir: &Path) -> bool {
 pub fn stage_two(ctx: &Context, access: &Access, text: &str, scratch: &Path) -> String {
     let refuse = |message: &str| format!("refused\nGitLab: {message}\n");
     let Some(request) = parse_request(text) else { return refuse("The push could not be checked.") };
-    let directories_ok = inside(&request.objects, &access.git_dir)
-        && (request.quarantine.is_empty() || inside(&request.quarantine, &access.git_dir))
-        && request.alternates.split(':').filter(|p| !p.is_empty()).all(|p| inside(p, &access.git_dir));
+    // A push that only deletes sends no pack, so receive-pack makes no quarantine and names no
+    // object directory (its `delete_only`); nothing is read from one then.
+    let deletes_only = request.objects.is_empty() && request.commands.iter().all(Command::is_delete);
+    let directories_ok = deletes_only
+        || (inside(&request.objects, &access.git_dir)
+            && (request.quarantine.is_empty() || inside(&request.quarantine, &access.git_dir))
+            && request.alternates.split(':').filter(|p| !p.is_empty()).all(|p| inside(p, &access.git_dir)));
     if !directories_ok {
         return refuse("The push could not be checked.");
     }
