@@ -2,18 +2,23 @@
 //! `auth::protection::check`'s (the one rule); this module only says which change a ref line
 //! makes and words the refusal as GitLab does.
 //!
+//! A push may create, update and delete any ref under `refs/` (decisions D13: notes, as
+//! semantic-release pushes them), except in GitLab's [`RESERVED_NAMESPACES`], which
+//! receive-pack itself refuses ref by ref, as Gitaly has it refuse them (`receive.hideRefs`).
+//!
 //! 1. Before receive-pack starts, [`parse_commands`] reads the command list at the head of the
-//!    body (`<old> <new> <ref>` pkt-lines; no objects needed) and [`stage_one`] refuses refs
-//!    outside `refs/heads/` and `refs/tags/`, deleting the default branch, creating 40-hex branch
-//!    names, and protected-branch creation, update or deletion without the right. A refused push
-//!    never starts git: its answer is the report git would give ([`refused_report`]).
+//!    body (`<old> <new> <ref>` pkt-lines; no objects needed) and [`stage_one`] refuses
+//!    deleting the default branch, creating 40-hex branch names, and protected-branch
+//!    creation, update or deletion without the right. A refused push never starts git: its
+//!    answer is the report git would give ([`refused_report`]).
 //! 2. While receive-pack runs, forgecore's own `pre-receive` (`git::push_hook`, in forgecore's
 //!    `core.hooksPath`; a repository's hooks never run) hands the ref lines and the quarantine's
 //!    object directories back over two FIFOs in a private (0700) directory (`HookChannel`).
 //!    The core decides force pushes there, opening the repository with gix over the pushed
 //!    objects in the quarantine: an update whose old tip is not an ancestor of the new one is a
 //!    force push. The refusal is printed by the hook, so git shows
-//!    `remote: GitLab: ...` and `[remote rejected] ... (pre-receive hook declined)`.
+//!    `remote: GitLab: ...` and `[remote rejected] ... (pre-receive hook declined)`. A push
+//!    that only deletes brings no objects, so git makes no quarantine: nothing is read then.
 
 use super::auth::Access;
 use super::pkt_line;
@@ -22,6 +27,14 @@ use crate::context::Context;
 use std::path::Path;
 
 const ZERO: &str = "0000000000000000000000000000000000000000";
+
+/// GitLab's reserved namespaces (decisions D13): no push writes a ref in them. Gitaly makes
+/// receive-pack hide them (`receive.hideRefs` for each of its `InternalRefPrefixes`,
+/// `internal/git/gitcmd/command_description.go`), so git refuses each such ref by itself,
+/// `deny updating a hidden ref` (or `deny deleting a hidden ref`), and the push's other refs
+/// go on; forgecore's receive-pack is configured the same way (`transport::start`).
+pub const RESERVED_NAMESPACES: [&str; 5] =
+    ["refs/merge-requests/", "refs/pipelines/", "refs/environments/", "refs/keep-around/", "refs/tmp/"];
 
 /// One ref a push changes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,12 +145,8 @@ fn refusal(
         }
         return Ok(None);
     }
-    let Some(branch) = command.name.strip_prefix("refs/heads/") else {
-        return Ok(Some(format!(
-            "You are not allowed to push to {}: only branches (refs/heads/) and tags (refs/tags/) may be pushed.",
-            command.name
-        )));
-    };
+    // Any other ref is the pusher's (decisions D13): notes, as semantic-release pushes them.
+    let Some(branch) = command.name.strip_prefix("refs/heads/") else { return Ok(None) };
     if command.is_create() && is_hex_id(&branch.to_ascii_lowercase()) {
         return Ok(Some("You cannot create a branch with a 40-character hexadecimal branch name.".into()));
     }
