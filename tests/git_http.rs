@@ -232,11 +232,14 @@ impl Forge {
     /// `http://oauth2:<token>@host/<project>.git`, or without credentials.
     fn remote(&self, project: &str, token: Option<&str>) -> String {
         match token {
-            Some(token) => {
-                self.url.replacen("http://", &format!("http://oauth2:{token}@"), 1) + &format!("/{project}.git")
-            }
+            Some(token) => self.remote_as("oauth2", project, token),
             None => format!("{}/{project}.git", self.url),
         }
+    }
+
+    /// `http://<user>:<token>@host/<project>.git`.
+    fn remote_as(&self, user: &str, project: &str, token: &str) -> String {
+        self.url.replacen("http://", &format!("http://{user}:{token}@"), 1) + &format!("/{project}.git")
     }
 
     /// The git client, isolated from this machine's configuration, in `cwd`.
@@ -543,6 +546,39 @@ fn pushes_write_any_ref_but_gitlabs_reserved_namespaces() {
         assert!(git(&forge.public, &["for-each-ref", name]).is_empty(), "{name} was not written");
     }
     assert_eq!(git_text(&forge.public, &["rev-parse", "beside-reserved"]), tip);
+}
+
+#[test]
+fn personal_tokens_work_under_any_user_name_and_job_tokens_as_gitlab_ci_token_only() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    // GitLab's find_for_git_client: a password that is no job token is tried as a personal
+    // access token, whatever the user name, `gitlab-ci-token` included.
+    let remote = forge.remote_as("gitlab-ci-token", "corp/secret", &forge.developer);
+    let into = forge.dir.path().join("ci-personal");
+    let out = forge.client(forge.dir.path(), 2, &["clone", "-q", &remote, &into.to_string_lossy()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(git_text(&into, &["rev-parse", "HEAD"]), git_text(&forge.private, &["rev-parse", "main"]));
+    git(&into, &["checkout", "-q", "-b", "from-ci"]);
+    let tip = commit(&into, "ci.txt", b"ci\n");
+    let out = forge.client(&into, 0, &["push", "-q", &remote, "from-ci"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(git_text(&forge.private, &["rev-parse", "from-ci"]), tip);
+    let out =
+        forge.client(forge.dir.path(), 0, &["ls-remote", &forge.remote_as("renovate", "corp/secret", &forge.reporter)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A job token is one only as gitlab-ci-token.
+    let job = admin(&forge.ctx, json!({"command": "job_token_add", "project": "corp/secret"}))["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let out = forge.client(forge.dir.path(), 0, &["ls-remote", &forge.remote_as("oauth2", "corp/secret", &job)]);
+    let text = stderr(&out);
+    assert!(!out.status.success());
+    assert!(text.contains("Authentication failed") || text.contains("HTTP Basic: Access denied"), "{text}");
+    let out =
+        forge.client(forge.dir.path(), 0, &["ls-remote", &forge.remote_as("gitlab-ci-token", "corp/secret", &job)]);
+    assert!(out.status.success(), "{}", stderr(&out));
 }
 
 #[test]
