@@ -582,6 +582,54 @@ fn personal_tokens_work_under_any_user_name_and_job_tokens_as_gitlab_ci_token_on
 }
 
 #[test]
+fn a_symbolic_ref_is_judged_by_the_ref_it_points_to() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    git(&forge.public, &["symbolic-ref", "refs/heads/alias", "refs/heads/main"]);
+    git(&forge.public, &["branch", "open", "main"]);
+    git(&forge.public, &["symbolic-ref", "refs/heads/open-alias", "refs/heads/open"]);
+    git(&forge.public, &["symbolic-ref", "refs/heads/into-reserved", "refs/merge-requests/1/head"]);
+    let (out, work) = forge.clone("pub/repo", Some(&forge.developer), 2, "dev");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let dev_remote = forge.remote("pub/repo", Some(&forge.developer));
+    let mona_remote = forge.remote("pub/repo", Some(&forge.maintainer));
+    let main = git_text(&forge.public, &["rev-parse", "refs/heads/main"]);
+    // git's receive-pack writes through a symbolic ref: pushing `alias` would move main.
+    commit(&work, "alias.txt", b"alias\n");
+    let out = forge.client(&work, 0, &["push", &dev_remote, "HEAD:refs/heads/alias"]);
+    let text = stderr(&out);
+    assert!(!out.status.success());
+    assert!(
+        text.contains("remote: GitLab: You are not allowed to push code to protected branches on this project."),
+        "{text}"
+    );
+    assert_eq!(git_text(&forge.public, &["rev-parse", "refs/heads/main"]), main);
+    // Nor is main force-pushed or deleted that way.
+    git(&work, &["reset", "-q", "--hard", "HEAD~2"]);
+    let rewritten = commit(&work, "rewritten.txt", b"r\n");
+    let out = forge.client(&work, 0, &["push", "--force", &mona_remote, "HEAD:refs/heads/alias"]);
+    let text = stderr(&out);
+    assert!(
+        text.contains("remote: GitLab: You are not allowed to force push code to a protected branch on this project."),
+        "{text}"
+    );
+    let out = forge.client(&work, 0, &["push", "--delete", &mona_remote, "alias"]);
+    let text = stderr(&out);
+    assert!(text.contains("remote: GitLab: The default branch of a project cannot be deleted."), "{text}");
+    assert_eq!(git_text(&forge.public, &["rev-parse", "refs/heads/main"]), main);
+    // One that points into a reserved namespace writes nothing there.
+    let out = forge.client(&work, 0, &["push", &mona_remote, "HEAD:refs/heads/into-reserved"]);
+    let text = stderr(&out);
+    assert!(!out.status.success() && text.contains("deny updating a hidden ref"), "{text}");
+    assert!(git(&forge.public, &["for-each-ref", "refs/merge-requests/"]).is_empty());
+    // Through one that points to an open branch, a Developer moves that branch.
+    let out = forge.client(&work, 0, &["push", "--force", &dev_remote, "HEAD:refs/heads/open-alias"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(git_text(&forge.public, &["rev-parse", "refs/heads/open"]), rewritten);
+    assert_eq!(git_text(&forge.public, &["symbolic-ref", "refs/heads/open-alias"]), "refs/heads/open");
+}
+
+#[test]
 fn another_host_sees_a_push_at_once() {
     let _serial = serial();
     let forge = forge(json!({}));
