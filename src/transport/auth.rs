@@ -2,8 +2,9 @@
 //! credential form git clients send (a Gitea CVE came from two paths disagreeing).
 //!
 //! Credentials are HTTP Basic, as GitLab's git routes take them: any user name with a personal
-//! access token as the password (so `oauth2:<token>` works), or `gitlab-ci-token:<job token>`.
-//! Both are checked by the API's own `auth::identify` (no second token check). Answers follow
+//! access token as the password (so `oauth2:<token>` works, and `gitlab-ci-token:<token>`
+//! too), or `gitlab-ci-token:<job token>`, a job token under that name only. Both are checked
+//! by the API's own `auth::identify` (no second token check). Answers follow
 //! GitLab's order (reference `git-http.md` §3): anonymous (or bad credentials) where credentials
 //! are needed, 401 with a `Basic` challenge (without it git never sends any), so private and
 //! missing projects look the same to anonymous callers; authenticated but unable to see the
@@ -82,6 +83,20 @@ fn credentials(headers: &[(String, String)]) -> Result<Credentials, ()> {
     Ok(found)
 }
 
+/// The caller `credentials` name, as GitLab's `find_for_git_client` (`lib/gitlab/auth.rb`)
+/// finds it: a `gitlab-ci-token` password is a job token first (`build_access_token_check`),
+/// and otherwise, as under any user name, a personal access token
+/// (`personal_access_token_check`, which ignores the user name). A job token under another
+/// user name is never looked up as one.
+fn identify(ctx: &Context, credentials: Credentials) -> Result<Caller, ApiError> {
+    match auth::identify(ctx, &credentials) {
+        Err(ApiError::Unauthorized) if !credentials.job.is_empty() => {
+            auth::identify(ctx, &Credentials { personal: credentials.job, ..Credentials::default() })
+        }
+        found => found,
+    }
+}
+
 /// Whether `caller` may run `service` on the project at `full_path`, and the project if so;
 /// otherwise GitLab's answer (401, 403 or 404, `text/plain`).
 pub fn authorize(
@@ -91,7 +106,7 @@ pub fn authorize(
     headers: &[(String, String)],
 ) -> Result<Access, Response> {
     let credentials = credentials(headers).map_err(|()| challenge())?;
-    let caller = match auth::identify(ctx, &credentials) {
+    let caller = match identify(ctx, credentials) {
         Ok(caller) => caller,
         Err(ApiError::Unauthorized) => return Err(challenge()),
         Err(e) => return Err(failed(e)),

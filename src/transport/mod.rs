@@ -211,6 +211,12 @@ fn start(
             .config("receive.advertisePushOptions", "true")
             .config("core.alternateRefsCommand", "exit 0 #"),
     };
+    if service == Service::ReceivePack {
+        // Hidden as Gitaly hides them: neither advertised nor written, each refused by git.
+        for prefix in policy::RESERVED_NAMESPACES {
+            spec = spec.config("receive.hideRefs", prefix);
+        }
+    }
     for arg in args {
         spec = spec.arg(*arg);
     }

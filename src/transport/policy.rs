@@ -2,18 +2,25 @@
 //! `auth::protection::check`'s (the one rule); this module only says which change a ref line
 //! makes and words the refusal as GitLab does.
 //!
+//! A push may create, update and delete any ref under `refs/` (decisions D13: notes, as
+//! semantic-release pushes them), except in GitLab's [`RESERVED_NAMESPACES`], which
+//! receive-pack itself refuses ref by ref, as Gitaly has it refuse them (`receive.hideRefs`).
+//! Both stages judge the ref a push writes: receive-pack writes through a symbolic ref, so a
+//! push to `refs/heads/alias` -> `refs/heads/main` is judged as one to main.
+//!
 //! 1. Before receive-pack starts, [`parse_commands`] reads the command list at the head of the
-//!    body (`<old> <new> <ref>` pkt-lines; no objects needed) and [`stage_one`] refuses refs
-//!    outside `refs/heads/` and `refs/tags/`, deleting the default branch, creating 40-hex branch
-//!    names, and protected-branch creation, update or deletion without the right. A refused push
-//!    never starts git: its answer is the report git would give ([`refused_report`]).
+//!    body (`<old> <new> <ref>` pkt-lines; no objects needed) and [`stage_one`] refuses
+//!    deleting the default branch, creating 40-hex branch names, and protected-branch
+//!    creation, update or deletion without the right. A refused push never starts git: its
+//!    answer is the report git would give ([`refused_report`]).
 //! 2. While receive-pack runs, forgecore's own `pre-receive` (`git::push_hook`, in forgecore's
 //!    `core.hooksPath`; a repository's hooks never run) hands the ref lines and the quarantine's
 //!    object directories back over two FIFOs in a private (0700) directory (`HookChannel`).
 //!    The core decides force pushes there, opening the repository with gix over the pushed
 //!    objects in the quarantine: an update whose old tip is not an ancestor of the new one is a
 //!    force push. The refusal is printed by the hook, so git shows
-//!    `remote: GitLab: ...` and `[remote rejected] ... (pre-receive hook declined)`.
+//!    `remote: GitLab: ...` and `[remote rejected] ... (pre-receive hook declined)`. A push
+//!    that only deletes brings no objects, so git makes no quarantine: nothing is read then.
 
 use super::auth::Access;
 use super::pkt_line;
@@ -23,6 +30,14 @@ use crate::git::write::refs::{tag_name_problem, TagNameProblem};
 use std::path::Path;
 
 const ZERO: &str = "0000000000000000000000000000000000000000";
+
+/// GitLab's reserved namespaces (decisions D13): no push writes a ref in them. Gitaly makes
+/// receive-pack hide them (`receive.hideRefs` for each of its `InternalRefPrefixes`,
+/// `internal/git/gitcmd/command_description.go`), so git refuses each such ref by itself,
+/// `deny updating a hidden ref` (or `deny deleting a hidden ref`), and the push's other refs
+/// go on; forgecore's receive-pack is configured the same way (`transport::start`).
+pub const RESERVED_NAMESPACES: [&str; 5] =
+    ["refs/merge-requests/", "refs/pipelines/", "refs/environments/", "refs/keep-around/", "refs/tmp/"];
 
 /// One ref a push changes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,12 +149,8 @@ fn refusal(
         let problem = problem.filter(|p| command.is_create() || *p != TagNameProblem::DefaultBranch);
         return Ok(problem.map(|p| p.text().to_string()));
     }
-    let Some(branch) = command.name.strip_prefix("refs/heads/") else {
-        return Ok(Some(format!(
-            "You are not allowed to push to {}: only branches (refs/heads/) and tags (refs/tags/) may be pushed.",
-            command.name
-        )));
-    };
+    // Any other ref is the pusher's (decisions D13): notes, as semantic-release pushes them.
+    let Some(branch) = command.name.strip_prefix("refs/heads/") else { return Ok(None) };
     if command.is_create() && is_hex_id(&branch.to_ascii_lowercase()) {
         return Ok(Some("You cannot create a branch with a 40-character hexadecimal branch name.".into()));
     }
@@ -160,17 +171,54 @@ fn refusal(
     Ok(decided.err().map(|refusal| protected_text(refusal, change).to_string()))
 }
 
+/// `command` as it changes the repository `repo`: git's receive-pack writes through a symbolic
+/// ref (a push to `refs/heads/alias` -> `refs/heads/main` moves main, deleting `alias` deletes
+/// main), so every rule judges the ref at the end of the chain. `Err`: GitLab's words for a
+/// refusal, when the chain ends in a reserved namespace (`receive.hideRefs` refuses a pushed
+/// name there, but not one that points there), cannot be read, or is longer than 5 (git itself
+/// follows 4).
+fn written(repo: Option<&gix::Repository>, command: &Command) -> Result<Command, String> {
+    let unchecked = || "The push could not be checked.".to_string();
+    let Some(repo) = repo else { return Ok(command.clone()) };
+    let mut name = command.name.clone();
+    let mut followed = 0;
+    while let Ok(full) = gix::refs::FullName::try_from(name.as_str()) {
+        let found = repo.try_find_reference(full.as_ref()).map_err(|_| unchecked())?;
+        let Some(gix::refs::TargetRef::Symbolic(target)) = found.as_ref().map(|r| r.target()) else { break };
+        followed += 1;
+        if followed > 5 {
+            return Err(unchecked());
+        }
+        name = target.as_bstr().to_string();
+    }
+    if name != command.name && RESERVED_NAMESPACES.iter().any(|prefix| name.starts_with(prefix)) {
+        let hidden = if command.is_delete() { "deny deleting a hidden ref" } else { "deny updating a hidden ref" };
+        return Err(format!("{hidden}: {} points to {name}", command.name));
+    }
+    Ok(Command { name, ..command.clone() })
+}
+
+/// Adds GitLab's refusal `text` to `messages`, once.
+fn note(messages: &mut Vec<String>, text: &str) {
+    let line = format!("GitLab: {text}");
+    if !messages.contains(&line) {
+        messages.push(line);
+    }
+}
+
 /// Stage 1: GitLab's refusals for `commands`, each prefixed `GitLab: ` (empty: go on). Updates
 /// are judged as fast-forwards here; stage 2 judges force pushes.
 pub fn stage_one(ctx: &Context, access: &Access, commands: &[Command]) -> Result<Vec<String>, crate::error::ApiError> {
     let default_branch = crate::git::default_branch(&access.git_dir);
+    let repo = crate::git::open(&access.git_dir).ok();
     let mut messages = Vec::new();
     for command in commands {
-        if let Some(text) = refusal(ctx, access, default_branch.as_deref(), command, false)? {
-            let line = format!("GitLab: {text}");
-            if !messages.contains(&line) {
-                messages.push(line);
-            }
+        let text = match written(repo.as_ref(), command) {
+            Ok(command) => refusal(ctx, access, default_branch.as_deref(), &command, false)?,
+            Err(text) => Some(text),
+        };
+        if let Some(text) = text {
+            note(&mut messages, &text);
         }
     }
     Ok(messages)
@@ -251,15 +299,27 @@ fn inside(path: &str, git_dir: &Path) -> bool {
 pub fn stage_two(ctx: &Context, access: &Access, text: &str, scratch: &Path) -> String {
     let refuse = |message: &str| format!("refused\nGitLab: {message}\n");
     let Some(request) = parse_request(text) else { return refuse("The push could not be checked.") };
-    let directories_ok = inside(&request.objects, &access.git_dir)
-        && (request.quarantine.is_empty() || inside(&request.quarantine, &access.git_dir))
-        && request.alternates.split(':').filter(|p| !p.is_empty()).all(|p| inside(p, &access.git_dir));
+    // A push that only deletes sends no pack, so receive-pack makes no quarantine and names no
+    // object directory (its `delete_only`); nothing is read from one then.
+    let deletes_only = request.objects.is_empty() && request.commands.iter().all(Command::is_delete);
+    let directories_ok = deletes_only
+        || (inside(&request.objects, &access.git_dir)
+            && (request.quarantine.is_empty() || inside(&request.quarantine, &access.git_dir))
+            && request.alternates.split(':').filter(|p| !p.is_empty()).all(|p| inside(p, &access.git_dir)));
     if !directories_ok {
         return refuse("The push could not be checked.");
     }
     let default_branch = crate::git::default_branch(&access.git_dir);
+    let repo = crate::git::open(&access.git_dir).ok();
     let mut messages = Vec::new();
     for command in &request.commands {
+        let command = match written(repo.as_ref(), command) {
+            Ok(command) => command,
+            Err(text) => {
+                note(&mut messages, &text);
+                continue;
+            }
+        };
         let update = command.name.starts_with("refs/heads/") && !command.is_create() && !command.is_delete();
         let force = if update {
             match is_ancestor(access, &request, &command.old, &command.new, scratch) {
@@ -269,14 +329,9 @@ pub fn stage_two(ctx: &Context, access: &Access, text: &str, scratch: &Path) -> 
         } else {
             false
         };
-        match refusal(ctx, access, default_branch.as_deref(), command, force) {
+        match refusal(ctx, access, default_branch.as_deref(), &command, force) {
             Ok(None) => {}
-            Ok(Some(text)) => {
-                let line = format!("GitLab: {text}");
-                if !messages.contains(&line) {
-                    messages.push(line);
-                }
-            }
+            Ok(Some(text)) => note(&mut messages, &text),
             Err(_) => return refuse("The push could not be checked: the store is unavailable."),
         }
     }
@@ -340,6 +395,43 @@ mod tests {
         };
         let report = refused_report(&parsed, &["GitLab: no".into()]);
         assert_eq!(report, b"000eunpack ok\n002eng refs/heads/x pre-receive hook declined\n0000".to_vec());
+    }
+
+    #[test]
+    fn symbolic_refs_are_judged_by_their_end() {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!("forgecore-policy-{}-{nanos}", std::process::id()));
+        gix::init_bare(&dir).unwrap();
+        std::fs::create_dir_all(dir.join("refs/heads")).unwrap();
+        // A symbolic ref is a file `ref: <target>`, as git symbolic-ref writes it.
+        let symbolic = |name: &str, target: &str| {
+            std::fs::write(dir.join(name), format!("ref: {target}\n")).unwrap();
+        };
+        let mut previous = "refs/heads/main".to_string();
+        for hop in 1..=6 {
+            symbolic(&format!("refs/heads/l{hop}"), &previous);
+            previous = format!("refs/heads/l{hop}");
+        }
+        symbolic("refs/heads/mr", "refs/merge-requests/1/head");
+        let repo = crate::git::open(&dir).unwrap();
+        let push = |name: &str, new: &str| {
+            written(Some(&repo), &Command { old: "1".repeat(40), new: new.into(), name: name.into() })
+        };
+        assert_eq!(push("refs/heads/plain", &"2".repeat(40)).unwrap().name, "refs/heads/plain");
+        assert_eq!(push("refs/notes/x", &"2".repeat(40)).unwrap().name, "refs/notes/x");
+        // A reserved name pushed as it is: git's to refuse, ref by ref.
+        assert_eq!(push("refs/pipelines/1", &"2".repeat(40)).unwrap().name, "refs/pipelines/1");
+        // git follows 4 symbolic refs; forgecore follows 5, so it sees at least what git writes.
+        for hop in 1..=5 {
+            assert_eq!(push(&format!("refs/heads/l{hop}"), ZERO).unwrap().name, "refs/heads/main");
+        }
+        assert_eq!(push("refs/heads/l6", ZERO).unwrap_err(), "The push could not be checked.");
+        assert_eq!(
+            push("refs/heads/mr", &"2".repeat(40)).unwrap_err(),
+            "deny updating a hidden ref: refs/heads/mr points to refs/merge-requests/1/head"
+        );
+        assert!(push("refs/heads/mr", ZERO).unwrap_err().starts_with("deny deleting a hidden ref"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

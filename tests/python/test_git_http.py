@@ -4,8 +4,9 @@ any body over 1 MiB) leaves the host's memory flat: its resident size is sampled
 streams through it, and must stay within a bound far below the push's size. What the core
 decides (permissions, protection, limits) is tested in full once, in tests/git_http.rs; here
 the transport (bytes, chunked bodies, streamed answers, memory) and that its answers reach git
-through each host as git shows them: the credentials challenge of a private project, and
-GitLab's refusals of protected-branch pushes as `remote:` lines.
+through each host as git shows them: the credentials challenge of a private project,
+GitLab's refusals of protected-branch pushes as `remote:` lines, and what CI tools push (a
+personal token as `gitlab-ci-token`, a notes ref, a push that only deletes).
 """
 
 import os
@@ -150,6 +151,27 @@ def test_credentials_and_protection_reach_git_through_the_host(host):
     assert "remote: GitLab: You are not allowed to force push code to a protected branch on this project." \
         in out.stderr, out.stderr
     assert rev(server.bare, "main") == main_before
+
+
+def test_ci_token_notes_and_deletes_reach_git_through_the_host(host):
+    """Issue #43's clients through each host: a clone and push as `gitlab-ci-token` with a
+    personal access token (GitLab takes one under any user name), semantic-release's push of a
+    notes ref, and Renovate's `git push --delete` of a stale branch (commands and no pack)."""
+    into = host.work / "ci-token"
+    ci = host.url.replace("http://", f"http://gitlab-ci-token:{host.token}@", 1) + "/gh/repo.git"
+    out = client(host, "clone", "-q", ci, str(into))
+    assert out.returncode == 0, out.stderr
+    notes = "refs/notes/semantic-release-v1.0.0"
+    subprocess.run(["git", "-C", str(into), "-c", "user.name=t", "-c", "user.email=t@example.com", "notes", "--ref",
+                    notes, "add", "-m", '{"channels":[null]}', "HEAD"], check=True)
+    out = client(host, "push", ci, notes, "HEAD:refs/heads/renovate/stale", cwd=into)
+    assert out.returncode == 0, out.stderr
+    assert rev(host.bare, notes) == rev(into, notes)
+    out = client(host, "push", "--delete", ci, "renovate/stale", cwd=into)
+    assert out.returncode == 0, out.stderr
+    left = subprocess.run(["git", "-C", str(host.bare), "branch", "--list", "renovate/stale"], check=True,
+                          capture_output=True, text=True).stdout
+    assert left == "", left
 
 
 def test_another_host_sees_a_push_at_once(host):
