@@ -176,10 +176,11 @@ pub fn commit(
     mut allow: impl FnMut(BranchMove) -> bool,
 ) -> Result<Committed, WriteError> {
     let started = Instant::now();
+    let deadline = started + last_commit::BUDGET;
     let mut attempt = 0u32;
     loop {
         attempt += 1;
-        match try_commit(repo, request, actions, None, &mut allow)? {
+        match try_commit(repo, request, actions, None, deadline, &mut allow)? {
             Attempt::Done(committed) => return Ok(committed),
             Attempt::Lost if started.elapsed() > RETRY_BUDGET => return Err(WriteError::Race),
             Attempt::Lost => pause(attempt),
@@ -251,6 +252,9 @@ struct Staged<'r> {
     repo: &'r gix::Repository,
     base: ObjectId,
     changed: BTreeMap<String, FileState>,
+    /// When the `last_commit_id` checks of the whole request (every action, every attempt)
+    /// must be done: one bound, however many actions name one.
+    deadline: Instant,
 }
 
 impl Staged<'_> {
@@ -331,9 +335,10 @@ fn check_fresh(
     start: Option<ObjectId>,
     path: &str,
     last_commit_id: Option<&String>,
+    deadline: Instant,
 ) -> Result<(), WriteError> {
     let (Some(expected), Some(start)) = (last_commit_id.filter(|s| !s.is_empty()), start) else { return Ok(()) };
-    match last_commit::find(repo, start, path).map_err(broken)? {
+    match last_commit::find_before(repo, start, path, deadline).map_err(broken)? {
         Some(last) if ObjectId::from_hex(expected.as_bytes()).ok() != Some(last) => {
             Err(WriteError::Stale(path.to_string()))
         }
@@ -365,19 +370,19 @@ fn apply(
         }
         Action::Update { content, executable, last_commit_id, .. } => {
             let (_, kind) = require_file()?;
-            check_fresh(repo, start, path, last_commit_id.as_ref())?;
+            check_fresh(repo, start, path, last_commit_id.as_ref(), staged.deadline)?;
             check_gitmodules(path, content)?;
             let blob = repo.write_blob(content).map_err(broken)?.detach();
             staged.set(path, Some((blob, with_mode(kind, *executable))));
         }
         Action::Chmod { executable, last_commit_id, .. } => {
             let (blob, kind) = require_file()?;
-            check_fresh(repo, start, path, last_commit_id.as_ref())?;
+            check_fresh(repo, start, path, last_commit_id.as_ref(), staged.deadline)?;
             staged.set(path, Some((blob, with_mode(kind, Some(*executable)))));
         }
         Action::Delete { last_commit_id, .. } => {
             require_file()?;
-            check_fresh(repo, start, path, last_commit_id.as_ref())?;
+            check_fresh(repo, start, path, last_commit_id.as_ref(), staged.deadline)?;
             staged.set(path, None);
         }
         Action::Move { previous_path, content, last_commit_id, .. } => {
@@ -390,7 +395,7 @@ fn apply(
             if staged.is_directory(path)? {
                 return Err(WriteError::DirectoryExists(path.to_string()));
             }
-            check_fresh(repo, start, previous, last_commit_id.as_ref())?;
+            check_fresh(repo, start, previous, last_commit_id.as_ref(), staged.deadline)?;
             let blob = match content {
                 Some(content) => {
                     check_gitmodules(path, content)?;
@@ -520,7 +525,7 @@ pub(super) fn commit_once(
     expected: Option<ObjectId>,
     allow: &mut impl FnMut(BranchMove) -> bool,
 ) -> Result<Option<Committed>, WriteError> {
-    Ok(match try_commit(repo, request, actions, expected, allow)? {
+    Ok(match try_commit(repo, request, actions, expected, Instant::now() + last_commit::BUDGET, allow)? {
         Attempt::Done(committed) => Some(committed),
         Attempt::Lost => None,
     })
@@ -532,6 +537,7 @@ fn try_commit(
     request: &Request<'_>,
     actions: &[Action],
     expected: Option<ObjectId>,
+    deadline: Instant,
     allow: &mut impl FnMut(BranchMove) -> bool,
 ) -> Result<Attempt, WriteError> {
     let name = branch_name(request.branch)?;
@@ -553,7 +559,7 @@ fn try_commit(
         }
         None => ObjectId::empty_tree(repo.object_hash()),
     };
-    let mut staged = Staged { repo, base, changed: BTreeMap::new() };
+    let mut staged = Staged { repo, base, changed: BTreeMap::new(), deadline };
     for action in actions {
         apply(repo, &mut staged, parent, action)?;
     }
