@@ -237,3 +237,133 @@ fn pagination_links_never_repeat_credentials() {
         }
     }
 }
+
+/// A `multipart/form-data` body as curl's `-F` writes one: each part a `Content-Disposition`
+/// line (`disposition`, after `form-data; `), any further header lines, an empty line and its
+/// content, CRLF throughout.
+fn multipart(boundary: &str, parts: &[(&str, &[&str], &[u8])]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for (disposition, headers, content) in parts {
+        body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; {disposition}\r\n").as_bytes());
+        for header in *headers {
+            body.extend_from_slice(format!("{header}\r\n").as_bytes());
+        }
+        body.extend_from_slice(b"\r\n");
+        body.extend_from_slice(content);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    body
+}
+
+#[test]
+fn multipart_bodies_are_read_as_forms_and_malformed_ones_are_400() {
+    let instance = common::open_instance(json!({}));
+    instance.fixture_repos();
+    let token = instance.writers("fx/work").maintainer;
+    let post = |path: &str, content_type: &str, body: &[u8]| {
+        let target = format!("/api/v4/projects/fx%2Fwork/repository/files/{path}");
+        let (status, _, body) =
+            instance.request("POST", &target, &[("PRIVATE-TOKEN", &token), ("Content-Type", content_type)], body);
+        (status, parse(&body))
+    };
+    let raw = |path: &str| {
+        let target = format!("/api/v4/projects/fx%2Fwork/repository/files/{path}/raw?ref=main");
+        let (status, _, body) = instance.request("GET", &target, &[("PRIVATE-TOKEN", &token)], b"");
+        (status, String::from_utf8(body).unwrap())
+    };
+    // curl -F branch=main -F 'content=two\r\nlines' -F commit_message=... : quoted names, and a
+    // value holding CRLF and a boundary-like line that is not the boundary.
+    let boundary = "------------------------d74496d66958873e";
+    let content_type = format!("multipart/form-data; boundary={boundary}");
+    let text = "two\r\nlines\r\n--------------------------d74496d66958873\r\n";
+    let body = multipart(
+        boundary,
+        &[
+            ("name=\"branch\"", &[], b"main"),
+            ("name=\"content\"", &[], text.as_bytes()),
+            ("name=\"commit_message\"", &[], "Add by -F \u{e9}".as_bytes()),
+        ],
+    );
+    let (status, answer) = post("curl.txt", &content_type, &body);
+    assert_eq!((status, answer), (201, json!({"file_path": "curl.txt", "branch": "main"})));
+    assert_eq!(raw("curl.txt"), (200, text.to_string()));
+    // Unquoted names, a quoted boundary with a parameter after it, a preamble, transport
+    // padding after a boundary, an epilogue, and `name[]` collecting into an array.
+    let mut body = b"a preamble\r\n".to_vec();
+    body.extend(multipart(
+        "b",
+        &[("name=branch", &[], b"main"), ("name=content", &[], b"plain\n"), ("name=commit_message", &[], b"Unquoted")],
+    ));
+    let body = String::from_utf8(body).unwrap().replacen("--b\r\n", "--b \t\r\n", 2) + "an epilogue";
+    let (status, _) = post("unquoted.txt", "Multipart/Form-Data; boundary=\"b\"; charset=utf-8", body.as_bytes());
+    assert_eq!(status, 201);
+    assert_eq!(raw("unquoted.txt"), (200, "plain\n".to_string()));
+    // A file part (curl -F content=@notes.md): its text is the value; its name and type go.
+    let body = multipart(
+        boundary,
+        &[
+            ("name=\"branch\"", &[], b"main"),
+            ("name=\"content\"; filename=\"notes; \\\"draft\\\".md\"", &["Content-Type: text/markdown"], b"# Notes\n"),
+            ("name=\"commit_message\"", &[], b"Add a file part"),
+        ],
+    );
+    assert_eq!(post("notes.md", &content_type, &body).0, 201);
+    assert_eq!(raw("notes.md"), (200, "# Notes\n".to_string()));
+    // Malformed bodies: a 400 saying what is wrong, and nothing committed.
+    let tip = |instance: &common::TestInstance| {
+        instance.request_json("GET", "/api/v4/projects/fx%2Fwork/repository/branches/main", &[], b"").1["commit"]["id"]
+            .clone()
+    };
+    let before = tip(&instance);
+    let good = multipart(boundary, &[("name=\"branch\"", &[], b"main"), ("name=\"content\"", &[], b"x")]);
+    let unclosed = &good[..good.len() - boundary.len() - 6];
+    let lf_only = String::from_utf8(good.clone()).unwrap().replace("\r\n", "\n");
+    let cases: Vec<(String, Vec<u8>, &str)> = vec![
+        ("multipart/form-data".into(), good.clone(), "has no boundary in its Content-Type"),
+        (format!("multipart/form-data; boundary={}", "x".repeat(71)), good.clone(), "has an invalid boundary"),
+        ("multipart/form-data; boundary=\"unterminated".into(), good.clone(), "has a malformed Content-Type"),
+        (content_type.clone(), b"no boundary here".to_vec(), "has no boundary line"),
+        (content_type.clone(), unclosed.to_vec(), "ends before its closing boundary"),
+        (content_type.clone(), lf_only.into_bytes(), "has a boundary line not ended by CRLF"),
+        (
+            content_type.clone(),
+            multipart(boundary, &[("filename=\"a\"", &[], b"x")]),
+            "has a part that is not form-data with a name",
+        ),
+        (
+            content_type.clone(),
+            format!("--{boundary}\r\nContent-Type: text/plain\r\n\r\nx\r\n--{boundary}--").into_bytes(),
+            "has a part without Content-Disposition",
+        ),
+        (
+            content_type.clone(),
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"a\"\r\nx\r\n--{boundary}--").into_bytes(),
+            "has a part whose headers do not end",
+        ),
+        (content_type.clone(), format!("--{boundary}junk\r\n").into_bytes(), "has a boundary line not ended by CRLF"),
+    ];
+    for (content_type, body, reason) in cases {
+        let (status, answer) = post("bad.txt", &content_type, &body);
+        assert_eq!(
+            (status, answer),
+            (400, json!({"message": format!("400 Bad request - the multipart body {reason}")})),
+            "{content_type}: {}",
+            String::from_utf8_lossy(&body)
+        );
+    }
+    let binary = multipart(boundary, &[("name=\"content\"", &[], &[0xff, 0xfe])]);
+    let (status, answer) = post("bad.txt", &content_type, &binary);
+    assert_eq!(
+        (status, answer),
+        (400, json!({"message": "400 Bad request - the multipart field \"content\" is not valid UTF-8"}))
+    );
+    let many: Vec<(&str, &[&str], &[u8])> = vec![("name=\"n[]\"", &[], b"v"); forgecore::http::request::MAX_PARTS + 1];
+    let (status, answer) = post("bad.txt", &content_type, &multipart(boundary, &many));
+    assert_eq!(
+        (status, answer["message"].clone()),
+        (400, json!("400 Bad request - the multipart body has more than 4096 parts"))
+    );
+    assert_eq!(tip(&instance), before, "a refused body commits nothing");
+    assert_eq!(raw("bad.txt").0, 404);
+}

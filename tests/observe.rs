@@ -417,6 +417,115 @@ fn git_over_http_requests_have_one_record_each_with_their_route() {
     assert_eq!(by_ua["git-ua/2"]["status"], status);
 }
 
+/// Every parameter name GitLab's `filter_parameters` (config/application.rb) and its API's
+/// `LOG_FILTERS` filter, with a value that would be seen if it were not.
+const GITLAB_FILTERED: &[&str] = &[
+    "private_token",
+    "client_secret",
+    "deploy_key",
+    "password_confirmation",
+    "body",
+    "description",
+    "query",
+    "note",
+    "text",
+    "title",
+    "hook",
+    "message",
+    "certificate",
+    "import_url",
+    "search",
+    "jwt",
+    "otp_attempt",
+    "sentry_dsn",
+    "trace",
+    "variables",
+    "content",
+    "sharedSecret",
+    "redirect",
+    "question",
+    "SAMLResponse",
+    "selectedText",
+    "login_challenge",
+    "consent_verifier",
+    "output",
+];
+
+#[test]
+fn committed_contents_and_gitlabs_filtered_names_never_reach_a_record() {
+    capture();
+    let inst = open_instance(json!({}));
+    inst.fixture_repos();
+    let writers = inst.writers("fx/work");
+    let token = writers.maintainer.as_str();
+    // The commits API: `actions[]`, an array of objects, each with its `content`.
+    let body = json!({
+        "branch": "main",
+        "commit_message": "two files",
+        "actions": [
+            {"action": "create", "file_path": "one.txt", "content": "leaked-content-one"},
+            {"action": "create", "file_path": "two.txt", "content": "leaked-content-two", "encoding": "text"},
+        ],
+    });
+    let mut response = inst.request_response(
+        "POST",
+        "/api/v4/projects/fx%2Fwork/repository/commits",
+        &[("User-Agent", "filter-ua/commits"), ("PRIVATE-TOKEN", token), ("Content-Type", "application/json")],
+        body.to_string().as_bytes(),
+    );
+    assert_eq!(response.status(), 201, "{}", String::from_utf8_lossy(&response.body()));
+    drop(response);
+    // Every other filtered name, in a query string and in a JSON body (nested, too).
+    let query: Vec<String> = GITLAB_FILTERED.iter().map(|name| format!("{name}=leaked-{name}")).collect();
+    let target = format!("/api/v4/projects/fx%2Fwork/repository/branches?{}", query.join("&"));
+    let (status, _) = inst.request_json("GET", &target, &[("User-Agent", "filter-ua/query")], b"");
+    assert!(status < 500, "{status}");
+    let mut nested = serde_json::Map::new();
+    for name in GITLAB_FILTERED {
+        nested.insert(name.to_string(), json!({"inner": format!("leaked-{name}")}));
+    }
+    nested.insert("safe".into(), json!({"note": "leaked-inner-note", "kept": "visible-inner"}));
+    let (status, _) = inst.request_json(
+        "POST",
+        "/api/v4/member_roles",
+        &[("User-Agent", "filter-ua/nested"), ("PRIVATE-TOKEN", token), ("Content-Type", "application/json")],
+        Value::Object(nested).to_string().as_bytes(),
+    );
+    assert!(status < 500, "{status}");
+    // A token in the path and in the user agent: the request's own, and one by its prefix.
+    let ua = format!("filter-ua/agent {token} glpat-leakedagent0000");
+    inst.request_json(
+        "GET",
+        "/api/v4/projects/glpat-leakedpath000",
+        &[("User-Agent", &ua), ("PRIVATE-TOKEN", token)],
+        b"",
+    );
+    let records = records_of("filter-ua/");
+    assert_eq!(records.len(), 4, "{records:?}");
+    for record in &records {
+        let text = record.to_string();
+        assert!(!text.contains("leaked") && !text.contains(token), "a filtered value in {text}");
+    }
+    let params = |ua: &str| -> Vec<Value> {
+        let record = records.iter().find(|r| r["ua"].as_str().unwrap().starts_with(ua)).unwrap();
+        record["params"].as_array().unwrap().clone()
+    };
+    let actions = params("filter-ua/commits").into_iter().find(|p| p["key"] == "actions").unwrap();
+    let actions: Value = serde_json::from_str(actions["value"].as_str().unwrap()).unwrap();
+    assert_eq!(actions[0], json!({"action": "create", "file_path": "one.txt", "content": "[FILTERED]"}));
+    assert_eq!(actions[1]["encoding"], "text");
+    for name in GITLAB_FILTERED {
+        for ua in ["filter-ua/query", "filter-ua/nested"] {
+            assert!(params(ua).contains(&json!({"key": name, "value": "[FILTERED]"})), "{name} in {ua}");
+        }
+    }
+    let safe = params("filter-ua/nested").into_iter().find(|p| p["key"] == "safe").unwrap();
+    assert!(safe["value"].as_str().unwrap().contains("visible-inner"), "{safe}");
+    let agent = records.iter().find(|r| r["ua"].as_str().unwrap().starts_with("filter-ua/agent")).unwrap();
+    assert_eq!(agent["ua"], "filter-ua/agent [FILTERED] [FILTERED]");
+    assert_eq!(agent["path"], "/api/v4/projects/[FILTERED]");
+}
+
 #[test]
 fn a_compare_times_its_walk_and_its_patches_apart() {
     let inst = open_instance(json!({}));

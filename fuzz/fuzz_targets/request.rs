@@ -1,6 +1,7 @@
 //! Arbitrary requests through the HTTP door: the raw target (path, percent-encoding, query),
 //! headers and body. Lines of the input: method, target, then `name: value` headers until an
-//! empty line, then the body.
+//! empty line, then the body, kept byte for byte (CRLF too), so JSON, form and
+//! `multipart/form-data` bodies are all reached (`corpus/request/multipart` starts one).
 #![no_main]
 
 #[path = "common.rs"]

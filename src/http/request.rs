@@ -1,6 +1,17 @@
 //! Parsing of one raw request: the path split on `/` before each segment is percent-decoded
 //! (so `%2F` and `%2E` inside an id survive), the query string and body as `Params`
-//! (JSON or form), and lower-cased headers.
+//! (JSON, a urlencoded form or a `multipart/form-data` form), and lower-cased headers.
+//!
+//! A multipart body (curl's `-F`, python-gitlab's `files=`) is read as Rack reads one for
+//! Rails and Grape (RFC 7578 and RFC 2046, lines ended by CRLF): each part's
+//! `Content-Disposition: form-data; name=...` names a parameter, and its content is the value,
+//! as a form field's would be. A file part (one with a `filename`) gives its content as the
+//! value too: Rack would hand Grape a hash (`filename`, `type`, `tempfile`) that our routes,
+//! whose parameters are all text, would refuse as invalid, so the file's text is taken instead
+//! (`-F content=@notes.md` commits the file's text); its file name and type are not kept. A
+//! value that is not UTF-8 is a 400 naming its field, and so is any malformed body. The body is
+//! already whole in memory (`limits.max_body_bytes`); parsing copies each value once and keeps
+//! at most [`MAX_PARTS`] parts, as Rack bounds its part count.
 
 use crate::context::Context;
 use crate::error::{ApiError, ApiResult};
@@ -97,13 +108,10 @@ impl Request {
     }
 }
 
-/// Reads a JSON object or a form body, by `Content-Type` (JSON when absent).
+/// Reads a JSON object, a form or a multipart body, by `Content-Type` (JSON when absent).
 fn parse_body(headers: &[(String, String)], body: &[u8]) -> ApiResult<Params> {
-    let content_type = headers
-        .iter()
-        .find(|(n, _)| n == "content-type")
-        .map(|(_, v)| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
-        .unwrap_or_default();
+    let header_value = headers.iter().find(|(n, _)| n == "content-type").map_or("", |(_, v)| v.as_str());
+    let content_type = header_value.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
     match content_type.as_str() {
         "" | "application/json" | "text/json" => {
             let value: serde_json::Value = serde_json::from_slice(body)
@@ -115,8 +123,146 @@ fn parse_body(headers: &[(String, String)], body: &[u8]) -> ApiResult<Params> {
                 std::str::from_utf8(body).map_err(|_| ApiError::BadRequest("the body is not valid UTF-8".into()))?;
             Ok(params_of(&parse_form(text)?))
         }
+        "multipart/form-data" => Ok(params_of(&parse_multipart(header_value, body)?)),
         _ => Err(ApiError::UnsupportedMediaType),
     }
+}
+
+/// The most parts one multipart body may have (Rack's `multipart_total_part_limit`).
+pub const MAX_PARTS: usize = 4096;
+
+/// A 400 for a malformed multipart body, saying how.
+fn malformed(how: &str) -> ApiError {
+    ApiError::BadRequest(format!("the multipart body {how}"))
+}
+
+/// The fields of a `multipart/form-data` body, in order, as `(name, value)` pairs; see the
+/// module's note. `content_type` is the whole `Content-Type` value (its `boundary` is needed).
+fn parse_multipart(content_type: &str, body: &[u8]) -> ApiResult<Vec<(String, String)>> {
+    let params = header_params(content_type).ok_or_else(|| malformed("has a malformed Content-Type"))?;
+    let boundary = params
+        .iter()
+        .find(|(name, _)| name == "boundary")
+        .map(|(_, value)| value.as_str())
+        .ok_or_else(|| malformed("has no boundary in its Content-Type"))?;
+    // RFC 2046: 1 to 70 characters, none of them a control character (so never CR or LF).
+    if boundary.is_empty() || boundary.len() > 70 || boundary.bytes().any(|b| b.is_ascii_control() || b >= 0x80) {
+        return Err(malformed("has an invalid boundary"));
+    }
+    let delimiter = format!("\r\n--{boundary}").into_bytes();
+    // The first delimiter may open the body (no CRLF before it), or follow a preamble.
+    let mut at = if body.starts_with(&delimiter[2..]) {
+        delimiter.len() - 2
+    } else {
+        find(body, 0, &delimiter).ok_or_else(|| malformed("has no boundary line"))? + delimiter.len()
+    };
+    let mut fields = Vec::new();
+    loop {
+        let rest = body.get(at..).unwrap_or_default();
+        if rest.starts_with(b"--") {
+            return Ok(fields); // the close delimiter; the epilogue is ignored
+        }
+        // Transport padding (RFC 2046), then the CRLF that ends the boundary line.
+        let padding = rest.iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
+        if !rest[padding..].starts_with(b"\r\n") {
+            return Err(malformed("has a boundary line not ended by CRLF"));
+        }
+        let start = at + padding + 2;
+        let end = find(body, start, &delimiter).ok_or_else(|| malformed("ends before its closing boundary"))?;
+        if fields.len() == MAX_PARTS {
+            return Err(malformed(&format!("has more than {MAX_PARTS} parts")));
+        }
+        fields.push(part_field(&body[start..end])?);
+        at = end + delimiter.len();
+    }
+}
+
+/// The `(name, value)` of one part: its headers, an empty line, its content.
+fn part_field(part: &[u8]) -> ApiResult<(String, String)> {
+    let (head, content) = if part.starts_with(b"\r\n") {
+        (&part[..0], &part[2..])
+    } else {
+        let split = find(part, 0, b"\r\n\r\n").ok_or_else(|| malformed("has a part whose headers do not end"))?;
+        (&part[..split], &part[split + 4..])
+    };
+    let head = std::str::from_utf8(head).map_err(|_| malformed("has part headers that are not UTF-8"))?;
+    let disposition = head
+        .split("\r\n")
+        .filter_map(|line| line.split_once(':'))
+        .find(|(name, _)| name.trim().eq_ignore_ascii_case("content-disposition"))
+        .map(|(_, value)| value)
+        .ok_or_else(|| malformed("has a part without Content-Disposition"))?;
+    let kind = disposition.split(';').next().unwrap_or("").trim();
+    let params = header_params(disposition).filter(|_| kind.eq_ignore_ascii_case("form-data"));
+    let name = params
+        .and_then(|params| params.into_iter().find(|(key, _)| key == "name"))
+        .map(|(_, name)| name)
+        .ok_or_else(|| malformed("has a part that is not form-data with a name"))?;
+    match String::from_utf8(content.to_vec()) {
+        Ok(value) => Ok((name, value)),
+        Err(_) => Err(ApiError::BadRequest(format!("the multipart field {name:?} is not valid UTF-8"))),
+    }
+}
+
+/// The parameters of a header value after its first `;` (`form-data; name="a"; filename=b`),
+/// names lower-cased, quoted values unquoted (`\"` and `\\` as curl and browsers escape them);
+/// `None` for an unterminated quote or a parameter without `=`.
+fn header_params(value: &str) -> Option<Vec<(String, String)>> {
+    let mut params = Vec::new();
+    let mut rest = value.split_once(';').map_or("", |(_, rest)| rest);
+    loop {
+        rest = rest.trim_start_matches(|c: char| c == ';' || c.is_ascii_whitespace());
+        if rest.is_empty() {
+            return Some(params);
+        }
+        let (name, after) = rest.split_once('=')?;
+        let name = name.trim();
+        if name.is_empty() || name.contains(';') {
+            return None;
+        }
+        let after = after.trim_start();
+        let (text, remainder) = match after.strip_prefix('"') {
+            Some(quoted) => unquote(quoted)?,
+            None => {
+                let end = after.find(';').unwrap_or(after.len());
+                (after[..end].trim_end().to_string(), &after[end..])
+            }
+        };
+        params.push((name.to_ascii_lowercase(), text));
+        rest = remainder;
+    }
+}
+
+/// A quoted string's text up to its closing quote (the opening one already taken), and what
+/// follows it; `None` when it never closes.
+fn unquote(quoted: &str) -> Option<(String, &str)> {
+    let mut text = String::new();
+    let mut chars = quoted.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return Some((text, &quoted[i + 1..])),
+            '\\' => text.push(chars.next()?.1),
+            other => text.push(other),
+        }
+    }
+    None
+}
+
+/// Where `needle` next starts in `hay` at or after `from`. Every candidate is a position of the
+/// needle's first byte, so this is linear for the needles searched here: a delimiter's CR
+/// appears in it only first (a boundary has no control characters), so a candidate that fails
+/// leaves none between it and where it failed; the end of a part's headers is four bytes.
+fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    let first = *needle.first()?;
+    let mut i = from;
+    while let Some(offset) = hay.get(i..)?.iter().position(|b| *b == first) {
+        let at = i + offset;
+        if hay[at..].starts_with(needle) {
+            return Some(at);
+        }
+        i = at + 1;
+    }
+    None
 }
 
 trait ClassifyText {
