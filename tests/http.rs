@@ -256,19 +256,20 @@ fn multipart(boundary: &str, parts: &[(&str, &[&str], &[u8])]) -> Vec<u8> {
     body
 }
 
+/// On the bare fixture: the work tree's checked-out `main` is not the API's to write.
 #[test]
 fn multipart_bodies_are_read_as_forms_and_malformed_ones_are_400() {
     let instance = common::open_instance(json!({}));
     instance.fixture_repos();
-    let token = instance.writers("fx/work").maintainer;
+    let token = instance.writers("fx/bare").maintainer;
     let post = |path: &str, content_type: &str, body: &[u8]| {
-        let target = format!("/api/v4/projects/fx%2Fwork/repository/files/{path}");
+        let target = format!("/api/v4/projects/fx%2Fbare/repository/files/{path}");
         let (status, _, body) =
             instance.request("POST", &target, &[("PRIVATE-TOKEN", &token), ("Content-Type", content_type)], body);
         (status, parse(&body))
     };
     let raw = |path: &str| {
-        let target = format!("/api/v4/projects/fx%2Fwork/repository/files/{path}/raw?ref=main");
+        let target = format!("/api/v4/projects/fx%2Fbare/repository/files/{path}/raw?ref=main");
         let (status, _, body) = instance.request("GET", &target, &[("PRIVATE-TOKEN", &token)], b"");
         (status, String::from_utf8(body).unwrap())
     };
@@ -312,7 +313,7 @@ fn multipart_bodies_are_read_as_forms_and_malformed_ones_are_400() {
     assert_eq!(raw("notes.md"), (200, "# Notes\n".to_string()));
     // Malformed bodies: a 400 saying what is wrong, and nothing committed.
     let tip = |instance: &common::TestInstance| {
-        instance.request_json("GET", "/api/v4/projects/fx%2Fwork/repository/branches/main", &[], b"").1["commit"]["id"]
+        instance.request_json("GET", "/api/v4/projects/fx%2Fbare/repository/branches/main", &[], b"").1["commit"]["id"]
             .clone()
     };
     let before = tip(&instance);

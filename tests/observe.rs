@@ -456,7 +456,7 @@ fn committed_contents_and_gitlabs_filtered_names_never_reach_a_record() {
     capture();
     let inst = open_instance(json!({}));
     inst.fixture_repos();
-    let writers = inst.writers("fx/work");
+    let writers = inst.writers("fx/bare");
     let token = writers.maintainer.as_str();
     // The commits API: `actions[]`, an array of objects, each with its `content`.
     let body = json!({
@@ -469,7 +469,7 @@ fn committed_contents_and_gitlabs_filtered_names_never_reach_a_record() {
     });
     let mut response = inst.request_response(
         "POST",
-        "/api/v4/projects/fx%2Fwork/repository/commits",
+        "/api/v4/projects/fx%2Fbare/repository/commits",
         &[("User-Agent", "filter-ua/commits"), ("PRIVATE-TOKEN", token), ("Content-Type", "application/json")],
         body.to_string().as_bytes(),
     );
@@ -477,7 +477,7 @@ fn committed_contents_and_gitlabs_filtered_names_never_reach_a_record() {
     drop(response);
     // Every other filtered name, in a query string and in a JSON body (nested, too).
     let query: Vec<String> = GITLAB_FILTERED.iter().map(|name| format!("{name}=leaked-{name}")).collect();
-    let target = format!("/api/v4/projects/fx%2Fwork/repository/branches?{}", query.join("&"));
+    let target = format!("/api/v4/projects/fx%2Fbare/repository/branches?{}", query.join("&"));
     let (status, _) = inst.request_json("GET", &target, &[("User-Agent", "filter-ua/query")], b"");
     assert!(status < 500, "{status}");
     let mut nested = serde_json::Map::new();
