@@ -61,11 +61,12 @@ fn too_large(limit: u64) -> Response {
     text(413, &format!("Request Entity Too Large: a push is limited to {limit} bytes."))
 }
 
-pub fn open(ctx: &Context, project: &str, headers: &[(String, String)]) -> Opened {
+/// A push by the caller `access` allows (`super::open` asked).
+pub fn open(ctx: &Context, access: auth::Access, headers: &[(String, String)]) -> Opened {
     let limit = ctx.config.limits.git_push_max_bytes.saturating_add(MAX_NEGOTIATION_BYTES);
     let refusal = || too_large(ctx.config.limits.git_push_max_bytes);
-    let (access, inflater) = match super::prepare(ctx, project, Service::ReceivePack, headers, limit, refusal) {
-        Ok(prepared) => prepared,
+    let inflater = match super::prepare(headers, limit, refusal) {
+        Ok(inflater) => inflater,
         Err(answer) => return Opened::Answer(answer),
     };
     let protocol = super::git_protocol(headers);

@@ -3,7 +3,7 @@
 //! `upload-pack --stateless-rpc` as it arrives, and the pack it answers streamed out while the
 //! client reads it: memory stays flat whatever the repository's size.
 
-use super::{text, Inflater, Service, Streamed, MAX_NEGOTIATION_BYTES};
+use super::{auth, text, Inflater, Service, Streamed, MAX_NEGOTIATION_BYTES};
 use crate::context::Context;
 use crate::incoming::{BodySink, Opened};
 use crate::response::{Body, Response};
@@ -14,12 +14,12 @@ fn too_large() -> Response {
     text(413, "Request Entity Too Large: a fetch's negotiation is limited to 10 MiB.")
 }
 
-pub fn open(ctx: &Context, project: &str, headers: &[(String, String)]) -> Opened {
-    let (access, inflater) =
-        match super::prepare(ctx, project, Service::UploadPack, headers, MAX_NEGOTIATION_BYTES, too_large) {
-            Ok(prepared) => prepared,
-            Err(answer) => return Opened::Answer(answer),
-        };
+/// A fetch by the caller `access` allows (`super::open` asked).
+pub fn open(ctx: &Context, access: auth::Access, headers: &[(String, String)]) -> Opened {
+    let inflater = match super::prepare(headers, MAX_NEGOTIATION_BYTES, too_large) {
+        Ok(inflater) => inflater,
+        Err(answer) => return Opened::Answer(answer),
+    };
     let env = super::git_protocol(headers).map(|p| ("GIT_PROTOCOL".to_string(), p.into())).into_iter().collect();
     let started = super::start(ctx, &access, Service::UploadPack, &[], env).and_then(|(mut running, slot)| {
         let stdin = running.stdin.take();
