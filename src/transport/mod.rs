@@ -7,17 +7,20 @@
 //!   of [`policy`]).
 //!
 //! [`open`] is asked first by `http::call::open`: it answers the requests it owns (at once, or
-//! with a [`BodySink`] of its own that streams the body into git's stdin and git's stdout back
-//! through a streamed response), with the user it allowed, whom the request's record names; it
-//! leaves every other target to the API. Git's own programs run through `git::command` (the one
-//! module that starts them). Who may fetch and push is [`auth`]'s one function, asked once per
-//! request; errors are `text/plain`, which git prints as `remote:` lines. No dumb protocol: any
-//! other `service` is a 404, as GitLab's Workhorse answers it.
+//! with a [`BodySink`] of its own that takes the body whole, in memory and then an unlinked file
+//! ([`spool`]), before git starts on it, so that a slow client holds none of the repository's
+//! places; git's stdout goes back through a streamed response), with the user it allowed, whom
+//! the request's record names; it leaves every other target to the API. Git's own programs run
+//! through `git::command` (the one module that starts them). Who may fetch and push is
+//! [`auth`]'s one function, asked once per request; errors are `text/plain`, which git prints as
+//! `remote:` lines. No dumb protocol: any other `service` is a 404, as GitLab's Workhorse
+//! answers it.
 
 pub mod auth;
 pub mod info_refs;
 pub mod policy;
 pub mod receive_pack;
+mod spool;
 pub mod upload_pack;
 
 use crate::context::Context;
@@ -191,8 +194,8 @@ fn repository_dir(ctx: &Context, project: &crate::store::projects::Project) -> R
 }
 
 /// Starts `service` on the project of `access` with `args` (after the subcommand) and the
-/// environment `env`, holding one of the repository's places; the configuration each service
-/// is forced to run with is set here.
+/// environment `env`, holding one of the repository's places (taken here, so only once a
+/// request's body is whole); the configuration each service is forced to run with is set here.
 fn start(
     ctx: &Context,
     access: &auth::Access,
@@ -234,6 +237,11 @@ fn start(
     }
     let running = ctx.git.spawn(&spec).map_err(|_| text(500, "The git service could not be started."))?;
     Ok((running, slot))
+}
+
+/// A body that could not be held ([`spool`]: the data directory is full or not writable).
+fn unbuffered() -> Response {
+    text(503, "The request body could not be buffered on this host; try again later.").with_header("Retry-After", "5")
 }
 
 /// A streamed answer from a running program: what it writes to stdout after `prelude`, read
