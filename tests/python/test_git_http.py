@@ -48,7 +48,17 @@ def host(request, tmp_path_factory):
     data_dir = tmp_path_factory.mktemp(f"git-http-{request.param}")
     server = start_kind(request.param, data_dir)
     server.kind = request.param
-    work = tmp_path_factory.mktemp(f"git-http-work-{request.param}")
+    server.work = tmp_path_factory.mktemp(f"git-http-work-{request.param}")
+    server.bare = public_project(server, server.work)
+    yield server
+    code, stderr = stop_server(server)
+    assert code == 0, f"host exited with {code}: {stderr}"
+    assert "Traceback" not in stderr, stderr
+
+
+def public_project(server, work):
+    """A bare repository of one commit in `work`, registered on `server` as the public project
+    gh/repo; its path."""
     seed = work / "seed"
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
     subprocess.run([*git, "init", "-q", str(seed)], check=True)
@@ -59,12 +69,7 @@ def host(request, tmp_path_factory):
     subprocess.run(["git", "clone", "-q", "--bare", str(seed), str(bare)], check=True)
     server.admin("group", "add", "gh", "--visibility", "public")
     server.admin("project", "add", "gh/repo", "--repo", bare, "--visibility", "public")
-    server.bare = bare
-    server.work = work
-    yield server
-    code, stderr = stop_server(server)
-    assert code == 0, f"host exited with {code}: {stderr}"
-    assert "Traceback" not in stderr, stderr
+    return bare
 
 
 def client(host, *args, cwd=None):
@@ -255,14 +260,7 @@ def test_slow_fetch_bodies_hold_no_place(kind, tmp_path_factory):
     slow = []
     try:
         work = tmp_path_factory.mktemp(f"slow-bodies-work-{kind}")
-        seed = work / "seed"
-        git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
-        subprocess.run([*git, "init", "-q", str(seed)], check=True)
-        subprocess.run([*git, "-C", str(seed), "commit", "-q", "--allow-empty", "-m", "first"], check=True)
-        bare = work / "repo.git"
-        subprocess.run(["git", "clone", "-q", "--bare", str(seed), str(bare)], check=True)
-        server.admin("group", "add", "gh", "--visibility", "public")
-        server.admin("project", "add", "gh/repo", "--repo", bare, "--visibility", "public")
+        bare = public_project(server, work)
         started = time.monotonic()
         out = client(server, "clone", "-q", remote(server), str(work / "alone"))
         alone = time.monotonic() - started
