@@ -765,22 +765,28 @@ fn limits_refuse_cleanly() {
 fn git_programs_per_repository_are_capped() {
     let _serial = serial();
     let forge = forge(json!({"git_per_repository": 1}));
-    let headers = vec![("Content-Type".to_string(), "application/x-git-upload-pack-request".to_string())];
-    let Opened::Body(held) = call::open(&forge.ctx, Meta::default(), "POST", "/pub/repo.git/git-upload-pack", headers)
-    else {
-        panic!("the negotiation is taken as a stream")
+    let refs = "/pub/repo.git/info/refs?service=git-upload-pack";
+    // A program running (an advertisement its client has not read yet) holds the place.
+    let Opened::Answer(held) = call::open(&forge.ctx, Meta::default(), "GET", refs, vec![]) else {
+        panic!("info/refs answers at once")
     };
-    let Opened::Answer(busy) =
-        call::open(&forge.ctx, Meta::default(), "GET", "/pub/repo.git/info/refs?service=git-upload-pack", vec![])
-    else {
+    assert_eq!(held.status, 200);
+    let Opened::Answer(busy) = call::open(&forge.ctx, Meta::default(), "GET", refs, vec![]) else {
         panic!("info/refs answers at once")
     };
     assert_eq!(busy.status, 503);
     assert!(busy.header("Retry-After").is_some());
-    drop(held);
-    let Opened::Answer(served) =
-        call::open(&forge.ctx, Meta::default(), "GET", "/pub/repo.git/info/refs?service=git-upload-pack", vec![])
+    // A fetch whose body is complete would start one more: refused the same way.
+    let headers = vec![("Content-Type".to_string(), "application/x-git-upload-pack-request".to_string())];
+    let Opened::Body(fetch) = call::open(&forge.ctx, Meta::default(), "POST", "/pub/repo.git/git-upload-pack", headers)
     else {
+        panic!("the negotiation is taken as a stream")
+    };
+    let busy = fetch.finish(&forge.ctx);
+    assert_eq!(busy.status, 503);
+    assert!(busy.header("Retry-After").is_some());
+    assert!(held.into_bytes().unwrap().starts_with(b"001e# service=git-upload-pack\n0000"));
+    let Opened::Answer(served) = call::open(&forge.ctx, Meta::default(), "GET", refs, vec![]) else {
         panic!("info/refs answers at once")
     };
     assert_eq!(served.status, 200);
@@ -1284,4 +1290,104 @@ fn rest_writes_hold_gitmodules_to_gits_fsck() {
     let fsck =
         Command::new("git").args(["fsck", "--strict", "--no-dangling"]).current_dir(&forge.public).output().unwrap();
     assert!(fsck.status.success(), "{}", String::from_utf8_lossy(&fsck.stderr));
+}
+
+/// A `POST` of `service` (`upload-pack`, `receive-pack`) to `pub/repo`, opened in the core as a
+/// host opens it when the head has come, with `first` of its body written: a client that then
+/// stalls. `Err` with the status when the core answered before the body was complete.
+fn stalled(
+    forge: &Forge,
+    service: &str,
+    token: Option<&str>,
+    first: &[u8],
+) -> Result<Box<dyn forgecore::http::call::BodySink>, u16> {
+    use base64::Engine;
+    let mut headers = vec![("Content-Type".to_string(), format!("application/x-git-{service}-request"))];
+    if let Some(token) = token {
+        let basic = base64::engine::general_purpose::STANDARD.encode(format!("oauth2:{token}"));
+        headers.push(("Authorization".to_string(), format!("Basic {basic}")));
+    }
+    let target = format!("/pub/repo.git/git-{service}");
+    match call::open(&forge.ctx, Meta::default(), "POST", &target, headers) {
+        Opened::Answer(answer) => Err(answer.status),
+        Opened::Body(mut sink) => match sink.write(&forge.ctx, first) {
+            Some(answer) => Err(answer.status),
+            None => Ok(sink),
+        },
+    }
+}
+
+#[test]
+fn slow_request_bodies_hold_no_place_of_their_repository() {
+    let _serial = serial();
+    let forge = forge(json!({"git_per_repository": 2}));
+    let (out, work) = forge.clone("pub/repo", Some(&forge.developer), 0, "dev");
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A fetch's whole negotiation (protocol v0: want, flush, done) and a push's body (its
+    // command list, then its pack), each to be sent in two halves.
+    let tip = git_text(&forge.public, &["rev-parse", "main"]);
+    let mut fetch = forgecore::transport::pkt_line(format!("want {tip}\n").as_bytes());
+    fetch.extend_from_slice(b"0000");
+    fetch.extend(forgecore::transport::pkt_line(b"done\n"));
+    let new = commit(&work, "slow.txt", b"slow\n");
+    let mut pack_objects = Command::new("git")
+        .args(["-C", &work.to_string_lossy(), "pack-objects", "--stdout", "--revs", "-q"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    pack_objects.stdin.take().unwrap().write_all(format!("{new}\n^{tip}\n").as_bytes()).unwrap();
+    let pack = pack_objects.wait_with_output().unwrap().stdout;
+    let zero = "0".repeat(40);
+    let mut push = forgecore::transport::pkt_line(format!("{zero} {new} refs/heads/slow\0report-status\n").as_bytes());
+    push.extend_from_slice(b"0000");
+    let head = push.len();
+    push.extend_from_slice(&pack);
+    // Eight fetches and two pushes whose clients stalled half-way through their bodies
+    // (the pushes after their command list, in their pack), as slow clients do.
+    let mut refused = Vec::new();
+    let mut fetches = Vec::new();
+    for _ in 0..8 {
+        match stalled(&forge, "upload-pack", None, &fetch[..fetch.len() / 2]) {
+            Ok(sink) => fetches.push(sink),
+            Err(status) => refused.push(status),
+        }
+    }
+    let mut pushes = Vec::new();
+    for _ in 0..2 {
+        match stalled(&forge, "receive-pack", Some(&forge.developer), &push[..head + pack.len() / 2]) {
+            Ok(sink) => pushes.push(sink),
+            Err(status) => refused.push(status),
+        }
+    }
+    // Beside them, a clone, a fetch and a push of the same project are served, promptly: no
+    // place is held by a body that has not arrived.
+    let started = Instant::now();
+    let (out, into) = forge.clone("pub/repo", None, 2, "beside-slow");
+    assert!(out.status.success(), "a clone beside slow bodies: {}", stderr(&out));
+    let out = forge.client(&into, 0, &["fetch", "-q", &forge.remote("pub/repo", None)]);
+    assert!(out.status.success(), "a fetch beside slow bodies: {}", stderr(&out));
+    let out = forge.client(&work, 2, &["push", "-q", &forge.remote("pub/repo", Some(&forge.developer)), "HEAD:beside"]);
+    assert!(out.status.success(), "a push beside slow bodies: {}", stderr(&out));
+    let spent = started.elapsed();
+    assert!(spent < Duration::from_secs(30), "a clone, a fetch and a push beside slow bodies took {spent:?}");
+    assert!(refused.is_empty(), "slow bodies answered before they arrived: {refused:?}");
+    // The slow ones, complete at last, are served: each takes a place only now, and gives it
+    // back when its answer has been read.
+    for mut sink in fetches {
+        assert!(sink.write(&forge.ctx, &fetch[fetch.len() / 2..]).is_none());
+        let answer = sink.finish(&forge.ctx);
+        assert_eq!(answer.status, 200);
+        let body = answer.into_bytes().unwrap();
+        assert!(body.windows(4).any(|w| w == b"PACK"), "a pack: {}", String::from_utf8_lossy(&body));
+    }
+    let mut reports = Vec::new();
+    for mut sink in pushes {
+        assert!(sink.write(&forge.ctx, &push[head + pack.len() / 2..]).is_none());
+        let answer = sink.finish(&forge.ctx);
+        assert_eq!(answer.status, 200);
+        reports.push(String::from_utf8_lossy(&answer.into_bytes().unwrap()).into_owned());
+    }
+    assert!(reports[0].contains("ok refs/heads/slow"), "{reports:?}");
+    assert_eq!(git_text(&forge.public, &["rev-parse", "slow"]), new);
 }

@@ -527,6 +527,39 @@ fn committed_contents_and_gitlabs_filtered_names_never_reach_a_record() {
 }
 
 #[test]
+fn git_over_http_records_name_the_user_as_api_records_do() {
+    use base64::Engine;
+    capture();
+    let inst = open_instance(json!({}));
+    inst.fixture_repos();
+    let token = inst.user_with_token("gitrec", true);
+    let basic = format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("oauth2:{token}")));
+    let upload = "application/x-git-upload-pack-request";
+    let receive = "application/x-git-receive-pack-request";
+    for (ua, service, content_type) in
+        [("gitrec-ua/1", "git-upload-pack", upload), ("gitrec-ua/2", "git-receive-pack", receive)]
+    {
+        let refs = format!("/fx/work.git/info/refs?service={service}");
+        let (status, _, _) = from(&inst, "127.0.0.1", "GET", &refs, &[("User-Agent", ua), ("Authorization", &basic)]);
+        assert_eq!(status, 200);
+        let headers = [("User-Agent", ua), ("Authorization", basic.as_str()), ("Content-Type", content_type)];
+        from(&inst, "127.0.0.1", "POST", &format!("/fx/work.git/{service}"), &headers);
+    }
+    // Anonymous, no one is named.
+    from(&inst, "127.0.0.1", "GET", "/fx/work.git/info/refs?service=git-upload-pack", &[("User-Agent", "gitrec-ua/3")]);
+    let records = records_of("gitrec-ua/");
+    assert_eq!(records.len(), 5, "{records:?}");
+    for record in &records {
+        if record["ua"] == "gitrec-ua/3" {
+            assert!(record["username"].is_null() && record["user_id"].is_null(), "{record}");
+        } else {
+            assert_eq!(record["username"], "gitrec", "{record}");
+            assert!(record["user_id"].is_i64(), "{record}");
+        }
+    }
+}
+
+#[test]
 fn a_compare_times_its_walk_and_its_patches_apart() {
     let inst = open_instance(json!({}));
     inst.fixture_repos();

@@ -1,6 +1,7 @@
 //! The places of git's programs on each repository: how many run on one repository at once is
 //! bounded (`limits.git_per_repository`), and a program holds its [`Slot`] for as long as it
-//! runs. The context owns one [`Places`]; the transport takes a slot before it starts a program.
+//! runs. The context owns one [`Places`]; the transport takes a slot before it starts a program,
+//! which is once the request's body is whole: a client still sending holds none.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -7,8 +7,9 @@
 //! Every request has one record and one count in the metrics (`observe::record::Trace`): the
 //! trace starts here and ends with the answer, whichever call gives it; a sink dropped without
 //! answering (the client went away) ends it as 499. A sink chosen here (git over HTTP) is
-//! wrapped in [`Traced`], which does that for it. The `/-/` routes (probes and metrics) are chosen here too:
-//! they take no body.
+//! wrapped in [`Traced`], which does that for it; its record names the user the transport's
+//! authorization found, as the API's name the caller. The `/-/` routes (probes and metrics) are
+//! chosen here too: they take no body.
 //!
 //! A sink never holds the `Context` between calls: the front door hands it to every call, so
 //! that closing the context while a body is arriving is answered, never a dangling reference.
@@ -36,9 +37,10 @@ pub fn open(ctx: &Context, meta: Meta, method: &str, target: &str, headers: Vec<
         return Opened::Answer(trace.finish(response));
     }
     // Git over HTTP takes its body as a stream, outside /api/v4.
-    if let Some(opened) = crate::transport::open(ctx, &meta, method, target, &headers) {
+    if let Some(opening) = crate::transport::open(ctx, &meta, method, target, &headers) {
         trace.set_route(git_template(path));
-        return traced(trace, opened);
+        trace.set_user(opening.user.as_ref().map(|(id, username)| (*id, username.as_str())));
+        return traced(trace, opening.opened);
     }
     let announced = headers
         .iter()

@@ -1,7 +1,8 @@
 //! What the two doors that take a request's body in pieces share (`http::call` for the API,
 //! `transport` for git over HTTP, beside it): the connection's facts ([`meta`]) and the shape of
-//! a body taken as it arrives ([`Opened`], [`BodySink`]). Below both doors, above the context;
-//! it holds no behaviour.
+//! a body taken as it arrives ([`Opened`], [`BodySink`]), and what a door that checks its own
+//! credentials hands back with it ([`Opening`]: the user the request's record names). Below both
+//! doors, above the context; it holds no behaviour.
 //!
 //! A sink never holds the `Context` between calls: the front door hands it to every call, so
 //! that closing the context while a body is arriving is answered, never a dangling reference.
@@ -19,6 +20,15 @@ pub enum Opened {
     Answer(Response),
     /// Hand the body to this sink, then finish it.
     Body(Box<dyn BodySink>),
+}
+
+/// What a door that checks the caller's credentials itself (git over HTTP) decided, with the
+/// user it found calling (id and username), whom the request's record names as an API
+/// request's names its caller: `None` for an anonymous caller, a job token, or a request
+/// answered before its caller was allowed.
+pub struct Opening {
+    pub opened: Opened,
+    pub user: Option<(i64, String)>,
 }
 
 /// Where a request's body goes while it arrives.

@@ -6,11 +6,8 @@ use super::{auth, pkt_line, Service};
 use crate::context::Context;
 use crate::response::{Body, Response};
 
-pub fn get(ctx: &Context, project: &str, service: Service, headers: &[(String, String)]) -> Response {
-    let access = match auth::authorize(ctx, project, service, headers) {
-        Ok(access) => access,
-        Err(answer) => return answer,
-    };
+/// The advertisement of `service` to the caller `access` allows (`super::open` asked).
+pub fn get(ctx: &Context, access: &auth::Access, service: Service, headers: &[(String, String)]) -> Response {
     let protocol = super::git_protocol(headers);
     let mut prelude = Vec::new();
     if !super::is_v2(protocol.as_deref()) {
@@ -18,7 +15,7 @@ pub fn get(ctx: &Context, project: &str, service: Service, headers: &[(String, S
         prelude.extend_from_slice(b"0000");
     }
     let env = protocol.map(|p| ("GIT_PROTOCOL".to_string(), p.into())).into_iter().collect();
-    let body = super::start(ctx, &access, service, &["--advertise-refs"], env).and_then(|(mut running, slot)| {
+    let body = super::start(ctx, access, service, &["--advertise-refs"], env).and_then(|(mut running, slot)| {
         drop(running.stdin.take());
         super::stream_out(running, slot, prelude)
     });

@@ -7,23 +7,27 @@
 //!   of [`policy`]).
 //!
 //! [`open`] is asked first by `http::call::open`: it answers the requests it owns (at once, or
-//! with a [`BodySink`] of its own that streams the body into git's stdin and git's stdout back
-//! through a streamed response), and leaves every other target to the API. Git's own programs
-//! run through `git::command` (the one module that starts them). Who may fetch and push is
-//! [`auth`]'s one function; errors are `text/plain`, which git prints as `remote:` lines. No dumb
-//! protocol: any other `service` is a 404, as GitLab's Workhorse answers it.
+//! with a [`BodySink`] of its own that takes the body whole, in memory and then an unlinked file
+//! ([`spool`]), before git starts on it, so that a slow client holds none of the repository's
+//! places; git's stdout goes back through a streamed response), with the user it allowed, whom
+//! the request's record names; it leaves every other target to the API. Git's own programs run
+//! through `git::command` (the one module that starts them). Who may fetch and push is
+//! [`auth`]'s one function, asked once per request; errors are `text/plain`, which git prints as
+//! `remote:` lines. No dumb protocol: any other `service` is a 404, as GitLab's Workhorse
+//! answers it.
 
 pub mod auth;
 pub mod info_refs;
 pub mod policy;
 pub mod receive_pack;
+mod spool;
 pub mod upload_pack;
 
 use crate::context::Context;
 use crate::git::command::{Running, Spec};
 use crate::git::places::Slot;
 use crate::incoming::Meta;
-use crate::incoming::{BodySink, Opened};
+use crate::incoming::{BodySink, Opened, Opening};
 use crate::response::{stream, Response};
 use percent_encoding::percent_decode_str;
 use std::io::{Read, Write};
@@ -101,31 +105,39 @@ fn header<'h>(headers: &'h [(String, String)], name: &str) -> Option<&'h str> {
     headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
 }
 
-/// Starts a request if it is one of git's; `None` leaves it to the API.
-pub fn open(ctx: &Context, _meta: &Meta, method: &str, target: &str, headers: &[(String, String)]) -> Option<Opened> {
+/// Starts a request if it is one of git's; `None` leaves it to the API. Who calls and what
+/// they may do is asked once for every route ([`auth::authorize`]), after what needs no
+/// caller; the user it finds goes back with the answer, for the request's record.
+pub fn open(ctx: &Context, _meta: &Meta, method: &str, target: &str, headers: &[(String, String)]) -> Option<Opening> {
     let route = route(target)?;
-    Some(match (route, method) {
+    let at_once = |answer: Response| Some(Opening { opened: Opened::Answer(answer), user: None });
+    let (project, service) = match (&route, method) {
         // GitLab denies HEAD on info/refs (`deny_head_requests`).
-        (Route::InfoRefs { .. }, "HEAD") => Opened::Answer(text(403, "Forbidden")),
-        (Route::InfoRefs { project, service }, "GET") => {
-            let service = service.as_deref().and_then(Service::from_name);
-            let Some(service) = service else {
-                return Some(Opened::Answer(text(404, "The 'dumb' Git HTTP protocol is not supported")));
-            };
-            Opened::Answer(info_refs::get(ctx, &project, service, headers))
-        }
+        (Route::InfoRefs { .. }, "HEAD") => return at_once(text(403, "Forbidden")),
+        (Route::InfoRefs { project, service }, "GET") => match service.as_deref().and_then(Service::from_name) {
+            Some(service) => (project, service),
+            None => return at_once(text(404, "The 'dumb' Git HTTP protocol is not supported")),
+        },
         (Route::Rpc { project, service }, "POST") => {
             let expected = format!("application/x-{}-request", service.name());
             if header(headers, "content-type").map(str::trim) != Some(expected.as_str()) {
-                return Some(Opened::Answer(text(415, &format!("Content-Type must be {expected}"))));
+                return at_once(text(415, &format!("Content-Type must be {expected}")));
             }
-            match service {
-                Service::UploadPack => upload_pack::open(ctx, &project, headers),
-                Service::ReceivePack => receive_pack::open(ctx, &project, headers),
-            }
+            (project, *service)
         }
-        _ => Opened::Answer(text(405, "Method Not Allowed")),
-    })
+        _ => return at_once(text(405, "Method Not Allowed")),
+    };
+    let access = match auth::authorize(ctx, project, service, headers) {
+        Ok(access) => access,
+        Err(answer) => return at_once(answer),
+    };
+    let user = access.caller.user().map(|u| (u.id, u.username.clone()));
+    let opened = match (route, service) {
+        (Route::InfoRefs { .. }, _) => Opened::Answer(info_refs::get(ctx, &access, service, headers)),
+        (Route::Rpc { .. }, Service::UploadPack) => upload_pack::open(ctx, access, headers),
+        (Route::Rpc { .. }, Service::ReceivePack) => receive_pack::open(ctx, access, headers),
+    };
+    Some(Opening { opened, user })
 }
 
 /// A `text/plain` answer (git prints each line of it as `remote: ...`).
@@ -182,8 +194,8 @@ fn repository_dir(ctx: &Context, project: &crate::store::projects::Project) -> R
 }
 
 /// Starts `service` on the project of `access` with `args` (after the subcommand) and the
-/// environment `env`, holding one of the repository's places; the configuration each service
-/// is forced to run with is set here.
+/// environment `env`, holding one of the repository's places (taken here, so only once a
+/// request's body is whole); the configuration each service is forced to run with is set here.
 fn start(
     ctx: &Context,
     access: &auth::Access,
@@ -231,6 +243,11 @@ fn start(
     }
     let running = ctx.git.spawn(&spec).map_err(|_| text(500, "The git service could not be started."))?;
     Ok((running, slot))
+}
+
+/// A body that could not be held ([`spool`]: the data directory is full or not writable).
+fn unbuffered() -> Response {
+    text(503, "The request body could not be buffered on this host; try again later.").with_header("Retry-After", "5")
 }
 
 /// A streamed answer from a running program: what it writes to stdout after `prelude`, read
@@ -306,24 +323,20 @@ impl Inflater {
     }
 }
 
-/// What both POSTs of the protocol do before a byte of the body is read: who calls and what
-/// they may do ([`auth::authorize`]), how the body is encoded, and a plain body that announces
-/// more than `limit` bytes refused with `too_large`.
+/// What both POSTs of the protocol do, once their caller is allowed, before a byte of the body
+/// is read: how the body is encoded, and a plain body that announces more than `limit` bytes
+/// refused with `too_large`.
 fn prepare(
-    ctx: &Context,
-    project: &str,
-    service: Service,
     headers: &[(String, String)],
     limit: u64,
     too_large: impl FnOnce() -> Response,
-) -> Result<(auth::Access, Inflater), Response> {
-    let access = auth::authorize(ctx, project, service, headers)?;
+) -> Result<Inflater, Response> {
     let inflater = Inflater::new(headers)?;
     let announced = header(headers, "content-length").and_then(|v| v.trim().parse::<u64>().ok());
     if inflater.gzip.is_none() && announced.is_some_and(|n| n > limit) {
         return Err(too_large());
     }
-    Ok((access, inflater))
+    Ok(inflater)
 }
 
 /// Keeps a sink's type in the one shape `http::call` takes.

@@ -1,12 +1,15 @@
 //! `POST /<project>.git/git-receive-pack`: a push. The command list at the head of the body is
 //! checked before anything starts (stage 1 of [`policy`](super::policy)); a refused push is
-//! answered with the report git would give, its pack read and dropped. An allowed one streams
-//! into `receive-pack --stateless-rpc` as it arrives (`receive.fsckObjects`,
+//! answered with the report git would give, its pack read and dropped. An allowed one is taken
+//! whole first, its pack in an unlinked file of the data directory's ([`Spool`], bounded by
+//! `limits.git_push_max_bytes`), so that a slow client holds none of the repository's places;
+//! then it is handed to `receive-pack --stateless-rpc` (`receive.fsckObjects`,
 //! `receive.maxInputSize`, the time limit and the repository's places apply), while the core
 //! answers forgecore's `pre-receive` hook (stage 2: force pushes). After it ends, the refs it
 //! changed are announced once, as `events::RefsMoved` ([`announce`]).
 
 use super::policy::{self, Command, Commands};
+use super::spool::{bodies_dir, Spool};
 use super::{auth, text, Inflater, Service, MAX_NEGOTIATION_BYTES};
 use crate::context::Context;
 use crate::error::ApiError;
@@ -18,7 +21,7 @@ use crate::git::write::RefUpdate;
 use crate::incoming::{BodySink, Opened};
 use crate::response::{Body, Response};
 use gix::ObjectId;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::process::ChildStdin;
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
@@ -61,11 +64,12 @@ fn too_large(limit: u64) -> Response {
     text(413, &format!("Request Entity Too Large: a push is limited to {limit} bytes."))
 }
 
-pub fn open(ctx: &Context, project: &str, headers: &[(String, String)]) -> Opened {
+/// A push by the caller `access` allows (`super::open` asked).
+pub fn open(ctx: &Context, access: auth::Access, headers: &[(String, String)]) -> Opened {
     let limit = ctx.config.limits.git_push_max_bytes.saturating_add(MAX_NEGOTIATION_BYTES);
     let refusal = || too_large(ctx.config.limits.git_push_max_bytes);
-    let (access, inflater) = match super::prepare(ctx, project, Service::ReceivePack, headers, limit, refusal) {
-        Ok(prepared) => prepared,
+    let inflater = match super::prepare(headers, limit, refusal) {
+        Ok(inflater) => inflater,
         Err(answer) => return Opened::Answer(answer),
     };
     let protocol = super::git_protocol(headers);
@@ -92,11 +96,13 @@ enum Phase {
     /// The head of the body, until its command list is complete.
     Commands(Vec<u8>),
     /// Refused by stage 1 (or nothing to do): the rest of the body is read and dropped.
-    Refused {
-        parsed: Commands,
-        messages: Vec<String>,
+    Refused { parsed: Commands, messages: Vec<String> },
+    /// Allowed by stage 1: the body is held until it is whole.
+    Spooled {
+        commands: Vec<Command>,
+        /// The command list and the pack after it, as they came.
+        body: Spool,
     },
-    Pushing(Box<Push>),
 }
 
 /// A receive-pack at work.
@@ -119,14 +125,7 @@ impl State {
         }
         match &mut self.phase {
             Phase::Refused { .. } => Ok(()),
-            Phase::Pushing(push) => {
-                if let Some(pipe) = push.stdin.as_mut() {
-                    if pipe.write_all(data).is_err() {
-                        push.stdin = None;
-                    }
-                }
-                Ok(())
-            }
+            Phase::Spooled { body, .. } => body.write(data).map_err(|_| super::unbuffered()),
             Phase::Commands(head) => {
                 head.extend_from_slice(data);
                 let parsed = policy::parse_commands(head).map_err(|reason| text(400, &reason))?;
@@ -143,7 +142,9 @@ impl State {
                     // git's probe before a large push (a flush alone): nothing to run.
                     Phase::Refused { parsed, messages: Vec::new() }
                 } else if messages.is_empty() {
-                    Phase::Pushing(Box::new(self.start(ctx, parsed.commands, &head)?))
+                    let mut body = Spool::new(bodies_dir(&ctx.config.data_dir));
+                    body.write(&head).map_err(|_| super::unbuffered())?;
+                    Phase::Spooled { commands: parsed.commands, body }
                 } else {
                     Phase::Refused { parsed, messages }
                 };
@@ -152,16 +153,22 @@ impl State {
         }
     }
 
-    /// Starts receive-pack with its hook channel, hands it the head of the body already read.
-    fn start(&self, ctx: &Context, commands: Vec<Command>, head: &[u8]) -> Result<Push, Response> {
+    /// Starts receive-pack for `access` with its hook channel, hands it the whole `body`.
+    fn start(
+        ctx: &Context,
+        access: &auth::Access,
+        protocol: Option<&str>,
+        commands: Vec<Command>,
+        body: Spool,
+    ) -> Result<Push, Response> {
         let unavailable = || text(500, "The git service could not be started.");
         let hook = HookChannel::new(&pushes_dir(&ctx.config.data_dir)).map_err(|_| unavailable())?;
         let mut env: Vec<(String, std::ffi::OsString)> =
             vec![("FORGECORE_PUSH_DIR".into(), hook.dir().as_os_str().to_os_string())];
-        if let Some(protocol) = &self.protocol {
+        if let Some(protocol) = protocol {
             env.push(("GIT_PROTOCOL".into(), protocol.into()));
         }
-        let (mut running, slot) = super::start(ctx, &self.access, Service::ReceivePack, &[], env)?;
+        let (mut running, slot) = super::start(ctx, access, Service::ReceivePack, &[], env)?;
         let stdout = running.stdout.take();
         let (tx, output) = mpsc::channel();
         std::thread::Builder::new()
@@ -177,11 +184,9 @@ impl State {
             })
             .map_err(|_| unavailable())?;
         let mut stdin = running.stdin.take();
-        if let Some(pipe) = stdin.as_mut() {
-            if pipe.write_all(head).is_err() {
-                stdin = None;
-            }
-        }
+        // On `Err`, dropping `running` ends receive-pack: a pack that cannot be read back
+        // whole is never received.
+        body.feed(&mut stdin).map_err(|_| super::unbuffered())?;
         Ok(Push { running, _slot: slot, hook, stdin, output, commands })
     }
 }
@@ -197,14 +202,19 @@ impl BodySink for ReceivePack {
         if let Err(answer) = self.inflater.finish(|data| state.take(ctx, data)) {
             return answer;
         }
-        let State { access, phase, .. } = self.state;
+        let State { access, phase, protocol, .. } = self.state;
         let body = match phase {
             Phase::Commands(head) if head.is_empty() => return text(400, "The push is empty."),
             Phase::Commands(_) => return text(400, "The push's command list is incomplete."),
             Phase::Refused { parsed, .. } if parsed.commands.is_empty() => Vec::new(),
             Phase::Refused { parsed, messages } => policy::refused_report(&parsed, &messages),
-            Phase::Pushing(push) => {
-                let Push { running, _slot, hook, stdin, output, commands } = *push;
+            // The body is whole: only now does receive-pack start, holding a place.
+            Phase::Spooled { commands, body } => {
+                let push = match State::start(ctx, &access, protocol.as_deref(), commands, body) {
+                    Ok(push) => push,
+                    Err(answer) => return answer,
+                };
+                let Push { running, _slot, hook, stdin, output, commands } = push;
                 drop(stdin);
                 // receive-pack answers after its pre-receive hook: serve the hook until the
                 // answer is complete (the time limit ends receive-pack, and so the answer).

@@ -6,10 +6,14 @@ decides (permissions, protection, limits) is tested in full once, in tests/git_h
 the transport (bytes, chunked bodies, streamed answers, memory) and that its answers reach git
 through each host as git shows them: the credentials challenge of a private project,
 GitLab's refusals of protected-branch pushes as `remote:` lines, and what CI tools push (a
-personal token as `gitlab-ci-token`, a notes ref, a push that only deletes).
+personal token as `gitlab-ci-token`, a notes ref, a push that only deletes). And slow clients:
+fetches whose bodies stall half-way hold none of the repository's places (`git_per_repository`),
+so a clone beside eight of them is served at once, through either host.
 """
 
+import json
 import os
+import socket
 import subprocess
 import threading
 import time
@@ -25,11 +29,19 @@ PUSH_BYTES = 60 << 20
 GROWTH_LIMIT_KIB = 16 << 10
 
 
-def start_kind(kind, data_dir):
+def start_kind(kind, data_dir, config=None):
+    """A host of `kind` on `data_dir`, with the JSON object `config` merged over its
+    configuration (`--config`) when given."""
+    extra = []
+    if config is not None:
+        path = data_dir.parent / f"{data_dir.name}-config.json"
+        path.write_text(json.dumps(config))
+        extra = ["-config" if kind == "go" else "--config", path]
     if kind == "go":
         assert GO_HOST.exists(), f"{GO_HOST} is missing: make build"
-        return start_host([GO_HOST, "-listen", "127.0.0.1:0", "-data-dir", data_dir, "-print-admin-token"], data_dir)
-    return start_server(data_dir)
+        return start_host([GO_HOST, "-listen", "127.0.0.1:0", "-data-dir", data_dir, "-print-admin-token", *extra],
+                          data_dir)
+    return start_server(data_dir, *extra)
 
 
 @pytest.fixture(scope="module", params=["python", "go"])
@@ -37,7 +49,17 @@ def host(request, tmp_path_factory):
     data_dir = tmp_path_factory.mktemp(f"git-http-{request.param}")
     server = start_kind(request.param, data_dir)
     server.kind = request.param
-    work = tmp_path_factory.mktemp(f"git-http-work-{request.param}")
+    server.work = tmp_path_factory.mktemp(f"git-http-work-{request.param}")
+    server.bare = public_project(server, server.work)
+    yield server
+    code, stderr = stop_server(server)
+    assert code == 0, f"host exited with {code}: {stderr}"
+    assert "Traceback" not in stderr, stderr
+
+
+def public_project(server, work):
+    """A bare repository of one commit in `work`, registered on `server` as the public project
+    gh/repo; its path."""
     seed = work / "seed"
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
     subprocess.run([*git, "init", "-q", str(seed)], check=True)
@@ -48,12 +70,7 @@ def host(request, tmp_path_factory):
     subprocess.run(["git", "clone", "-q", "--bare", str(seed), str(bare)], check=True)
     server.admin("group", "add", "gh", "--visibility", "public")
     server.admin("project", "add", "gh/repo", "--repo", bare, "--visibility", "public")
-    server.bare = bare
-    server.work = work
-    yield server
-    code, stderr = stop_server(server)
-    assert code == 0, f"host exited with {code}: {stderr}"
-    assert "Traceback" not in stderr, stderr
+    return bare
 
 
 def client(host, *args, cwd=None):
@@ -239,3 +256,69 @@ def test_a_large_push_keeps_the_host_flat(host):
         sampler.join()
     assert out.returncode == 0, out.stderr
     assert peak[0] - idle < GROWTH_LIMIT_KIB, f"the host grew by {peak[0] - idle} KiB for a {PUSH_BYTES >> 20} MiB clone"
+
+
+def in_flight(host):
+    """The requests the host's core has started and not ended (`/-/metrics`), this one included."""
+    _, _, page = host.request("GET", "/-/metrics")
+    for line in page.decode().splitlines():
+        if line.startswith("forgecore_http_in_flight_requests "):
+            return int(line.split()[1])
+    return 0
+
+
+def pkt_line(text):
+    return f"{len(text) + 4:04x}{text}".encode()
+
+
+@pytest.mark.parametrize("kind", ["python", "go"])
+def test_slow_fetch_bodies_hold_no_place(kind, tmp_path_factory):
+    """Eight fetches whose clients sent their head and half their body, then stalled, beside a
+    repository that lets two git programs run at once: a clone is served (no 503), within a
+    bound far above what it takes alone, and the stalled fetches, completed at last one after
+    the other, get their packs."""
+    data_dir = tmp_path_factory.mktemp(f"slow-bodies-{kind}")
+    server = start_kind(kind, data_dir, {"limits": {"git_per_repository": 2}})
+    slow = []
+    try:
+        work = tmp_path_factory.mktemp(f"slow-bodies-work-{kind}")
+        bare = public_project(server, work)
+        started = time.monotonic()
+        out = client(server, "clone", "-q", remote(server), str(work / "alone"))
+        alone = time.monotonic() - started
+        assert out.returncode == 0, out.stderr
+
+        negotiation = pkt_line(f"want {rev(bare, 'main')}\n") + b"0000" + pkt_line("done\n")
+        head = (f"POST /gh/repo.git/git-upload-pack HTTP/1.1\r\nHost: {server.host}\r\n"
+                "Content-Type: application/x-git-upload-pack-request\r\n"
+                f"Content-Length: {len(negotiation)}\r\nConnection: close\r\n\r\n").encode()
+        half = len(negotiation) // 2
+        for _ in range(8):
+            connection = socket.create_connection((server.host, server.port), timeout=30)
+            connection.sendall(head + negotiation[:half])
+            slow.append(connection)
+        # Until the core holds all eight (and this request), or long enough that it would have
+        # answered them if it did not.
+        until = time.monotonic() + 10
+        while in_flight(server) < 9 and time.monotonic() < until:
+            time.sleep(0.05)
+
+        started = time.monotonic()
+        out = client(server, "clone", "-q", remote(server), str(work / "beside"))
+        beside = time.monotonic() - started
+        assert out.returncode == 0, f"a clone beside eight stalled fetches: {out.stderr}"
+        assert beside < 30, f"a clone beside eight stalled fetches took {beside:.1f} s ({alone:.1f} s alone)"
+
+        # One at a time: each takes a place only now, and gives it back with its answer.
+        for connection in slow:
+            connection.sendall(negotiation[half:])
+            answer = b""
+            while chunk := connection.recv(65536):
+                answer += chunk
+            assert answer.startswith(b"HTTP/1.1 200") or answer.startswith(b"HTTP/1.0 200"), answer[:200]
+            assert b"PACK" in answer, answer[:200]
+    finally:
+        for connection in slow:
+            connection.close()
+        code, stderr = stop_server(server)
+        assert code == 0, f"host exited with {code}: {stderr}"
