@@ -1,8 +1,9 @@
 //! `GET` and `HEAD /projects/:id/repository/files/:file_path/blame?ref=[&range[start]=&range[end]=]`:
 //! GitLab's `BlameRange` array, `[{"commit": <Commit>, "lines": [...]}, ...]`, one item per run of
 //! consecutive lines from one commit, with the file's `X-Gitlab-*` headers. A range needs both
-//! ends, each an integer above 0, `start` not after `end`; lines past the end of the file are
-//! not answered.
+//! ends, each an integer above 0, `start` not after `end` (else GitLab's 400 `{"message":
+//! "range[start] must be less than or equal to range[end]"}`); lines past the end of the file
+//! are not answered.
 
 use super::{file_path, find, headers, required_ref};
 use crate::api::repository::commits;
@@ -43,7 +44,8 @@ fn range(params: &Params) -> ApiResult<Option<(u32, u32)>> {
         (Some(start), Some(end)) => {
             let (start, end) = (positive(start, "start")?, positive(end, "end")?);
             if start > end {
-                return Err(ApiError::BadRequest("range[start] must be less than or equal to range[end]".into()));
+                // GitLab's `render_api_error!` (lib/api/files.rb, `fetch_blame_range`).
+                return Err(ApiError::validation("range[start] must be less than or equal to range[end]"));
             }
             Ok(Some((start, end)))
         }
