@@ -1,5 +1,6 @@
-//! The object database gix's blame reads: the repository's, except that a commit is shown with
-//! its parents *skipped over* where the blamed path certainly did not change. gix-blame reads
+//! The object database the blame reads ([`super::walk`], gix-blame's algorithm; "gix-blame"
+//! below is that algorithm): the repository's, except that a commit is shown with its parents
+//! *skipped over* where the blamed path certainly did not change. gix-blame reads
 //! no Bloom filter, and looks the path up afresh in every commit's trees (four tree reads a
 //! commit and as many for its parent, for a path three directories deep); git's blame asks the
 //! filter before diffing a commit against its first parent, and a commit that left the path as
@@ -41,6 +42,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// The repository's objects, with commits shown over skipped parents.
 pub struct Skipping<'r> {
@@ -52,6 +54,8 @@ pub struct Skipping<'r> {
     ahead: Option<Ahead>,
     /// Set when a walk ahead is to end: its skips stop where they are.
     stop: Option<Arc<AtomicBool>>,
+    /// The blame's deadline: past it, skips stop where they are too (the blame then ends).
+    deadline: Instant,
 }
 
 struct State<'r> {
@@ -78,20 +82,27 @@ fn parse(data: &[u8], kind: gix::hash::Kind) -> Option<Info> {
 }
 
 impl<'r> Skipping<'r> {
-    /// The skipping view of `repo` for `path` (`/`-separated), for a blame from `start`, with
-    /// the path's history along first parents worked out ahead on another core.
-    pub fn new(repo: &'r gix::Repository, path: &str, start: ObjectId) -> Skipping<'r> {
+    /// The skipping view of `repo` for `path` (`/`-separated), for a blame from `start` that
+    /// ends at `deadline`, with the path's history along first parents worked out ahead on
+    /// another core.
+    pub fn new(repo: &'r gix::Repository, path: &str, start: ObjectId, deadline: Instant) -> Skipping<'r> {
         let walked = path.to_owned();
         let ahead = Ahead::start(repo, start, move |repo, stop| -> Box<dyn Stretches + '_> {
-            Box::new(Skipping::alone(repo, &walked, Some(stop)))
+            Box::new(Skipping::alone(repo, &walked, Some(stop), deadline))
         });
-        let mut skipping = Skipping::alone(repo, path, None);
+        let mut skipping = Skipping::alone(repo, path, None, deadline);
         skipping.ahead = ahead;
         skipping
     }
 
-    /// The view without a walk ahead: the walk's own (`stop` cuts its skips short).
-    pub(super) fn alone(repo: &'r gix::Repository, path: &str, stop: Option<Arc<AtomicBool>>) -> Skipping<'r> {
+    /// The view without a walk ahead: the walk's own (`stop` cuts its skips short, as
+    /// `deadline` does).
+    pub(super) fn alone(
+        repo: &'r gix::Repository,
+        path: &str,
+        stop: Option<Arc<AtomicBool>>,
+        deadline: Instant,
+    ) -> Skipping<'r> {
         let graph = repo.commit_graph_if_enabled().ok().flatten();
         let path: Vec<Vec<u8>> = path.split('/').map(|c| c.as_bytes().to_vec()).collect();
         let mut compare = Compare::new(repo);
@@ -106,11 +117,11 @@ impl<'r> Skipping<'r> {
             path_only_roots: HashMap::new(),
             path_only_trees: HashMap::new(),
         };
-        Skipping { repo, graph, path, state: RefCell::new(state), ahead: None, stop }
+        Skipping { repo, graph, path, state: RefCell::new(state), ahead: None, stop, deadline }
     }
 
     fn stopped(&self) -> bool {
-        self.stop.as_ref().is_some_and(|stop| stop.load(Ordering::Relaxed))
+        self.stop.as_ref().is_some_and(|stop| stop.load(Ordering::Relaxed)) || Instant::now() > self.deadline
     }
 
     /// Commit `id` from the commit-graph, when it holds it.
