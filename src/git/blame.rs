@@ -14,6 +14,7 @@ mod ahead;
 mod diffs;
 mod history;
 mod hunks;
+mod recent;
 mod skip;
 mod walk;
 
