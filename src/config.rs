@@ -242,6 +242,9 @@ pub struct Limits {
     /// Time budget of one compare: a walk still running past it is a 503; diffs past it end
     /// the list with `compare_timeout` true.
     pub compare_timeout_millis: u64,
+    /// Time budget of one blame (GitLab calls Gitaly's `RawBlame` with `gitaly_timeout_medium`,
+    /// 30 s): a blame still running past it is GitLab's 500.
+    pub blame_timeout_millis: u64,
     /// Archives built at once, by all requests of this process (each is a thread for as long as
     /// its slowest reader takes); a build waits up to `archive_queue_millis` for its turn, then
     /// is a 503 with `Retry-After`. Cached archives and downloads joining a build wait for none.
@@ -271,6 +274,7 @@ impl Default for Limits {
             max_refs: 100,
             compare_max_commits: 10_000,
             compare_timeout_millis: 10_000,
+            blame_timeout_millis: 30_000,
             archive_builds: 16,
             archive_queue_millis: 10_000,
             git_push_max_bytes: 1 << 30,
@@ -331,6 +335,9 @@ impl Config {
                 "invalid configuration: git_push_max_bytes, git_timeout_seconds and git_per_repository must be positive"
                     .into(),
             );
+        }
+        if l.blame_timeout_millis == 0 {
+            return Err("invalid configuration: blame_timeout_millis must be positive".into());
         }
         if l.archive_builds == 0 {
             return Err("invalid configuration: archive_builds must be positive".into());

@@ -271,13 +271,16 @@ fn blame_matches_git_blame_porcelain() {
         }
     }
     assert!(compared >= 5, "blamed {compared} files");
-    let (status, _) = w.instance.request_json(
+    let (status, body) = w.instance.request_json(
         "GET",
         &files_url("README.md", "/blame", "ref=main&range[start]=3&range[end]=2"),
         &[],
         b"",
     );
     assert_eq!(status, 400);
+    // GitLab's `render_api_error!` (lib/api/files.rb, `fetch_blame_range`), not `400 Bad
+    // request - ...`.
+    assert_eq!(body, json!({"message": "range[start] must be less than or equal to range[end]"}));
 }
 
 /// `(commit, line)` of every line of the blame answer `body`.

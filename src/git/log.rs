@@ -196,6 +196,8 @@ pub(super) struct Compare<'r> {
     /// The packs trees (and blame's blobs) are read from, opened once [`OBJECTS_BEFORE_PACKS`]
     /// objects were read.
     packs: Option<super::packs::Packs>,
+    /// Bytes of decoded objects the packs keep, when not their default ([`Compare::keeping`]).
+    kept: Option<usize>,
     objects_read: usize,
 }
 
@@ -208,8 +210,15 @@ impl<'r> Compare<'r> {
             entries_held: 0,
             bloom: None,
             packs: None,
+            kept: None,
             objects_read: 0,
         }
+    }
+
+    /// Keeps at most `bytes` of the objects decoded from the packs
+    /// ([`super::packs::Packs::keeping`]): blame bounds what its view keeps.
+    pub(super) fn keeping(&mut self, bytes: usize) {
+        self.kept = Some(bytes);
     }
 
     /// Reads the commit-graph's changed-path filters for `path`, when there are any.
@@ -289,7 +298,11 @@ impl<'r> Compare<'r> {
     pub(super) fn packed(&mut self, id: &gix::oid, out: &mut Vec<u8>) -> Option<gix::objs::Kind> {
         self.objects_read += 1;
         if self.objects_read == OBJECTS_BEFORE_PACKS {
-            self.packs = Some(super::packs::Packs::of(self.repo));
+            let packs = super::packs::Packs::of(self.repo);
+            self.packs = Some(match self.kept {
+                Some(bytes) => packs.keeping(bytes),
+                None => packs,
+            });
         }
         self.packs.as_mut()?.find(id, out)
     }

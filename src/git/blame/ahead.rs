@@ -9,11 +9,13 @@
 //! The walk is the view's own code (a skipping view of its own, on its own handle of the
 //! repository, made by the caller as a [`Stretches`]), so its answers are the ones the view
 //! would have found. It ends at the root, or soon after the blame is done with it (the
-//! [`Ahead`] dropped).
+//! [`Ahead`] dropped). It keeps at most [`AHEAD_MAX`] stretches the blame has not taken yet,
+//! waiting for the blame beyond that, and the blame takes what it reads: what is handed over
+//! stays small however long the history is.
 
 use super::history::{Info, Stretch};
 use gix::ObjectId;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -29,11 +31,16 @@ struct Shared {
     stop: Arc<AtomicBool>,
 }
 
-/// What the walk has worked out so far.
+/// Stretches worked out and not yet taken by the blame, at most: the walk waits beyond them.
+const AHEAD_MAX: usize = 1024;
+
+/// What the walk has worked out and the blame has not taken yet.
 #[derive(Default)]
 struct Found {
     /// `P'` by `P`, for the commits a stretch began at.
     skips: HashMap<ObjectId, ObjectId>,
+    /// The commits the stretches in `skips` began at, in the walk's order.
+    order: VecDeque<ObjectId>,
     /// The commits at either end of each stretch.
     infos: HashMap<ObjectId, Info>,
     /// The path's entry in those commits (`None`: the commit lacks the path).
@@ -79,12 +86,15 @@ impl Ahead {
         self.shared.found.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// `P'` for `parent`, when the walk has worked it out or is working it out now.
+    /// `P'` for `parent`, when the walk has worked it out or is working it out now. The
+    /// stretch is taken, and those the walk found before it, which the blame went past.
     pub fn skip(&self, parent: &gix::oid) -> Option<ObjectId> {
         let mut found = self.found();
         loop {
-            if let Some(to) = found.skips.get(parent) {
-                return Some(*to);
+            if let Some(to) = found.skips.get(parent).copied() {
+                found.take_until(parent, to);
+                self.shared.changed.notify_all();
+                return Some(to);
             }
             if found.done || found.walking_from.as_ref().is_none_or(|from| from.as_ref() != parent) {
                 return None;
@@ -93,20 +103,42 @@ impl Ahead {
         }
     }
 
-    /// Commit `id`, when the walk read it at the end of a stretch.
+    /// Commit `id`, when the walk read it at the end of a stretch; taken.
     pub fn info(&self, id: &gix::oid) -> Option<Info> {
-        self.found().infos.get(id).cloned()
+        self.found().infos.remove(id)
     }
 
-    /// The path's entry in commit `id`, when the walk read it.
+    /// The path's entry in commit `id`, when the walk read it; taken.
     pub fn entry(&self, id: &gix::oid) -> Option<Option<(ObjectId, u16)>> {
-        self.found().entries.get(id).copied()
+        self.found().entries.remove(id)
+    }
+}
+
+impl Found {
+    /// Lets go of the stretches up to the one from `parent` (to `to`), but for the path's entry
+    /// in `to`, which the blame reads next (it reads commit `to` itself, as the object).
+    fn take_until(&mut self, parent: &gix::oid, to: ObjectId) {
+        while let Some(from) = self.order.pop_front() {
+            let end = self.skips.remove(&from);
+            for id in [Some(from), end].into_iter().flatten() {
+                self.infos.remove(&id);
+                if id != to {
+                    self.entries.remove(&id);
+                }
+            }
+            if from == parent {
+                break;
+            }
+        }
     }
 }
 
 impl Drop for Ahead {
     fn drop(&mut self) {
         self.shared.stop.store(true, Ordering::Relaxed);
+        // A walk waiting for the blame to take its stretches wakes to end.
+        let _found = self.found();
+        self.shared.changed.notify_all();
     }
 }
 
@@ -128,6 +160,12 @@ fn walk(walker: &dyn Stretches, start: ObjectId, shared: &Shared) {
     while let Some(from) = next {
         {
             let mut found = shared.found.lock().unwrap_or_else(|p| p.into_inner());
+            while found.order.len() >= AHEAD_MAX && !shared.stop.load(Ordering::Relaxed) {
+                found = shared.changed.wait(found).unwrap_or_else(|p| p.into_inner());
+            }
+            if shared.stop.load(Ordering::Relaxed) {
+                return;
+            }
             found.walking_from = Some(from);
         }
         let stretch = walker.stretch(from);
@@ -138,7 +176,9 @@ fn walk(walker: &dyn Stretches, start: ObjectId, shared: &Shared) {
         next =
             stretch.infos.iter().find(|(id, _)| *id == stretch.to).and_then(|(_, info)| info.parents.first().copied());
         let mut found = shared.found.lock().unwrap_or_else(|p| p.into_inner());
-        found.skips.insert(stretch.from, stretch.to);
+        if found.skips.insert(stretch.from, stretch.to).is_none() {
+            found.order.push_back(stretch.from);
+        }
         found.infos.extend(stretch.infos);
         found.entries.extend(stretch.entries);
         found.walking_from = None;

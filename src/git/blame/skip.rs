@@ -1,5 +1,6 @@
-//! The object database gix's blame reads: the repository's, except that a commit is shown with
-//! its parents *skipped over* where the blamed path certainly did not change. gix-blame reads
+//! The object database the blame reads ([`super::walk`], gix-blame's algorithm; "gix-blame"
+//! below is that algorithm): the repository's, except that a commit is shown with its parents
+//! *skipped over* where the blamed path certainly did not change. gix-blame reads
 //! no Bloom filter, and looks the path up afresh in every commit's trees (four tree reads a
 //! commit and as many for its parent, for a path three directories deep); git's blame asks the
 //! filter before diffing a commit against its first parent, and a commit that left the path as
@@ -30,17 +31,23 @@
 //! (their own or the path's alone), parents and committer date, which is all gix-blame reads
 //! of a commit. The skips along first parents from the blame's start are worked out on another
 //! core while gix-blame diffs ([`super::ahead`]).
+//!
+//! What a view works out per commit is kept for the last few thousand commits it met
+//! ([`super::recent`]), and what it decodes from the packs up to [`KEPT`] bytes, so that a blame
+//! holds the same whatever the history's length; past the blame's deadline its skips stop
+//! where they are.
 
 use super::super::commit_head::LaterHeads;
 use super::super::log::Compare;
 use super::ahead::{Ahead, Stretches};
 use super::history::{Info, Stretch};
+use super::recent::Recent;
 use gix::objs::{Find, FindHeader};
 use gix::ObjectId;
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// The repository's objects, with commits shown over skipped parents.
 pub struct Skipping<'r> {
@@ -52,24 +59,41 @@ pub struct Skipping<'r> {
     ahead: Option<Ahead>,
     /// Set when a walk ahead is to end: its skips stop where they are.
     stop: Option<Arc<AtomicBool>>,
+    /// The blame's deadline: past it, skips stop where they are too (the blame then ends).
+    deadline: Instant,
 }
 
+/// What a view works out, for the commits it met last ([`Recent`]: a blame's memory does not
+/// grow with the history's length); each is worked out again when asked for after it was let go.
 struct State<'r> {
     compare: Compare<'r>,
-    /// Commits read so far.
-    commits: HashMap<ObjectId, Info>,
-    /// The parents each commit is shown with, once worked out.
-    shown: HashMap<ObjectId, Vec<ObjectId>>,
+    /// Commits read.
+    commits: Recent<ObjectId, Info>,
+    /// The parents each commit is shown with.
+    shown: Recent<ObjectId, Vec<ObjectId>>,
     buf: Vec<u8>,
     /// The heads of commit objects read straight from the packs, once many were read.
     heads: LaterHeads,
-    /// The tree each commit is shown with, once worked out.
-    trees_shown: HashMap<ObjectId, ObjectId>,
+    /// The tree each commit is shown with, and the path's entry when it is a tree holding the
+    /// path alone.
+    trees_shown: Recent<ObjectId, (ObjectId, Option<(ObjectId, u16)>)>,
     /// The trees holding the path alone ([`Skipping::path_only`]): by the path's entry, the root
-    /// tree's id, and by id, each level's tree object.
-    path_only_roots: HashMap<(ObjectId, u16), ObjectId>,
-    path_only_trees: HashMap<ObjectId, Vec<u8>>,
+    /// tree's id, and by id, each level's tree object. A tree handed out must still be served
+    /// when it is read a few objects later: it is always handed out from the newer generation
+    /// of `path_only_trees`, which ages only as an object is asked for ([`Find::try_find`]).
+    path_only_roots: Recent<(ObjectId, u16), ObjectId>,
+    path_only_trees: Recent<ObjectId, Vec<u8>>,
 }
+
+/// Bytes of decoded objects the blame's view keeps (the versions of the file, and trees): the
+/// versions along a delta chain as deep as git makes them (50) for a file of 80 KiB, not the
+/// 16 MiB of a history walk's trees (the walk ahead reads trees alone and keeps those), so
+/// that blames at once stay small.
+const KEPT: usize = 8 << 20;
+
+/// Commits a generation of what a view works out holds ([`Recent`]): some thousands, far more
+/// than a blame has in hand at once (a commit and its parents).
+const GENERATION: usize = 4096;
 
 /// Tree, parents and committer date of the commit object `data`.
 fn parse(data: &[u8], kind: gix::hash::Kind) -> Option<Info> {
@@ -78,39 +102,47 @@ fn parse(data: &[u8], kind: gix::hash::Kind) -> Option<Info> {
 }
 
 impl<'r> Skipping<'r> {
-    /// The skipping view of `repo` for `path` (`/`-separated), for a blame from `start`, with
-    /// the path's history along first parents worked out ahead on another core.
-    pub fn new(repo: &'r gix::Repository, path: &str, start: ObjectId) -> Skipping<'r> {
+    /// The skipping view of `repo` for `path` (`/`-separated), for a blame from `start` that
+    /// ends at `deadline`, with the path's history along first parents worked out ahead on
+    /// another core.
+    pub fn new(repo: &'r gix::Repository, path: &str, start: ObjectId, deadline: Instant) -> Skipping<'r> {
         let walked = path.to_owned();
         let ahead = Ahead::start(repo, start, move |repo, stop| -> Box<dyn Stretches + '_> {
-            Box::new(Skipping::alone(repo, &walked, Some(stop)))
+            Box::new(Skipping::alone(repo, &walked, Some(stop), deadline))
         });
-        let mut skipping = Skipping::alone(repo, path, None);
+        let mut skipping = Skipping::alone(repo, path, None, deadline);
+        skipping.state.get_mut().compare.keeping(KEPT);
         skipping.ahead = ahead;
         skipping
     }
 
-    /// The view without a walk ahead: the walk's own (`stop` cuts its skips short).
-    pub(super) fn alone(repo: &'r gix::Repository, path: &str, stop: Option<Arc<AtomicBool>>) -> Skipping<'r> {
+    /// The view without a walk ahead: the walk's own (`stop` cuts its skips short, as
+    /// `deadline` does).
+    pub(super) fn alone(
+        repo: &'r gix::Repository,
+        path: &str,
+        stop: Option<Arc<AtomicBool>>,
+        deadline: Instant,
+    ) -> Skipping<'r> {
         let graph = repo.commit_graph_if_enabled().ok().flatten();
         let path: Vec<Vec<u8>> = path.split('/').map(|c| c.as_bytes().to_vec()).collect();
         let mut compare = Compare::new(repo);
         compare.use_bloom(Some(&path), graph.is_some());
         let state = State {
             compare,
-            commits: HashMap::new(),
-            shown: HashMap::new(),
+            commits: Recent::new(GENERATION),
+            shown: Recent::new(GENERATION),
             buf: Vec::new(),
             heads: LaterHeads::default(),
-            trees_shown: HashMap::new(),
-            path_only_roots: HashMap::new(),
-            path_only_trees: HashMap::new(),
+            trees_shown: Recent::new(GENERATION),
+            path_only_roots: Recent::new(GENERATION),
+            path_only_trees: Recent::new(GENERATION),
         };
-        Skipping { repo, graph, path, state: RefCell::new(state), ahead: None, stop }
+        Skipping { repo, graph, path, state: RefCell::new(state), ahead: None, stop, deadline }
     }
 
     fn stopped(&self) -> bool {
-        self.stop.as_ref().is_some_and(|stop| stop.load(Ordering::Relaxed))
+        self.stop.as_ref().is_some_and(|stop| stop.load(Ordering::Relaxed)) || Instant::now() > self.deadline
     }
 
     /// Commit `id` from the commit-graph, when it holds it.
@@ -214,8 +246,11 @@ impl<'r> Skipping<'r> {
     /// path's entries are all it needs; a parent without the path (the file added or renamed)
     /// keeps the real trees on both sides, so that gix-blame finds a rename's source as before.
     fn shown_tree(&self, state: &mut State<'r>, id: &gix::oid, info: &Info) -> ObjectId {
-        if let Some(&tree) = state.trees_shown.get(id) {
-            return tree;
+        if let Some(&(tree, pruned)) = state.trees_shown.get(id) {
+            return match pruned {
+                Some(entry) if !state.path_only_trees.is_new(&tree) => self.path_only(state, entry),
+                _ => tree,
+            };
         }
         let own = match self.ahead.as_ref().and_then(|ahead| ahead.entry(id)) {
             Some(entry) => entry,
@@ -226,15 +261,18 @@ impl<'r> Skipping<'r> {
             parents.into_iter().all(|parent| self.path_entry(state, parent).is_some())
         });
         let tree = pruned.map_or(info.tree, |entry| self.path_only(state, entry));
-        state.trees_shown.insert(id.to_owned(), tree);
+        state.trees_shown.insert(id.to_owned(), (tree, pruned));
         tree
     }
 
     /// The root tree of a tree holding only the path, with `entry` (id and mode) at its end:
-    /// real tree objects, named by their hash as any tree is, served by this view.
+    /// real tree objects, named by their hash as any tree is, served by this view (from the
+    /// newer generation: written again when they are only in the older).
     fn path_only(&self, state: &mut State<'r>, entry: (ObjectId, u16)) -> ObjectId {
         if let Some(&root) = state.path_only_roots.get(&entry) {
-            return root;
+            if state.path_only_trees.is_new(&root) {
+                return root;
+            }
         }
         let (mut id, mut mode) = entry;
         for name in self.path.iter().rev() {
@@ -244,7 +282,7 @@ impl<'r> Skipping<'r> {
             tree.extend_from_slice(id.as_bytes());
             id = gix::objs::compute_hash(id.kind(), gix::objs::Kind::Tree, &tree).unwrap_or(id);
             mode = 0o040000;
-            state.path_only_trees.insert(id, tree);
+            state.path_only_trees.insert_new(id, tree);
         }
         state.path_only_roots.insert(entry, id);
         id
@@ -290,6 +328,9 @@ impl Find for Skipping<'_> {
     fn try_find<'a>(&self, id: &gix::oid, buffer: &'a mut Vec<u8>) -> gix::Result<Option<gix::objs::Data<'a>>> {
         let mut state = self.state.borrow_mut();
         let state = &mut *state;
+        // Before anything is handed out for this object: what was handed out for the ones
+        // before it stays served.
+        state.path_only_trees.age_if_full();
         if let Some(tree) = state.path_only_trees.get(id) {
             buffer.clear();
             buffer.extend_from_slice(tree);
@@ -327,7 +368,9 @@ impl Find for Skipping<'_> {
                 }
             },
         };
-        state.commits.entry(id.to_owned()).or_insert_with(|| info.clone());
+        if state.commits.get(id).is_none() {
+            state.commits.insert(id.to_owned(), info.clone());
+        }
         self.write_commit(state, id, &info, buffer);
         Ok(Some(gix::objs::Data { kind: gix::objs::Kind::Commit, object_hash: id.kind(), data: buffer.as_slice() }))
     }

@@ -1,8 +1,14 @@
 //! `GET` and `HEAD /projects/:id/repository/files/:file_path/blame?ref=[&range[start]=&range[end]=]`:
 //! GitLab's `BlameRange` array, `[{"commit": <Commit>, "lines": [...]}, ...]`, one item per run of
 //! consecutive lines from one commit, with the file's `X-Gitlab-*` headers. A range needs both
-//! ends, each an integer above 0, `start` not after `end`; lines past the end of the file are
-//! not answered.
+//! ends, each an integer above 0, `start` not after `end` (else GitLab's 400 `{"message":
+//! "range[start] must be less than or equal to range[end]"}`); lines past the end of the file
+//! are not answered.
+//!
+//! A blame has `limits.blame_timeout_millis` (30 s, GitLab's `gitaly_timeout_medium`, with
+//! which it calls Gitaly's `RawBlame`); one still running then answers what GitLab answers when
+//! that call passes its deadline: `GRPC::DeadlineExceeded` reaches the API's `rescue_from :all`,
+//! a 500 `{"message":"500 Internal Server Error"}`.
 
 use super::{file_path, find, headers, required_ref};
 use crate::api::repository::commits;
@@ -13,6 +19,7 @@ use crate::params::Params;
 use crate::response::Response;
 use serde_json::Value;
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 /// One end of `range`: `range[start]` in a query or form, `{"range": {"start": ...}}` in JSON.
 fn range_end(params: &Params, end: &str) -> ApiResult<Option<i64>> {
@@ -43,7 +50,8 @@ fn range(params: &Params) -> ApiResult<Option<(u32, u32)>> {
         (Some(start), Some(end)) => {
             let (start, end) = (positive(start, "start")?, positive(end, "end")?);
             if start > end {
-                return Err(ApiError::BadRequest("range[start] must be less than or equal to range[end]".into()));
+                // GitLab's `render_api_error!` (lib/api/files.rb, `fetch_blame_range`).
+                return Err(ApiError::validation("range[start] must be less than or equal to range[end]"));
             }
             Ok(Some((start, end)))
         }
@@ -66,8 +74,11 @@ pub fn blame(call: &Call, project: &str, path: &str, params: &Params) -> ApiResu
     let groups = if line_count == 0 {
         Vec::new()
     } else {
-        match call.git("blame", || git::blame::file(&found.repo, found.meta.commit, &path, lines)) {
+        let deadline = Instant::now() + Duration::from_millis(call.ctx.config.limits.blame_timeout_millis);
+        match call.git("blame", || git::blame::file(&found.repo, found.meta.commit, &path, lines, deadline)) {
             Ok(groups) => groups,
+            // GitLab's answer when Gitaly's RawBlame passes its deadline: the API's 500.
+            Err(timeout @ git::blame::Error::Timeout) => return Err(ApiError::internal(timeout)),
             // gix's blame refuses histories whose trees hold names git would never write (`..`,
             // `.git`, unsorted entries: a hostile repository's); the file exists, its history
             // cannot be told.
