@@ -322,3 +322,40 @@ def test_slow_fetch_bodies_hold_no_place(kind, tmp_path_factory):
             connection.close()
         code, stderr = stop_server(server)
         assert code == 0, f"host exited with {code}: {stderr}"
+
+
+def test_ref_names_first_branches_and_work_trees_through_the_host(host):
+    """Issue #43 through each host: a tag named like the default branch is refused to a push
+    and to the API with GitLab's words; an empty project's first pushed branch becomes its
+    default branch, protected; the checked-out branch of a served work tree is not written."""
+    into = host.work / "tag-main"
+    out = client(host, "clone", "-q", remote(host), str(into))
+    assert out.returncode == 0, out.stderr
+    out = client(host, "push", remote(host, host.token), "HEAD:refs/tags/main", cwd=into)
+    assert out.returncode != 0
+    assert "remote: GitLab: You cannot use default branch name to create a tag" in out.stderr, out.stderr
+    status, body = host.json("POST", "/api/v4/projects/gh%2Frepo/repository/tags",
+                             {"tag_name": "main", "ref": "main"}, token=host.token)
+    assert (status, body) == (400, {"message": "You cannot use default branch name to create a tag"})
+
+    empty = host.work / "first.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(empty)], check=True)
+    host.admin("project", "add", "gh/first", "--repo", empty, "--visibility", "public")
+    subprocess.run(["git", "-C", str(into), "branch", "develop"], check=True)
+    first = host.url.replace("http://", f"http://oauth2:{host.token}@", 1) + "/gh/first.git"
+    out = client(host, "push", "-q", first, "develop", cwd=into)
+    assert out.returncode == 0, out.stderr
+    status, project = host.json("GET", "/api/v4/projects/gh%2Ffirst", token=host.token)
+    assert (status, project["default_branch"]) == (200, "develop"), project
+    status, _ = host.json("GET", "/api/v4/projects/gh%2Ffirst/protected_branches/develop", token=host.token)
+    assert status == 200
+
+    tree = host.work / "checkout"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
+    subprocess.run([*git, "init", "-q", str(tree)], check=True)
+    subprocess.run([*git, "-C", str(tree), "commit", "-q", "--allow-empty", "-m", "mine"], check=True)
+    host.admin("project", "add", "gh/checkout", "--repo", tree, "--visibility", "public")
+    status, body = host.json("POST", "/api/v4/projects/gh%2Fcheckout/repository/files/x.txt",
+                             {"branch": "main", "content": "x", "commit_message": "x"}, token=host.token)
+    assert (status, body) == (400, {"message": "refusing to update checked out branch: refs/heads/main"})
+    assert rev(tree, "HEAD") == rev(tree, "main")
