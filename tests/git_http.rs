@@ -272,8 +272,17 @@ impl Forge {
     }
 
     fn api(&self, path: &str, token: &str) -> (u16, Value) {
-        let response =
-            forgecore::http::handle(&self.ctx, "GET", path, vec![("PRIVATE-TOKEN".into(), token.into())], b"");
+        self.send("GET", path, token, Value::Null)
+    }
+
+    /// An API request as `token`, with `body` as JSON unless it is null: its status and JSON.
+    fn send(&self, method: &str, path: &str, token: &str, body: Value) -> (u16, Value) {
+        let mut headers = vec![("PRIVATE-TOKEN".to_string(), token.to_string())];
+        let body = if body.is_null() { Vec::new() } else { body.to_string().into_bytes() };
+        if !body.is_empty() {
+            headers.push(("Content-Type".into(), "application/json".into()));
+        }
+        let response = forgecore::http::handle(&self.ctx, method, path, headers, &body);
         let status = response.status;
         let body = response.into_bytes().unwrap();
         (status, serde_json::from_slice(&body).unwrap_or(Value::Null))
@@ -450,12 +459,8 @@ fn pushes_follow_the_protection_rule() {
 
 /// Protects `name` in `pub/repo` through the API, as its Maintainer.
 fn protect(forge: &Forge, name: &str) {
-    let headers =
-        vec![("PRIVATE-TOKEN".into(), forge.maintainer.clone()), ("Content-Type".into(), "application/json".into())];
-    let body = json!({"name": name}).to_string();
     let path = "/api/v4/projects/pub%2Frepo/protected_branches";
-    let response = forgecore::http::handle(&forge.ctx, "POST", path, headers, body.as_bytes());
-    assert_eq!(response.status, 201);
+    assert_eq!(forge.send("POST", path, &forge.maintainer, json!({"name": name})).0, 201);
 }
 
 #[test]
@@ -1044,43 +1049,23 @@ fn pushes_and_api_writes_announce_what_moved_once() {
     assert!(stderr(&forced).contains("pre-receive hook declined"), "{}", stderr(&forced));
     assert!(heard.take().is_empty(), "a refused push announces nothing");
     // A REST commit: one announcement, from the write path, of exactly the branch's move.
-    let body = json!({"branch": "main", "content": "c\n", "commit_message": "c"}).to_string();
-    let headers =
-        vec![("PRIVATE-TOKEN".into(), forge.maintainer.clone()), ("Content-Type".into(), "application/json".into())];
-    let written = forgecore::http::handle(
-        &forge.ctx,
-        "POST",
-        "/api/v4/projects/pub%2Frepo/repository/files/c.txt",
-        headers.clone(),
-        body.as_bytes(),
-    );
-    assert_eq!(written.status, 201);
+    let body = json!({"branch": "main", "content": "c\n", "commit_message": "c"});
+    let files = "/api/v4/projects/pub%2Frepo/repository/files/c.txt";
+    assert_eq!(forge.send("POST", files, &forge.maintainer, body).0, 201);
     let after = git_text(&forge.public, &["rev-parse", "main"]);
     let events = heard.take();
     assert_eq!(events.len(), 1, "{events:?}");
     assert_eq!((events[0].through, events[0].user_id), (Through::Api, Some(mona)));
     assert_eq!(updates(&events[0]), [("refs/heads/main".to_string(), Some(main.clone()), Some(after))]);
     // A branch deleted through the API.
-    let deleted = forgecore::http::handle(
-        &forge.ctx,
-        "DELETE",
-        "/api/v4/projects/pub%2Frepo/repository/branches/topic",
-        headers.clone(),
-        b"",
-    );
-    assert_eq!(deleted.status, 204);
+    let topic = "/api/v4/projects/pub%2Frepo/repository/branches/topic";
+    assert_eq!(forge.send("DELETE", topic, &forge.maintainer, Value::Null).0, 204);
     let events = heard.take();
     assert_eq!(events.len(), 1, "{events:?}");
     assert_eq!(updates(&events[0]), [("refs/heads/topic".to_string(), Some(main), None)]);
     // A write refused before anything moved announces nothing.
-    let missing = forgecore::http::handle(
-        &forge.ctx,
-        "DELETE",
-        "/api/v4/projects/pub%2Frepo/repository/branches/nothing",
-        headers,
-        b"",
-    );
-    assert_eq!(missing.status, 404);
+    let nothing = "/api/v4/projects/pub%2Frepo/repository/branches/nothing";
+    assert_eq!(forge.send("DELETE", nothing, &forge.maintainer, Value::Null).0, 404);
     assert!(heard.take().is_empty());
 }
 
@@ -1154,17 +1139,9 @@ fn an_empty_projects_first_branch_is_its_default_branch_and_protected() {
         &forge.ctx,
         json!({"command": "member_add", "username": "mona", "project": "corp/rest-empty", "access_level": 40}),
     );
-    let body = json!({"branch": "trunk", "content": "x\n", "commit_message": "first"}).to_string();
-    let headers =
-        vec![("PRIVATE-TOKEN".into(), forge.maintainer.clone()), ("Content-Type".into(), "application/json".into())];
-    let written = forgecore::http::handle(
-        &forge.ctx,
-        "POST",
-        "/api/v4/projects/corp%2Frest-empty/repository/files/x.txt",
-        headers,
-        body.as_bytes(),
-    );
-    assert_eq!(written.status, 201);
+    let body = json!({"branch": "trunk", "content": "x\n", "commit_message": "first"});
+    let files = "/api/v4/projects/corp%2Frest-empty/repository/files/x.txt";
+    assert_eq!(forge.send("POST", files, &forge.maintainer, body).0, 201);
     let (_, project) = forge.api("/api/v4/projects/corp%2Frest-empty", &forge.maintainer);
     assert_eq!(project["default_branch"], "trunk", "{project}");
     let (status, _) = forge.api("/api/v4/projects/corp%2Frest-empty/protected_branches/trunk", &forge.maintainer);
@@ -1190,13 +1167,7 @@ fn the_checked_out_branch_of_a_work_tree_is_not_written() {
         &forge.ctx,
         json!({"command": "member_add", "username": "mona", "project": "corp/checkout", "access_level": 40}),
     );
-    let headers =
-        vec![("PRIVATE-TOKEN".into(), forge.maintainer.clone()), ("Content-Type".into(), "application/json".into())];
-    let post = |path: &str, body: Value| {
-        let response = forgecore::http::handle(&forge.ctx, "POST", path, headers.clone(), body.to_string().as_bytes());
-        let status = response.status;
-        (status, serde_json::from_slice::<Value>(&response.into_bytes().unwrap()).unwrap_or(Value::Null))
-    };
+    let post = |path: &str, body: Value| forge.send("POST", path, &forge.maintainer, body);
     let refused = json!({"message": "refusing to update checked out branch: refs/heads/main"});
     let file = "/api/v4/projects/corp%2Fcheckout/repository/files/new.txt";
     assert_eq!(post(file, json!({"branch": "main", "content": "x", "commit_message": "x"})), (400, refused.clone()));
@@ -1232,20 +1203,10 @@ fn the_checked_out_branch_of_a_work_tree_is_not_written() {
 fn rest_writes_hold_gitmodules_to_gits_fsck() {
     let _serial = serial();
     let forge = forge(json!({}));
-    let headers =
-        vec![("PRIVATE-TOKEN".into(), forge.maintainer.clone()), ("Content-Type".into(), "application/json".into())];
     let commit_files = |branch: &str, path: &str, content: &str| {
         let body = json!({"branch": branch, "start_branch": "main", "commit_message": "m",
             "actions": [{"action": "create", "file_path": path, "content": content}]});
-        let response = forgecore::http::handle(
-            &forge.ctx,
-            "POST",
-            "/api/v4/projects/pub%2Frepo/repository/commits",
-            headers.clone(),
-            body.to_string().as_bytes(),
-        );
-        let status = response.status;
-        (status, serde_json::from_slice::<Value>(&response.into_bytes().unwrap()).unwrap_or(Value::Null))
+        forge.send("POST", "/api/v4/projects/pub%2Frepo/repository/commits", &forge.maintainer, body)
     };
     let (out, work) = forge.clone("pub/repo", Some(&forge.maintainer), 2, "gitmodules");
     assert!(out.status.success(), "{}", stderr(&out));
