@@ -594,6 +594,8 @@ fn a_symbolic_ref_is_judged_by_the_ref_it_points_to() {
     git(&forge.public, &["branch", "open", "main"]);
     git(&forge.public, &["symbolic-ref", "refs/heads/open-alias", "refs/heads/open"]);
     git(&forge.public, &["symbolic-ref", "refs/heads/into-reserved", "refs/merge-requests/1/head"]);
+    let heard = Arc::new(Heard::default());
+    forge.ctx.events.listen(heard.clone());
     let (out, work) = forge.clone("pub/repo", Some(&forge.developer), 2, "dev");
     assert!(out.status.success(), "{}", stderr(&out));
     let dev_remote = forge.remote("pub/repo", Some(&forge.developer));
@@ -632,6 +634,11 @@ fn a_symbolic_ref_is_judged_by_the_ref_it_points_to() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(git_text(&forge.public, &["rev-parse", "refs/heads/open"]), rewritten);
     assert_eq!(git_text(&forge.public, &["symbolic-ref", "refs/heads/open-alias"]), "refs/heads/open");
+    // What moved is announced by its own name, the end of the chain, not the name pushed.
+    let events = heard.take();
+    let names: Vec<_> = events.iter().flat_map(|e| e.updates.iter().map(|u| u.name.clone())).collect();
+    assert_eq!(names, ["refs/heads/open"], "{events:?}");
+    assert_eq!(events[0].updates[0].new.map(|id| id.to_string()), Some(rewritten));
 }
 
 #[test]
