@@ -266,6 +266,20 @@ fn subgroups_follow_the_creation_level_and_nest() {
     assert_eq!((status, body), (404, json!({"message": "404 Group Not Found"})));
     let (status, _) = instance.call("GET", "/api/v4/groups/top%2Falpha/subgroups", Some(&outsider), Value::Null);
     assert_eq!(status, 404);
+    // As GitLab's finder: a signed-in outsider's list holds their own groups unless
+    // `all_available`; anonymous callers see public ones.
+    create(
+        &instance,
+        &alice,
+        json!({"name": "Public", "path": "public-sub", "parent_id": top_id, "visibility": "public"}),
+    );
+    let (_, theirs) = instance.call("GET", "/api/v4/groups/top/subgroups", Some(&outsider), Value::Null);
+    assert_eq!(full_paths(&theirs), Vec::<String>::new());
+    let (_, available) =
+        instance.call("GET", "/api/v4/groups/top/subgroups?all_available=true", Some(&outsider), Value::Null);
+    assert_eq!(full_paths(&available), ["top/public-sub"]);
+    let (_, anonymous) = instance.call("GET", "/api/v4/groups/top/descendant_groups", None, Value::Null);
+    assert_eq!(full_paths(&anonymous), ["top/public-sub"]);
 }
 
 #[test]
@@ -522,4 +536,32 @@ fn the_cli_creates_through_the_same_operation() {
     assert_eq!(status, 404);
     let (_, seen) = instance.call("GET", "/api/v4/groups/cli?with_projects=false", Some(&alice), Value::Null);
     assert_eq!(seen["description"], "made here");
+}
+
+#[test]
+fn who_may_create_projects_in_a_namespace_follows_the_list() {
+    use forgecore::api::namespaces::can_create_projects;
+    use forgecore::store::namespaces::{find_by_full_path, find_by_id, user_namespace_id};
+    let (instance, _root, alice, _bob) = setup();
+    create(&instance, &alice, json!({"name": "Crew", "path": "crew", "project_creation_level": "maintainer"}));
+    instance.admin_ok(json!({"command": "member_add", "group": "crew", "username": "bob", "access_level": 30}));
+    let store = &instance.ctx().store;
+    store
+        .read(|db| -> forgecore::error::ApiResult<()> {
+            let user = |db: &mut forgecore::store::Db, name: &str| {
+                forgecore::store::users::find_by_username(db, name).unwrap().unwrap()
+            };
+            let (alice, bob) = (user(db, "alice"), user(db, "bob"));
+            let crew = find_by_full_path(db, "crew")?.unwrap();
+            let alices = find_by_id(db, user_namespace_id(alice.id))?.unwrap();
+            assert_eq!(find_by_full_path(db, "alice")?, Some(alices.clone()));
+            assert_eq!(alices.id(), user_namespace_id(alice.id));
+            assert!(can_create_projects(db, &alice, &crew)?, "the Owner");
+            assert!(!can_create_projects(db, &bob, &crew)?, "a Developer where Maintainers create");
+            assert!(can_create_projects(db, &alice, &alices)?);
+            assert!(!can_create_projects(db, &bob, &alices)?, "someone else's namespace");
+            assert_eq!(find_by_id(db, user_namespace_id(999))?, None);
+            Ok(())
+        })
+        .unwrap();
 }

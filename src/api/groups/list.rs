@@ -3,8 +3,9 @@
 //! the caller may see. `GET /groups` lists, for a signed-in caller, the groups they are a member
 //! of (with those above and below them), and with `all_available=true` also every public and
 //! internal group (the default for administrators, who then see all); anonymous callers see the
-//! public groups. The other two list a group's direct subgroups or every group below it, as the
-//! caller may see them. Filters: `search` (name or path), `owned`, `min_access_level`,
+//! public groups. The other two list, of those, a group's direct subgroups or every group below
+//! it (`lib/api/groups.rb` passes the group as the finder's parent, with the same
+//! `all_available` default). Filters: `search` (name or path), `owned`, `min_access_level`,
 //! `top_level_only`, `skip_groups[]`, `visibility`; `order_by` `name` (default), `path`, `id`
 //! (`similarity`: by name); `sort` `asc` (default) or `desc`, ties by id; offset pages with
 //! totals.
@@ -72,9 +73,10 @@ fn answer(call: &Call, params: &Params, within: Option<Vec<i64>>) -> ApiResult<R
     let page = pagination::page(call, params)?;
     let user = call.caller.user();
     let admin = call.caller.is_admin();
-    // A group's subgroups and descendants are those the caller may see; the instance's groups
-    // are the caller's own unless `all_available` (administrators': true unless they say not).
-    let all_available = within.is_some() || user.is_none() || params.bool("all_available")?.unwrap_or(admin);
+    // GitLab's `find_groups`, for the instance's groups and a group's alike: a signed-in
+    // caller's own groups unless `all_available` (administrators': true unless they say not);
+    // anonymous callers the public ones.
+    let all_available = user.is_none() || params.bool("all_available")?.unwrap_or(admin);
     let mut query = ListQuery {
         user_id: user.map(|u| u.id),
         all: admin && all_available,

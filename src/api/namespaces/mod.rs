@@ -26,6 +26,27 @@ fn signed_in<'c>(call: &'c Call) -> ApiResult<&'c User> {
     call.caller.user().ok_or(ApiError::Unauthorized)
 }
 
+/// Whether `user` may create projects in `namespace` (GitLab's `create_projects`), the rule
+/// `GET /namespaces` lists by: their own namespace; a group where their level (on it or an
+/// ancestor) reaches its `project_creation_level` (`developer`, `maintainer`, `owner`;
+/// `noone` and `administrator`: nobody); administrators anywhere. For `POST /projects` with a
+/// `namespace_id` (found with `store::namespaces::find_by_id`).
+pub fn can_create_projects(db: &mut Db, user: &User, namespace: &Namespace) -> ApiResult<bool> {
+    if user.is_admin {
+        return Ok(true);
+    }
+    Ok(match namespace {
+        Namespace::User(owner) => owner.id == user.id,
+        Namespace::Group(group) => {
+            let settings = crate::api::groups::detailed(db, group)?.settings;
+            match namespaces::project_creation_min_level(&settings.project_creation_level) {
+                Some(needed) => crate::store::groups::level_of(db, user.id, group.id)? >= needed,
+                None => false,
+            }
+        }
+    })
+}
+
 /// A listed namespace as one of a list's rows.
 pub fn listed_of(db: &mut Db, viewer: &User, namespace: &Namespace) -> ApiResult<Listed> {
     Ok(match namespace {
