@@ -216,7 +216,7 @@ pub fn rename(db: &mut Db, group: &Group, path: &str) -> StoreResult<String> {
         Some((parent, _)) => format!("{parent}/{path}"),
         None => path.to_string(),
     };
-    let ids = super::projects::group_and_descendant_ids(db, group.id)?;
+    let ids = lock_tree(db, group.id)?;
     let list: Vec<String> = ids.iter().map(i64::to_string).collect();
     let list = list.join(", ");
     // Every full path below starts with the old one and a `/`: the rest is kept.
@@ -232,6 +232,27 @@ pub fn rename(db: &mut Db, group: &Group, path: &str) -> StoreResult<String> {
         &[&new_full_path],
     )?;
     Ok(new_full_path)
+}
+
+/// The ids of a group and every group below it, each row held until the transaction ends
+/// (PostgreSQL; SQLite's writes are one at a time): whoever creates a subgroup or a project
+/// below locks its parent first ([`lock`]), so none appears under a path being changed. A
+/// group made below between the read and the locks is found by reading again.
+fn lock_tree(db: &mut Db, id: i64) -> StoreResult<Vec<i64>> {
+    let mut ids = super::projects::group_and_descendant_ids(db, id)?;
+    if db.dialect() != Dialect::Postgres {
+        return Ok(ids);
+    }
+    for _ in 0..100 {
+        let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+        db.rows(&format!("SELECT id FROM groups WHERE id IN ({}) FOR UPDATE", list.join(", ")), &[], |_| Ok(()))?;
+        let again = super::projects::group_and_descendant_ids(db, id)?;
+        if again.len() == ids.len() {
+            return Ok(again);
+        }
+        ids = again;
+    }
+    Ok(ids)
 }
 
 /// Whether `full_path` is taken by a group or a project (ignoring case), or, at the top level,

@@ -77,8 +77,10 @@ pub fn create_group(ctx: &Context, creator: Creator, params: &Params) -> ApiResu
                         return Err(ApiError::NotFound("Group"));
                     }
                 }
+                // Held until the group is made, and read again under the lock: a new path
+                // of the parent (or above) is then the one the new full path starts with.
                 groups::lock(db, parent.id)?;
-                Some(parent)
+                Some(groups::find_by_id(db, id)?.ok_or(ApiError::NotFound("Group"))?)
             }
         };
         if let Creator::User(user) = creator {
