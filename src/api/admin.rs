@@ -142,12 +142,27 @@ fn insert_group(db: &mut Db, full_path: &str, visibility: Visibility) -> ApiResu
     Ok(store::groups::insert(db, parent.as_ref(), path, visibility)?)
 }
 
+/// `{"command": "group_add", "path": "top/sub", "name": ..., "visibility": ..., ...}`: the group
+/// at that full path under its existing parent, created by `POST /groups`'s operation with
+/// its checks (path rules, taken paths, a visibility above the parent's) and settings; the
+/// name defaults to the last segment of the path. Nobody becomes a member.
 fn group_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let full_path = params.required_string("path")?;
-    check_path("path", &full_path)?;
-    let visibility = visibility(params, Visibility::Private)?;
-    let group = ctx.store.write(|db| insert_group(db, &full_path, visibility))?;
-    Ok(Response::json(201, &group_entity(&group)))
+    let (parent_id, path) = match full_path.rsplit_once('/') {
+        Some((parent_path, path)) => (Some(ctx.store.read(|db| group_at(db, parent_path))?.id), path.to_string()),
+        None => (None, full_path.clone()),
+    };
+    let mut create = params.clone();
+    create.remove("command");
+    create.set("path", json!(path));
+    if !create.contains("name") {
+        create.set("name", json!(path));
+    }
+    create.set("parent_id", json!(parent_id));
+    let detailed = super::groups::create::create_group(ctx, super::groups::create::Creator::Administration, &create)?;
+    let mut entity = group_entity(&detailed.group);
+    entity["name"] = json!(detailed.group.name);
+    Ok(Response::json(201, &entity))
 }
 
 /// Where a new project's repository is: an absolute git directory, or a path relative to a

@@ -4,7 +4,7 @@
 //!
 //! One folder per family, named and grouped as GitLab's REST API reference is, one file per
 //! operation inside: [`repository`] (the Repositories API and every family under
-//! `/projects/:id/repository/`), [`projects`], [`groups`], [`users`], [`member_roles`],
+//! `/projects/:id/repository/`), [`projects`], [`groups`], [`namespaces`], [`users`], [`member_roles`],
 //! [`protected_branches`], [`monitoring`] (the `/-/` probes and metrics). The families still to
 //! come take their folders beside these, by the same rule: `members/`, `tokens/`,
 //! `merge_requests/`, `issues/`, `notes/`, `hooks/`, `releases/`, `statuses/`, `push_rules/`.
@@ -18,6 +18,7 @@ pub mod conditional;
 pub mod groups;
 pub mod member_roles;
 pub mod monitoring;
+pub mod namespaces;
 pub mod pagination;
 pub mod projects;
 pub mod protected_branches;

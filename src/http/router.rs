@@ -11,7 +11,7 @@ use crate::api::member_roles::{self, Scope};
 use crate::api::repository::{
     archive, blobs, branches, changelog, commits, compare, contributors, files, health, merge_base, tags, tree,
 };
-use crate::api::{groups, projects, protected_branches, users, version, Call};
+use crate::api::{groups, namespaces, projects, protected_branches, users, version, Call};
 use crate::error::{ApiError, ApiResult};
 use crate::response::Response;
 
@@ -45,8 +45,17 @@ pub static ROUTES: &[Route] = &[
     route!("GET", "/user", |c, _, _| users::current::current(c)),
     route!("GET", "/users/:id", |c, _, a| users::get::get(c, a[0])),
     // Groups.
-    route!("GET", "/groups/:id", |c, _, a| groups::get::get(c, a[0])),
+    route!("GET", "/groups", |c, r, _| groups::list::list(c, &r.params)),
+    route!("GET", "/groups/:id/subgroups", |c, r, a| groups::list::subgroups(c, a[0], &r.params)),
+    route!("GET", "/groups/:id/descendant_groups", |c, r, a| groups::list::descendant_groups(c, a[0], &r.params)),
     route!("GET", "/groups/:id/projects", |c, r, a| projects::list::list_of_group(c, a[0], &r.params)),
+    route!("GET", "/groups/:id", |c, r, a| groups::get::get(c, a[0], &r.params)),
+    route!("POST", "/groups", |c, r, _| groups::create::create(c, &r.params)),
+    route!("PUT", "/groups/:id", |c, r, a| groups::update::update(c, a[0], &r.params)),
+    // Namespaces.
+    route!("GET", "/namespaces", |c, r, _| namespaces::list::list(c, &r.params)),
+    route!("GET", "/namespaces/:id", |c, _, a| namespaces::get::get(c, a[0])),
+    route!("GET", "/namespaces/:id/exists", |c, r, a| namespaces::exists::exists(c, a[0], &r.params)),
     // Projects.
     route!("GET", "/projects", |c, r, _| projects::list::list(c, &r.params)),
     route!("GET", "/projects/:id", |c, _, a| projects::get(c, a[0])),

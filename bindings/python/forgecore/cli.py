@@ -517,7 +517,8 @@ def _command(args):
     elif args.what == "token":
         command = {"command": "token_revoke", "token": args.token}
     elif args.what == "group":
-        command = {"command": "group_add", "path": args.path, "visibility": args.visibility}
+        command = {"command": "group_add", "path": args.path, "visibility": args.visibility, "name": args.group_name,
+                   "description": args.description}
     elif args.what == "project":
         command = {"command": "project_add", "path": args.path, "repo": args.repo, "storage": args.storage,
                    "visibility": args.visibility, "forked_from": args.forked_from}
@@ -600,6 +601,8 @@ def _parser():
     p = action(group, "add")
     p.add_argument("path")
     p.add_argument("--visibility", choices=["private", "internal", "public"])
+    p.add_argument("--name", dest="group_name", help="the display name (default: the last segment of the path)")
+    p.add_argument("--description")
 
     project = what.add_parser("project").add_subparsers(dest="action", required=True)
     p = action(project, "add")
