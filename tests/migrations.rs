@@ -187,7 +187,7 @@ fn tables() -> Vec<Table> {
                 col("full_path", Text),
                 col("name", Text),
                 col("visibility", Text),
-                // Entry 5 in this branch, numbered 0007 (issue #38: groups through the API).
+                // 5: groups through the API (issue #38).
                 added("description", Text, Since::both(5), Filled::With(Value::from(""))),
                 added("created_at", Int, Since::both(5), Filled::Now),
                 added("default_branch", Text, Since::both(5), Filled::With(NULL)),

@@ -39,7 +39,7 @@ pub fn insert(db: &mut Db, parent: Option<&Group>, path: &str, visibility: Visib
 }
 
 /// What GitLab's Group entity shows of a group beyond [`Group`], and `PUT /groups/:id` changes
-/// (schema entry 0007). The levels are GitLab's strings (`developer`, `maintainer`, ...).
+/// (schema entry 5). The levels are GitLab's strings (`developer`, `maintainer`, ...).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
     pub description: String,

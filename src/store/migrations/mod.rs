@@ -67,12 +67,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0004_protected_branches.sqlite.sql"),
         postgres: include_str!("0004_protected_branches.postgres.sql"),
     },
-    // 5 here, 0007 in issue #38's numbering (the lead renumbers at merge): what GitLab's Group
-    // entity answers of a group and `PUT /groups/:id` changes (description, creation time,
-    // default branch, creation levels, request access and the other stored settings).
+    // 5: what GitLab's Group entity answers of a group and `PUT /groups/:id` changes
+    // (description, creation time, default branch, creation levels, request access and the
+    // other stored settings).
     Migration {
-        sqlite: include_str!("0007_group_settings.sqlite.sql"),
-        postgres: include_str!("0007_group_settings.postgres.sql"),
+        sqlite: include_str!("0005_group_settings.sqlite.sql"),
+        postgres: include_str!("0005_group_settings.postgres.sql"),
     },
 ];
 

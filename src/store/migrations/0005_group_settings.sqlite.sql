@@ -1,4 +1,4 @@
--- SQLite schema version 0007 (issue #38, groups through the API): what GitLab's Group entity
+-- SQLite schema version 5 (issue #38, groups through the API): what GitLab's Group entity
 -- answers of a group and `PUT /groups/:id` may change. Groups made before it were made now.
 ALTER TABLE groups ADD COLUMN description TEXT NOT NULL DEFAULT '';
 ALTER TABLE groups ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;

@@ -1,4 +1,4 @@
--- PostgreSQL schema version 0007, as SQLite's (issue #38, groups through the API): what GitLab's
+-- PostgreSQL schema version 5, as SQLite's (issue #38, groups through the API): what GitLab's
 -- Group entity answers of a group and `PUT /groups/:id` may change. Groups made before it were
 -- made now. Idempotent, as entry 4 is.
 ALTER TABLE groups ADD COLUMN IF NOT EXISTS description TEXT NOT NULL DEFAULT '';
