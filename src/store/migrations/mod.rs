@@ -67,6 +67,11 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0004_protected_branches.sqlite.sql"),
         postgres: include_str!("0004_protected_branches.postgres.sql"),
     },
+    // 5 (issue #38's migration 0009): members' expiry date, creation time and creator.
+    Migration {
+        sqlite: include_str!("0009_member_expiry.sqlite.sql"),
+        postgres: include_str!("0009_member_expiry.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
