@@ -588,3 +588,28 @@ fn the_cli_adds_through_the_same_operation() {
     assert_eq!(member["access_level"], 30);
     assert_eq!(member["member_role"]["name"], "Member admin");
 }
+
+#[test]
+fn leaving_a_group_leaves_what_is_below_unless_skipped() {
+    let w = world();
+    let (u1, u2) = (w.user_id("u1"), w.user_id("u2"));
+    for (target, user, level) in [
+        ("/api/v4/groups/top/members", u1, 20),
+        ("/api/v4/groups/top%2Fsub%2Fleaf/members", u1, 30),
+        ("/api/v4/projects/top%2Fsub%2Fleaf%2Fapp/members", u1, 30),
+        ("/api/v4/groups/top/members", u2, 20),
+        ("/api/v4/groups/top%2Fsub/members", u2, 30),
+    ] {
+        let (status, body) = w.call("POST", target, &w.admin, json!({"user_id": user, "access_level": level}));
+        assert_eq!(status, 201, "{body}");
+    }
+    assert_eq!(w.call("DELETE", &format!("/api/v4/groups/top/members/{u1}"), &w.owner, Value::Null).0, 204);
+    let (_, all) = w.call("GET", "/api/v4/projects/top%2Fsub%2Fleaf%2Fapp/members/all", &w.owner, Value::Null);
+    assert!(!usernames(&all).contains(&"u1".to_string()), "{all}");
+    assert_eq!(
+        w.call("DELETE", &format!("/api/v4/groups/top/members/{u2}?skip_subresources=true"), &w.owner, Value::Null).0,
+        204
+    );
+    let (status, kept) = w.call("GET", &format!("/api/v4/groups/top%2Fsub/members/{u2}"), &w.owner, Value::Null);
+    assert_eq!((status, kept["access_level"].clone()), (200, json!(30)));
+}

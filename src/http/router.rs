@@ -79,24 +79,22 @@ pub static ROUTES: &[Route] = &[
     route!("PUT", "/groups/:id/members/:user_id", |c, r, a| {
         members::update::update(c, Members::Group(a[0]), a[1], &r.params)
     }),
-    route!("DELETE", "/groups/:id/members/:user_id", |c, _, a| members::delete::delete(c, Members::Group(a[0]), a[1])),
+    route!("DELETE", "/groups/:id/members/:user_id", |c, r, a| {
+        members::delete::delete(c, Members::Group(a[0]), a[1], &r.params)
+    }),
     route!("GET", "/projects/:id/members", |c, r, a| members::list::list(c, Members::Project(a[0]), &r.params)),
     route!("GET", "/projects/:id/members/all", |c, r, a| members::list::list_all(c, Members::Project(a[0]), &r.params)),
-    route!("GET", "/projects/:id/members/all/:user_id", |c, _, a| members::get::get_all(
-        c,
-        Members::Project(a[0]),
-        a[1]
-    )),
+    route!("GET", "/projects/:id/members/all/:user_id", |c, _, a| {
+        members::get::get_all(c, Members::Project(a[0]), a[1])
+    }),
     route!("GET", "/projects/:id/members/:user_id", |c, _, a| members::get::get(c, Members::Project(a[0]), a[1])),
     route!("POST", "/projects/:id/members", |c, r, a| members::create::create(c, Members::Project(a[0]), &r.params)),
     route!("PUT", "/projects/:id/members/:user_id", |c, r, a| {
         members::update::update(c, Members::Project(a[0]), a[1], &r.params)
     }),
-    route!("DELETE", "/projects/:id/members/:user_id", |c, _, a| members::delete::delete(
-        c,
-        Members::Project(a[0]),
-        a[1]
-    )),
+    route!("DELETE", "/projects/:id/members/:user_id", |c, r, a| {
+        members::delete::delete(c, Members::Project(a[0]), a[1], &r.params)
+    }),
     // Protected branches.
     route!("GET", "/projects/:id/protected_branches", |c, r, a| protected_branches::list::list(c, a[0], &r.params)),
     route!("POST", "/projects/:id/protected_branches", |c, r, a| {

@@ -305,6 +305,24 @@ pub fn find_in_all(db: &mut Db, source: Source, user_id: i64) -> StoreResult<Opt
     Ok(list_all(db, source, &filter, 1, 0)?.0.into_iter().next())
 }
 
+/// The memberships of `user_id` below group `group_id`: in its descendant groups and in the
+/// projects of it and of its descendants (what GitLab's `Members::DestroyService` removes with
+/// a group membership unless `skip_subresources`).
+pub fn below(db: &mut Db, group_id: i64, user_id: i64) -> StoreResult<Vec<Member>> {
+    let sql = format!(
+        "WITH RECURSIVE tree(id, depth) AS (
+             SELECT id, 0 FROM groups WHERE id = $1
+             UNION ALL
+             SELECT g.id, tree.depth + 1 FROM groups g JOIN tree ON g.parent_id = tree.id WHERE tree.depth < 100
+         )
+         SELECT {MEMBER_COLUMNS} FROM members m WHERE m.user_id = $2 AND (
+             m.group_id IN (SELECT id FROM tree WHERE depth > 0)
+             OR m.project_id IN (SELECT p.id FROM projects p WHERE p.group_id IN (SELECT id FROM tree)))
+         ORDER BY m.id"
+    );
+    db.rows(&sql, &[&group_id, &user_id], member_from_row)
+}
+
 /// Whether a user other than `user_id` is a live Owner of `group_id` or of an ancestor:
 /// GitLab never leaves a group without an owner.
 pub fn has_other_owner(db: &mut Db, group_id: i64, user_id: i64) -> StoreResult<bool> {
