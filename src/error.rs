@@ -63,6 +63,9 @@ impl PartialEq for Cause {
 pub enum ApiError {
     /// 404 `{"message":"404 <what> Not Found"}`; `what` empty gives `"404 Not Found"`.
     NotFound(&'static str),
+    /// 404 `{"message":"404 Not found"}`: a record looked up with `find_by!` is missing (Grape's
+    /// `ActiveRecord::RecordNotFound` rescue, lower-case `found`).
+    RecordNotFound,
     /// 401 `{"message":"401 Unauthorized"}`.
     Unauthorized,
     /// 403 `{"message":"403 Forbidden[ - reason]"}`.
@@ -119,7 +122,7 @@ impl ApiError {
 
     pub fn status(&self) -> u16 {
         match self {
-            ApiError::NotFound(_) => 404,
+            ApiError::NotFound(_) | ApiError::RecordNotFound => 404,
             ApiError::Unauthorized => 401,
             ApiError::Forbidden(_) => 403,
             ApiError::MissingParam(_)
@@ -143,6 +146,7 @@ impl ApiError {
         match self {
             ApiError::NotFound("") => json!({"message": "404 Not Found"}),
             ApiError::NotFound(what) => json!({"message": format!("404 {what} Not Found")}),
+            ApiError::RecordNotFound => json!({"message": "404 Not found"}),
             ApiError::Unauthorized => json!({"message": "401 Unauthorized"}),
             ApiError::Forbidden(None) => json!({"message": "403 Forbidden"}),
             ApiError::Forbidden(Some(reason)) => json!({"message": format!("403 Forbidden - {reason}")}),

@@ -331,8 +331,14 @@ fn tables() -> Vec<Table> {
                 col("project_id", Int),
                 col("access_level", Int),
                 col("member_role_id", Int),
+                added("expires_at", Text, Since::both(6), Filled::With(NULL)),
+                added("created_at", Int, Since::both(6), Filled::Now),
+                added("created_by", Int, Since::both(6), Filled::With(NULL)),
             ],
-            rows: vec![row![1, 2, 1, NULL, 30, 2], row![2, 1, NULL, 2, 50, NULL]],
+            rows: vec![
+                row![1, 2, 1, NULL, 30, 2, "2031-01-31", 1_700_002_000, 1],
+                row![2, 1, NULL, 2, 50, NULL, NULL, 1_700_002_100, NULL],
+            ],
         },
         Table {
             name: "rate_limits",

@@ -58,7 +58,7 @@ impl ProjectAccess {
         Ok(access)
     }
 
-    fn has_flag(&self, flag: &str) -> bool {
+    pub fn has_flag(&self, flag: &str) -> bool {
         self.flags.iter().any(|f| f == flag)
     }
 
@@ -134,6 +134,23 @@ pub fn can_see_group(db: &mut Db, caller: &Caller, group: &Group) -> ApiResult<b
     }
     Ok(!store::members::for_group(db, user.id, group.id)?.is_empty()
         || store::members::has_membership_below(db, user.id, group.id)?)
+}
+
+/// The caller's standing on one group: the highest level of the live memberships reaching it
+/// (on it or an ancestor) and the flags of their custom roles, as [`ProjectAccess`] is for a
+/// project.
+pub fn group_access(db: &mut Db, caller: &Caller, group: &Group) -> ApiResult<ProjectAccess> {
+    let Caller::User(user) = caller else { return Ok(ProjectAccess::default()) };
+    let mut access = ProjectAccess { admin: user.is_admin, signed_in: true, ..Default::default() };
+    for membership in store::members::for_group(db, user.id, group.id)? {
+        access.level = access.level.max(membership.access_level);
+        for flag in membership.role_permissions {
+            if !access.flags.contains(&flag) {
+                access.flags.push(flag);
+            }
+        }
+    }
+    Ok(access)
 }
 
 /// Owner of the group, directly or through an ancestor, or an administrator. Custom role flags

@@ -8,6 +8,7 @@
 
 use super::request::Request;
 use crate::api::member_roles::{self, Scope};
+use crate::api::members::{self, Scope as Members};
 use crate::api::repository::{
     archive, blobs, branches, changelog, commits, compare, contributors, files, health, merge_base, tags, tree,
 };
@@ -77,6 +78,31 @@ pub static ROUTES: &[Route] = &[
     }),
     route!("DELETE", "/groups/:id/member_roles/:member_role_id", |c, _, a| {
         member_roles::delete::delete(c, Scope::Group(a[0]), a[1])
+    }),
+    // Group and project members.
+    route!("GET", "/groups/:id/members", |c, r, a| members::list::list(c, Members::Group(a[0]), &r.params)),
+    route!("GET", "/groups/:id/members/all", |c, r, a| members::list::list_all(c, Members::Group(a[0]), &r.params)),
+    route!("GET", "/groups/:id/members/all/:user_id", |c, _, a| members::get::get_all(c, Members::Group(a[0]), a[1])),
+    route!("GET", "/groups/:id/members/:user_id", |c, _, a| members::get::get(c, Members::Group(a[0]), a[1])),
+    route!("POST", "/groups/:id/members", |c, r, a| members::create::create(c, Members::Group(a[0]), &r.params)),
+    route!("PUT", "/groups/:id/members/:user_id", |c, r, a| {
+        members::update::update(c, Members::Group(a[0]), a[1], &r.params)
+    }),
+    route!("DELETE", "/groups/:id/members/:user_id", |c, r, a| {
+        members::delete::delete(c, Members::Group(a[0]), a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/members", |c, r, a| members::list::list(c, Members::Project(a[0]), &r.params)),
+    route!("GET", "/projects/:id/members/all", |c, r, a| members::list::list_all(c, Members::Project(a[0]), &r.params)),
+    route!("GET", "/projects/:id/members/all/:user_id", |c, _, a| {
+        members::get::get_all(c, Members::Project(a[0]), a[1])
+    }),
+    route!("GET", "/projects/:id/members/:user_id", |c, _, a| members::get::get(c, Members::Project(a[0]), a[1])),
+    route!("POST", "/projects/:id/members", |c, r, a| members::create::create(c, Members::Project(a[0]), &r.params)),
+    route!("PUT", "/projects/:id/members/:user_id", |c, r, a| {
+        members::update::update(c, Members::Project(a[0]), a[1], &r.params)
+    }),
+    route!("DELETE", "/projects/:id/members/:user_id", |c, r, a| {
+        members::delete::delete(c, Members::Project(a[0]), a[1], &r.params)
     }),
     // Protected branches.
     route!("GET", "/projects/:id/protected_branches", |c, r, a| protected_branches::list::list(c, a[0], &r.params)),

@@ -74,6 +74,11 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0005_group_settings.sqlite.sql"),
         postgres: include_str!("0005_group_settings.postgres.sql"),
     },
+    // 6: members' expiry date, creation time and creator.
+    Migration {
+        sqlite: include_str!("0006_member_expiry.sqlite.sql"),
+        postgres: include_str!("0006_member_expiry.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
