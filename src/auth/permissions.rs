@@ -75,14 +75,18 @@ impl ProjectAccess {
             || (visibility == Visibility::Internal && self.signed_in)
             || self.level >= REPORTER
             || self.has_flag("read_code")
+            || self.has_flag("admin_merge_request")
     }
 
-    /// GitLab's `download_code`: as [`Self::can_read_code`] without the custom-role flag.
+    /// GitLab's `download_code`: as [`Self::can_read_code`] without the `read_code` flag, but
+    /// with `admin_merge_request`, whose custom ability enables `download_code` (EE's
+    /// `custom_roles` policy: reviewing merge requests means fetching their code).
     pub fn can_download_code(&self, visibility: Visibility) -> bool {
         self.admin
             || visibility == Visibility::Public
             || (visibility == Visibility::Internal && self.signed_in)
             || self.level >= REPORTER
+            || self.has_flag("admin_merge_request")
     }
 }
 
