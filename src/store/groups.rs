@@ -85,3 +85,45 @@ pub fn self_and_ancestor_ids(db: &mut Db, id: i64) -> StoreResult<Vec<i64>> {
 pub fn root_id(db: &mut Db, id: i64) -> StoreResult<i64> {
     Ok(self_and_ancestor_ids(db, id)?.last().copied().unwrap_or(id))
 }
+
+/// When the group was marked for deletion (seconds since the epoch), if it is (decisions D9).
+/// Kept apart from [`Group`]: only deletion and the entity ask.
+pub fn marked_for_deletion_at(db: &mut Db, id: i64) -> StoreResult<Option<i64>> {
+    Ok(db.row("SELECT marked_for_deletion_at FROM groups WHERE id = $1", &[&id], |r| r.opt_i64(0))?.flatten())
+}
+
+/// Marks the group for deletion at `at` by `by`, or (`None`) restores it; whether a row changed.
+pub fn set_marked_for_deletion(db: &mut Db, id: i64, mark: Option<(i64, Option<i64>)>) -> StoreResult<bool> {
+    let changed = match mark {
+        Some((at, by)) => db.execute(
+            "UPDATE groups SET marked_for_deletion_at = $2, marked_for_deletion_by = $3
+             WHERE id = $1 AND marked_for_deletion_at IS NULL",
+            &[&id, &at, &by],
+        )?,
+        None => db.execute(
+            "UPDATE groups SET marked_for_deletion_at = NULL, marked_for_deletion_by = NULL
+             WHERE id = $1 AND marked_for_deletion_at IS NOT NULL",
+            &[&id],
+        )?,
+    };
+    Ok(changed > 0)
+}
+
+/// The ids of the groups marked for deletion at or before `cutoff`.
+pub fn due_for_purge(db: &mut Db, cutoff: i64) -> StoreResult<Vec<i64>> {
+    db.rows(
+        "SELECT id FROM groups WHERE marked_for_deletion_at IS NOT NULL AND marked_for_deletion_at <= $1 ORDER BY id",
+        &[&cutoff],
+        |r| r.i64(0),
+    )
+}
+
+/// Removes the rows of these groups (their memberships and custom roles go with them), the
+/// deepest first. Whether any row was removed by this call.
+pub fn remove_all(db: &mut Db, deepest_first: &[i64]) -> StoreResult<bool> {
+    let mut removed = false;
+    for id in deepest_first {
+        removed |= db.execute("DELETE FROM groups WHERE id = $1", &[id])? > 0;
+    }
+    Ok(removed)
+}

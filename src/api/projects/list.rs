@@ -21,11 +21,13 @@ const MAX_COUNT: i64 = 10_000;
 
 /// `GET /projects`.
 pub fn list(call: &Call, params: &Params) -> ApiResult<Response> {
+    super::purge::purge_due(call.ctx)?;
     answer(call, params, None)
 }
 
 /// `GET /groups/:id/projects`: the group's projects (`include_subgroups`: and its subgroups').
 pub fn list_of_group(call: &Call, group: &str, params: &Params) -> ApiResult<Response> {
+    super::purge::purge_due(call.ctx)?;
     let group = call.group(group)?;
     let ids = if params.bool("include_subgroups")?.unwrap_or(false) {
         call.ctx.store.read(|db| projects::group_and_descendant_ids(db, group.id))?

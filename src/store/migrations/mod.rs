@@ -67,6 +67,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0004_protected_branches.sqlite.sql"),
         postgres: include_str!("0004_protected_branches.postgres.sql"),
     },
+    // 5 (helper migration 0008; renumbered at merge): projects made, changed, archived and
+    // deleted through the API, groups marked for deletion (decisions D9).
+    Migration {
+        sqlite: include_str!("0008_projects_lifecycle.sqlite.sql"),
+        postgres: include_str!("0008_projects_lifecycle.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
