@@ -458,6 +458,12 @@ fn archived_projects_refuse_every_write_and_git_push() {
     let (status, archived) = f.send("POST", &format!("{base}/archive"), &alice, Value::Null);
     assert_eq!((status, &archived["archived"]), (201, &json!(true)), "{archived}");
     assert_eq!(f.send("GET", &base, &dev, Value::Null).1["archived"], true);
+    let listed = |archived: &str| {
+        let (_, list) =
+            f.send("GET", &format!("/api/v4/projects?membership=true&archived={archived}"), &dev, Value::Null);
+        list.as_array().unwrap().iter().map(|p| p["id"].as_i64().unwrap()).collect::<Vec<_>>()
+    };
+    assert_eq!((listed("true"), listed("false")), (vec![id], vec![]));
     // Archiving again changes nothing.
     assert_eq!(f.send("POST", &format!("{base}/archive"), &alice, Value::Null).0, 201);
 

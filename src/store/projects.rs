@@ -359,6 +359,8 @@ pub struct ListQuery {
     /// Matched against name and path, ignoring case.
     pub search: Option<String>,
     pub visibility: Option<Visibility>,
+    /// Only archived (`Some(true)`) or only unarchived (`Some(false)`) projects.
+    pub archived: Option<bool>,
     /// Only projects in these groups (`GET /groups/:id/projects`).
     pub group_ids: Option<Vec<i64>>,
     pub id_after: Option<i64>,
@@ -437,6 +439,10 @@ fn list_sql(query: &ListQuery, select: &str) -> (String, Vec<Box<dyn super::db::
     if let Some(visibility) = query.visibility {
         let at = bind(Box::new(visibility.as_str()), &mut params);
         conditions.push(format!("p.visibility = {at}"));
+    }
+    if let Some(archived) = query.archived {
+        let at = bind(Box::new(archived), &mut params);
+        conditions.push(format!("p.archived = {at}"));
     }
     if let Some(groups) = &query.group_ids {
         let ids: Vec<String> = groups.iter().map(i64::to_string).collect();

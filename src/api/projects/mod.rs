@@ -73,6 +73,7 @@ fn listed(call_ctx: &Context, caller: &Caller, project: &Project) -> ApiResult<O
         min_access_level: None,
         search: None,
         visibility: None,
+        archived: None,
         group_ids: None,
         id_after: None,
         id_before: None,
