@@ -134,6 +134,8 @@ fn serve_connection(ctx: &Context, stream: TcpStream) -> std::io::Result<()> {
 
 struct Forge {
     ctx: Arc<Context>,
+    /// The configuration `ctx` was opened with (another host opens the same store with it).
+    config: Value,
     url: String,
     dir: TempDir,
     root: String,
@@ -155,6 +157,7 @@ fn forge(delay_days: u32) -> Forge {
         config["store"] = json!({"postgres": common::new_postgres_database(&server)});
     }
     let ctx = Arc::new(Context::from_json(&config.to_string()).unwrap());
+    let config = config.clone();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let served = Arc::clone(&ctx);
@@ -168,7 +171,7 @@ fn forge(delay_days: u32) -> Forge {
     });
     admin(&ctx, json!({"command": "user_add", "username": "root", "admin": true}));
     let root = admin(&ctx, json!({"command": "token_add", "username": "root"}))["token"].as_str().unwrap().to_string();
-    Forge { ctx, url, dir, root }
+    Forge { ctx, config, url, dir, root }
 }
 
 impl Forge {
@@ -714,4 +717,32 @@ fn custom_role_flags_give_exactly_their_abilities() {
     assert_eq!(f.send("POST", "/api/v4/groups/team%2Fsub/restore", &group_remover, Value::Null).0, 201);
     assert_eq!(f.send("DELETE", "/api/v4/groups/team%2Fsub", &archiver, Value::Null).0, 404, "private: unseen");
     assert_eq!(f.send("DELETE", "/api/v4/groups/team", &owner, Value::Null).0, 202);
+}
+
+/// Two hosts on one store sweeping the same due projects at once: each project is purged
+/// once, its repository removed, and neither host answers an error.
+#[test]
+fn hosts_sharing_a_store_purge_each_due_project_once() {
+    let f = forge(7);
+    let alice = f.user("alice");
+    let other = Arc::new(Context::from_json(&f.config.to_string()).unwrap());
+    let mut dirs = Vec::new();
+    for i in 0..4 {
+        let (_, project) = f.send("POST", "/api/v4/projects", &alice, json!({"name": format!("p{i}")}));
+        dirs.push(f.git_dir(project["id"].as_i64().unwrap()));
+        assert_eq!(f.send("DELETE", &format!("/api/v4/projects/{}", project["id"]), &alice, Value::Null).0, 202);
+    }
+    f.age_marks(8);
+    let sweep = |ctx: Arc<Context>, token: String| {
+        std::thread::spawn(move || {
+            let headers = vec![("PRIVATE-TOKEN".to_string(), token)];
+            forgecore::http::handle(&ctx, "GET", "/api/v4/projects", headers, b"").status
+        })
+    };
+    let (one, two) = (sweep(Arc::clone(&f.ctx), alice.clone()), sweep(other, alice.clone()));
+    assert_eq!((one.join().unwrap(), two.join().unwrap()), (200, 200));
+    for dir in dirs {
+        assert!(!dir.exists(), "{} purged", dir.display());
+    }
+    assert_eq!(f.send("GET", "/api/v4/projects", &alice, Value::Null).1, json!([]));
 }
