@@ -560,15 +560,18 @@ fn deletion_with_delay_marks_restores_and_purges_when_due() {
     assert_eq!(marked["marked_for_deletion_at"], today);
     let listed = f.send("GET", "/api/v4/projects?membership=true", &alice, Value::Null).1;
     assert_eq!(listed.as_array().unwrap().len(), 1, "marked projects stay listed, as in GitLab");
-    assert_eq!(
-        f.send("DELETE", &base, &alice, Value::Null),
-        (400, json!({"message": "Project has been already marked for deletion"}))
-    );
+    // Marking archives it (GitLab's MarkForDeletionService); a second mark is a success.
+    assert_eq!(marked["archived"], true);
+    assert_eq!(f.send("DELETE", &base, &alice, Value::Null), (202, json!({"message": "202 Accepted"})));
     let (status, restored) = f.send("POST", &format!("{base}/restore"), &alice, Value::Null);
-    assert_eq!((status, &restored["marked_for_deletion_on"]), (201, &Value::Null));
+    assert_eq!(
+        (status, &restored["marked_for_deletion_on"], &restored["archived"]),
+        (201, &Value::Null, &json!(false))
+    );
+    assert_eq!(f.send("GET", &base, &alice, Value::Null).1["archived"], false);
     assert_eq!(
         f.send("POST", &format!("{base}/restore"), &alice, Value::Null),
-        (400, json!({"message": "Project not marked for deletion"}))
+        (400, json!({"message": "Project has not been marked for deletion"}))
     );
     // client-go's options struct sends both keys empty: a plain deletion.
     assert_eq!(f.send("DELETE", &format!("{base}?full_path=&permanently_remove="), &alice, Value::Null).0, 202);

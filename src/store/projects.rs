@@ -250,17 +250,18 @@ pub fn set_archived(db: &mut Db, id: i64, archived: bool) -> StoreResult<()> {
     Ok(())
 }
 
-/// Marks a project for deletion at `at` by `by`, or (`None`) restores it. Whether a row
-/// changed: a second mark, or a restore of an unmarked project, changes none.
+/// Marks a project for deletion at `at` by `by`, archiving it, or (`None`) restores it,
+/// unarchiving it (GitLab's `Projects::MarkForDeletionService` and `RestoreService`). Whether a
+/// row changed: a second mark, or a restore of an unmarked project, changes none.
 pub fn set_marked_for_deletion(db: &mut Db, id: i64, mark: Option<(i64, Option<i64>)>) -> StoreResult<bool> {
     let changed = match mark {
         Some((at, by)) => db.execute(
-            "UPDATE projects SET marked_for_deletion_at = $2, marked_for_deletion_by = $3
+            "UPDATE projects SET marked_for_deletion_at = $2, marked_for_deletion_by = $3, archived = TRUE
              WHERE id = $1 AND marked_for_deletion_at IS NULL",
             &[&id, &at, &by],
         )?,
         None => db.execute(
-            "UPDATE projects SET marked_for_deletion_at = NULL, marked_for_deletion_by = NULL
+            "UPDATE projects SET marked_for_deletion_at = NULL, marked_for_deletion_by = NULL, archived = FALSE
              WHERE id = $1 AND marked_for_deletion_at IS NOT NULL",
             &[&id],
         )?,

@@ -1,5 +1,6 @@
 //! `DELETE /projects/:id` (decisions D9, reference §8): Owners, or a custom role's
-//! `remove_project`. The project is marked for deletion and answers 202; it is purged after
+//! `remove_project`. The project is marked for deletion (and archived, as GitLab's
+//! `Projects::MarkForDeletionService` does) and answers 202; it is purged after
 //! `limits.deletion_delay_days` (0: at once). `permanently_remove=true` with the project's
 //! `full_path` purges a marked project at once, with GitLab's 400 texts otherwise. Empty
 //! values (client-go sends `full_path=&permanently_remove=`) count as absent.
@@ -48,8 +49,9 @@ pub fn delete(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
         purge::purge_project(call.ctx, project.id)?;
         return Ok(accepted());
     }
+    // Marking a marked project again is a success (`MarkForDeletionService` returns early).
     if project.marked_for_deletion_at.is_some() {
-        return Err(ApiError::validation("Project has been already marked for deletion"));
+        return Ok(accepted());
     }
     let mark = Some((now_seconds(), Some(user.id)));
     call.ctx.store.write(|db| store::projects::set_marked_for_deletion(db, project.id, mark))?;
