@@ -200,6 +200,9 @@ fn tables() -> Vec<Table> {
                 added("lfs_enabled", Bool, Since::both(5), Filled::With(Value::Bool(true))),
                 added("emails_enabled", Bool, Since::both(5), Filled::With(Value::Bool(true))),
                 added("mentions_disabled", Bool, Since::both(5), Filled::With(Value::Bool(false))),
+                // 7: groups marked for deletion (issue #38).
+                added("marked_for_deletion_at", Int, Since::both(7), Filled::With(NULL)),
+                added("marked_for_deletion_by", Int, Since::both(7), Filled::With(NULL)),
             ],
             rows: vec![
                 row![
@@ -220,7 +223,9 @@ fn tables() -> Vec<Table> {
                     12,
                     false,
                     false,
-                    true
+                    true,
+                    NULL,
+                    NULL
                 ],
                 row![
                     2,
@@ -240,7 +245,9 @@ fn tables() -> Vec<Table> {
                     48,
                     true,
                     true,
-                    false
+                    false,
+                    1_700_000_950,
+                    1
                 ],
             ],
         },
@@ -260,6 +267,24 @@ fn tables() -> Vec<Table> {
                 added("created_at", Int, Since::both(4), Filled::Now),
                 added("description", Text, Since::both(4), Filled::With(NULL)),
                 added("protections_stored", Bool, Since::both(4), Filled::With(Value::Bool(false))),
+                added("archived", Bool, Since::both(7), Filled::With(Value::Bool(false))),
+                added("marked_for_deletion_at", Int, Since::both(7), Filled::With(NULL)),
+                added("marked_for_deletion_by", Int, Since::both(7), Filled::With(NULL)),
+                added("created_repository", Bool, Since::both(7), Filled::With(Value::Bool(false))),
+                added("merge_method", Text, Since::both(7), Filled::With(Value::Text("merge".into()))),
+                added("squash_option", Text, Since::both(7), Filled::With(Value::Text("default_off".into()))),
+                added("remove_source_branch_after_merge", Bool, Since::both(7), Filled::With(Value::Bool(true))),
+                added("only_allow_merge_if_pipeline_succeeds", Bool, Since::both(7), Filled::With(Value::Bool(false))),
+                added("allow_merge_on_skipped_pipeline", Bool, Since::both(7), Filled::With(Value::Bool(false))),
+                added(
+                    "only_allow_merge_if_all_discussions_are_resolved",
+                    Bool,
+                    Since::both(7),
+                    Filled::With(Value::Bool(false)),
+                ),
+                added("creator_id", Int, Since::both(7), Filled::With(NULL)),
+                added("namespace_user_id", Int, Since::both(7), Filled::With(NULL)),
+                added("topics", Text, Since::both(7), Filled::With(Value::Text("[]".into()))),
             ],
             rows: vec![
                 row![
@@ -274,7 +299,20 @@ fn tables() -> Vec<Table> {
                     NULL,
                     1_700_000_400,
                     "The forge itself.",
-                    true
+                    true,
+                    false,
+                    NULL,
+                    NULL,
+                    false,
+                    "merge",
+                    "default_off",
+                    true,
+                    false,
+                    false,
+                    false,
+                    NULL,
+                    NULL,
+                    "[]"
                 ],
                 row![
                     2,
@@ -288,7 +326,20 @@ fn tables() -> Vec<Table> {
                     "fast-disks",
                     1_700_000_500,
                     NULL,
-                    false
+                    false,
+                    true,
+                    1_700_000_900,
+                    2,
+                    true,
+                    "rebase_merge",
+                    "always",
+                    false,
+                    true,
+                    true,
+                    true,
+                    2,
+                    2,
+                    "[\"go\",\"tools\"]"
                 ],
             ],
         },

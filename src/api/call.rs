@@ -148,6 +148,11 @@ impl<'a> Call<'a> {
             IdOrPath::Path(path) => store::projects::Name::FullPath(path.to_string()),
         };
         let project = self.ctx.store.project(&name)?.ok_or(ApiError::NotFound("Project"))?;
+        // A project past its deletion delay is purged by the lookup that finds it (D9).
+        if project.marked_for_deletion_at.is_some_and(|at| crate::api::projects::purge::due(self.ctx, at)) {
+            crate::api::projects::purge::purge_project(self.ctx, project.id)?;
+            return Err(ApiError::NotFound("Project"));
+        }
         self.ctx.store.read(|db| permissions::authorize_project(db, &self.caller, &project, ability))?;
         Ok(project)
     }

@@ -30,6 +30,16 @@ pub enum ProjectAbility {
     PushCode,
     /// Read or generate repository health (B10): Maintainer and above.
     ReadHealth,
+    /// Change its settings (`PUT /projects/:id`, GitLab's `admin_project`): Maintainer and above.
+    AdminProject,
+    /// Change its visibility (GitLab's `change_visibility_level`): Owner.
+    ChangeVisibility,
+    /// Archive or unarchive it (GitLab's `archive_project`): Owner, or a custom role's
+    /// `archive_project`.
+    ArchiveProject,
+    /// Delete or restore it (GitLab's `remove_project`): Owner, or a custom role's
+    /// `remove_project`.
+    RemoveProject,
 }
 
 /// The caller's standing on one project.
@@ -115,8 +125,13 @@ pub fn authorize_project(db: &mut Db, caller: &Caller, project: &Project, abilit
         ProjectAbility::Read => true,
         ProjectAbility::ReadCode | ProjectAbility::ReadChangelog => access.can_read_code(project.visibility),
         ProjectAbility::DownloadCode => access.can_download_code(project.visibility),
-        ProjectAbility::PushCode => access.admin || access.level >= DEVELOPER,
-        ProjectAbility::ReadHealth => access.admin || access.level >= MAINTAINER,
+        // An archived project is read-only for everyone (GitLab's `ArchivedAbilities`
+        // prevent `push_code` even for administrators); every write path asks this.
+        ProjectAbility::PushCode => !project.archived && (access.admin || access.level >= DEVELOPER),
+        ProjectAbility::ReadHealth | ProjectAbility::AdminProject => access.admin || access.level >= MAINTAINER,
+        ProjectAbility::ChangeVisibility => access.admin || access.level >= OWNER,
+        ProjectAbility::ArchiveProject => access.admin || access.level >= OWNER || access.has_flag("archive_project"),
+        ProjectAbility::RemoveProject => access.admin || access.level >= OWNER || access.has_flag("remove_project"),
     };
     if allowed {
         Ok(())
@@ -165,4 +180,19 @@ pub fn is_group_owner(db: &mut Db, caller: &Caller, group: &Group) -> ApiResult<
         return Ok(true);
     }
     Ok(store::members::for_group(db, user.id, group.id)?.iter().any(|m| m.access_level >= OWNER))
+}
+
+/// GitLab's `remove_group`: Owner of the group (directly or through an ancestor), an
+/// administrator, or, for a subgroup only, a custom role's `remove_group` on a membership
+/// reaching it (`ee/app/policies/ee/group_policy.rb`: the flag counts only when the group has a
+/// parent).
+pub fn can_remove_group(db: &mut Db, caller: &Caller, group: &Group) -> ApiResult<bool> {
+    let Caller::User(user) = caller else { return Ok(false) };
+    if user.is_admin {
+        return Ok(true);
+    }
+    let memberships = store::members::for_group(db, user.id, group.id)?;
+    Ok(memberships.iter().any(|m| m.access_level >= OWNER)
+        || (group.parent_id.is_some()
+            && memberships.iter().any(|m| m.role_permissions.iter().any(|f| f == "remove_group"))))
 }

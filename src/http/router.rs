@@ -49,6 +49,8 @@ pub static ROUTES: &[Route] = &[
     route!("GET", "/groups", |c, r, _| groups::list::list(c, &r.params)),
     route!("GET", "/groups/:id/subgroups", |c, r, a| groups::list::subgroups(c, a[0], &r.params)),
     route!("GET", "/groups/:id/descendant_groups", |c, r, a| groups::list::descendant_groups(c, a[0], &r.params)),
+    route!("DELETE", "/groups/:id", |c, r, a| groups::delete::delete(c, a[0], &r.params)),
+    route!("POST", "/groups/:id/restore", |c, _, a| groups::restore::restore(c, a[0])),
     route!("GET", "/groups/:id/projects", |c, r, a| projects::list::list_of_group(c, a[0], &r.params)),
     route!("GET", "/groups/:id", |c, r, a| groups::get::get(c, a[0], &r.params)),
     route!("POST", "/groups", |c, r, _| groups::create::create(c, &r.params)),
@@ -60,6 +62,13 @@ pub static ROUTES: &[Route] = &[
     // Projects.
     route!("GET", "/projects", |c, r, _| projects::list::list(c, &r.params)),
     route!("GET", "/projects/:id", |c, _, a| projects::get(c, a[0])),
+    route!("POST", "/projects", |c, r, _| projects::create::create(c, &r.params)),
+    route!("POST", "/projects/user/:user_id", |c, r, a| projects::create::create_for_user(c, a[0], &r.params)),
+    route!("PUT", "/projects/:id", |c, r, a| projects::update::update(c, a[0], &r.params)),
+    route!("POST", "/projects/:id/archive", |c, _, a| projects::archive::archive(c, a[0])),
+    route!("POST", "/projects/:id/unarchive", |c, _, a| projects::archive::unarchive(c, a[0])),
+    route!("DELETE", "/projects/:id", |c, r, a| projects::delete::delete(c, a[0], &r.params)),
+    route!("POST", "/projects/:id/restore", |c, _, a| projects::restore::restore(c, a[0])),
     // Member roles, of the instance and of a group.
     route!("GET", "/member_roles", |c, _, _| member_roles::list::list(c, Scope::Instance)),
     route!("POST", "/member_roles", |c, r, _| member_roles::create::create(c, Scope::Instance, &r.params)),

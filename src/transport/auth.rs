@@ -28,6 +28,8 @@ pub const ACCESS_DENIED: &str = "HTTP Basic: Access denied. If a password was pr
 /// GitLab's text for a project the caller may not see (or that does not exist).
 pub const NOT_FOUND: &str =
     "The project you were looking for could not be found or you don't have permission to view it.";
+/// GitLab's text for a push to an archived project.
+pub const ARCHIVED: &str = "You can't push code to an archived project.";
 /// The user name that makes the password a CI job token.
 pub const JOB_USER: &str = "gitlab-ci-token";
 
@@ -132,6 +134,11 @@ pub fn authorize(
         // Anonymous callers who see a project they may not fetch still get the challenge:
         // signing in may be what they lack.
         Err(ApiError::Forbidden(_)) | Err(ApiError::Unauthorized) if anonymous => return Err(challenge()),
+        // The permission function refuses every push to an archived project (decisions D9);
+        // git says why in GitLab's words (`Gitlab::GitAccess`'s `archived` message).
+        Err(ApiError::Forbidden(_)) if service == Service::ReceivePack && project.archived => {
+            return Err(super::text(403, ARCHIVED))
+        }
         Err(ApiError::Forbidden(_)) | Err(ApiError::Unauthorized) => return Err(forbidden(service)),
         Err(e) => return Err(failed(e)),
     }

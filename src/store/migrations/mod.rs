@@ -79,6 +79,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0006_member_expiry.sqlite.sql"),
         postgres: include_str!("0006_member_expiry.postgres.sql"),
     },
+    // 7: projects made, changed, archived and deleted through the API, groups marked for
+    // deletion (decisions D9).
+    Migration {
+        sqlite: include_str!("0007_projects_lifecycle.sqlite.sql"),
+        postgres: include_str!("0007_projects_lifecycle.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
