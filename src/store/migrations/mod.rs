@@ -67,6 +67,11 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0004_protected_branches.sqlite.sql"),
         postgres: include_str!("0004_protected_branches.postgres.sql"),
     },
+    // 5 (issue #38's migration 0006): users' state, profile and limits (decisions D9).
+    Migration {
+        sqlite: include_str!("0006_user_profiles.sqlite.sql"),
+        postgres: include_str!("0006_user_profiles.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
