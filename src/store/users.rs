@@ -56,6 +56,16 @@ pub struct User {
     pub can_create_group: bool,
     pub projects_limit: i64,
     pub external: bool,
+    /// What a profile shows, boxed: every caller carries a `User`, few read this.
+    pub profile: Box<Profile>,
+    /// Seconds since the Unix epoch.
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// The profile fields of GitLab's `User` entity, and the administrators' note.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Profile {
     pub bio: String,
     pub location: String,
     pub public_email: Option<String>,
@@ -63,9 +73,6 @@ pub struct User {
     pub organization: String,
     pub job_title: String,
     pub note: Option<String>,
-    /// Seconds since the Unix epoch.
-    pub created_at: i64,
-    pub updated_at: i64,
 }
 
 /// The columns [`from_row`] reads, in its order.
@@ -108,13 +115,15 @@ pub(super) fn from_row(row: &Row) -> StoreResult<User> {
         can_create_group: row.bool(6)?,
         projects_limit: row.i64(7)?,
         external: row.bool(8)?,
-        bio: row.string(9)?,
-        location: row.string(10)?,
-        public_email: row.opt_string(11)?,
-        website_url: row.string(12)?,
-        organization: row.string(13)?,
-        job_title: row.string(14)?,
-        note: row.opt_string(15)?,
+        profile: Box::new(Profile {
+            bio: row.string(9)?,
+            location: row.string(10)?,
+            public_email: row.opt_string(11)?,
+            website_url: row.string(12)?,
+            organization: row.string(13)?,
+            job_title: row.string(14)?,
+            note: row.opt_string(15)?,
+        }),
         created_at: row.i64(16)?,
         updated_at: row.i64(17)?,
     })
@@ -172,13 +181,13 @@ pub fn update(db: &mut Db, user: &User) -> StoreResult<()> {
             &user.can_create_group,
             &user.projects_limit,
             &user.external,
-            &user.bio,
-            &user.location,
-            &user.public_email,
-            &user.website_url,
-            &user.organization,
-            &user.job_title,
-            &user.note,
+            &user.profile.bio,
+            &user.profile.location,
+            &user.profile.public_email,
+            &user.profile.website_url,
+            &user.profile.organization,
+            &user.profile.job_title,
+            &user.profile.note,
             &now,
         ],
     )?;
