@@ -18,7 +18,7 @@ use crate::store::{self, users::User, Store};
 pub fn create_user(store: &Store, form: &Form, email_required: bool) -> ApiResult<User> {
     let user = form.apply(User { projects_limit: 100_000, can_create_group: true, ..User::default() });
     store.write(|db| -> ApiResult<_> {
-        validate(db, &user, form.password.as_deref(), email_required)?;
+        validate(db, &user, form, email_required)?;
         let inserted = store::users::insert(db, &user.username, &user.name, user.email.as_deref(), user.is_admin)
             .map_err(|e| match store::users::username_taken(db, &user.username, None) {
                 Ok(true) => ApiError::Conflict("Username has already been taken".into()),

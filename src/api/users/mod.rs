@@ -292,13 +292,14 @@ fn plausible_email(email: &str) -> bool {
     }
 }
 
-/// Checks `user` (with `password` if one was given) as GitLab's `User` model validates it, in
+/// Checks `user` (with the form's password if one was given) as GitLab's `User` model validates it, in
 /// `db`; `email_required`: the API's users need one, the CLI's may have none. The conflicts
 /// come first, as `POST /users` and `PUT /users/:id` answer them: 409 `Email has already been
 /// taken`, 409 `Username has already been taken`; then 400 with GitLab's validation body. A
 /// username equal to a top-level group's or project's path is taken too (a namespace), 400
 /// as GitLab's `namespace_uniq` reports it.
-pub fn validate(db: &mut Db, user: &User, password: Option<&str>, email_required: bool) -> ApiResult<()> {
+pub fn validate(db: &mut Db, user: &User, form: &Form, email_required: bool) -> ApiResult<()> {
+    let password = form.password.as_deref();
     let except = (user.id != 0).then_some(user.id);
     if let Some(email) = user.email.as_deref().filter(|e| !e.is_empty()) {
         if store::users::email_taken(db, email, except)? {
@@ -345,7 +346,9 @@ pub fn validate(db: &mut Db, user: &User, password: Option<&str>, email_required
     } else if user.projects_limit > i64::from(i32::MAX) {
         add("projects_limit", "must be less than or equal to 2147483647");
     }
-    if let Some(public_email) = user.profile.public_email.as_deref() {
+    // The public email must be one of the user's when it is set (GitLab keeps a changed
+    // primary email as a secondary one, so a public email set before stays valid).
+    if let Some(public_email) = user.profile.public_email.as_deref().filter(|_| form.public_email.is_some()) {
         let own = user.email.as_deref().is_some_and(|e| e.eq_ignore_ascii_case(public_email));
         if !own {
             add("public_email", "is not an email you own");

@@ -18,7 +18,7 @@ pub fn update(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
     require_admin(call)?;
     let user = call.ctx.store.write(|db| -> ApiResult<_> {
         let user = form.apply(find(db, id)?);
-        validate(db, &user, form.password.as_deref(), false)?;
+        validate(db, &user, &form, false)?;
         store::users::update(db, &user)?;
         Ok(store::users::find_by_id(db, id)?.unwrap_or(user))
     })?;
