@@ -215,6 +215,18 @@ fn create_validates_and_answers_conflicts_as_gitlab() {
         json!({"message": {"projects_limit": ["must be greater than or equal to 0"],
                            "public_email": ["is not an email you own"]}})
     );
+    // NUL never reaches a store (PostgreSQL could not keep it).
+    let (status, body) = w.admin(
+        "POST",
+        "/api/v4/users",
+        json!({"username": "nul", "name": "N", "email": "nul@example.com", "password": "s3cret-pass", "bio": "a\0b"}),
+    );
+    assert_eq!((status, body), (400, json!({"error": "bio is invalid"})));
+    assert_eq!(
+        w.instance.admin(json!({"command": "user_add", "username": "nul", "name": "a\0b"})),
+        (400, json!({"message": {"name": ["is invalid"]}}))
+    );
+    assert_eq!(w.admin("GET", "/api/v4/users?search=a%00b", Value::Null), (400, json!({"error": "search is invalid"})));
     let (status, body) = w.admin(
         "POST",
         "/api/v4/users",

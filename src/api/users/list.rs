@@ -15,7 +15,14 @@ use crate::store::users::{self, ListQuery, Order};
 pub fn list(call: &Call, params: &Params) -> ApiResult<Response> {
     let me = call.caller.user();
     let admin = me.is_some_and(|u| u.is_admin);
-    let username = params.string("username")?.filter(|u| !u.is_empty());
+    let text = |name: &str| -> ApiResult<Option<String>> {
+        match params.string(name)?.filter(|v| !v.is_empty()) {
+            Some(value) if value.contains('\0') => Err(ApiError::InvalidParam(name.to_string())),
+            other => Ok(other),
+        }
+    };
+    let username = text("username")?;
+    let search = text("search")?;
     // Grape validates `order_by` and `sort` for everybody before the endpoint drops them.
     let order = match params.string("order_by")?.as_deref() {
         None | Some("id") => Order::Id,
@@ -42,7 +49,7 @@ pub fn list(call: &Call, params: &Params) -> ApiResult<Response> {
     let page = pagination::page(call, params)?;
     let query = ListQuery {
         username,
-        search: params.string("search")?.filter(|s| !s.is_empty()),
+        search,
         search_private_emails: admin,
         active,
         blocked,

@@ -209,22 +209,30 @@ pub struct Form {
 impl Form {
     /// The form's fields from request parameters (wrong types: 400 `<name> is invalid`).
     pub fn read(params: &Params) -> ApiResult<Form> {
+        // No text here may hold a NUL (GitLab refuses null bytes in any parameter; PostgreSQL
+        // could not store one).
+        let text = |name: &str| -> ApiResult<Option<String>> {
+            match params.string(name)? {
+                Some(value) if value.contains('\0') => Err(ApiError::InvalidParam(name.to_string())),
+                other => Ok(other),
+            }
+        };
         Ok(Form {
-            username: params.string("username")?,
-            name: params.string("name")?,
-            email: params.string("email")?,
-            password: params.string("password")?,
+            username: text("username")?,
+            name: text("name")?,
+            email: text("email")?,
+            password: text("password")?,
             admin: params.bool("admin")?,
             can_create_group: params.bool("can_create_group")?,
             external: params.bool("external")?,
             projects_limit: params.int("projects_limit")?,
-            bio: params.string("bio")?,
-            location: params.string("location")?,
-            public_email: params.string("public_email")?,
-            website_url: params.string("website_url")?,
-            organization: params.string("organization")?,
-            job_title: params.string("job_title")?,
-            note: params.string("note")?,
+            bio: text("bio")?,
+            location: text("location")?,
+            public_email: text("public_email")?,
+            website_url: text("website_url")?,
+            organization: text("organization")?,
+            job_title: text("job_title")?,
+            note: text("note")?,
         })
     }
 
@@ -316,7 +324,9 @@ pub fn validate(db: &mut Db, user: &User, form: &Form, email_required: bool) -> 
             items.push(json!(message));
         }
     };
-    if user.name.trim().is_empty() {
+    if user.name.contains('\0') {
+        add("name", "is invalid");
+    } else if user.name.trim().is_empty() {
         add("name", "can't be blank");
     } else if user.name.chars().count() > MAX_TEXT {
         add("name", "is too long (maximum is 255 characters)");
