@@ -1,10 +1,30 @@
-"""python-gitlab 8.6.0, unchanged, on the Users API (issue 38, reference
+"""python-gitlab 8.6.0, unchanged, on the Users API of both hosts (issue 38, reference
 gitlab-administration.md §2): gl.users.create, list(username=), get, save() (PUT), delete,
 and User.block/unblock/deactivate/activate with the values and states python-gitlab takes
 from the answers; a blocked user's own client is refused."""
 
+import sys
+
 import gitlab
 import pytest
+
+from conftest import REPO, start_host, stop_server
+
+GO_HOST = REPO / "target" / "debug" / "forgecore-http"
+
+
+@pytest.fixture(scope="module", params=["python", "go"])
+def server(request, tmp_path_factory):
+    data_dir = tmp_path_factory.mktemp(f"users-{request.param}")
+    if request.param == "go":
+        assert GO_HOST.exists(), f"{GO_HOST} is missing: make build"
+        command = [GO_HOST, "-listen", "127.0.0.1:0", "-data-dir", data_dir, "-print-admin-token"]
+    else:
+        command = [sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
+                   "--data-dir", data_dir, "--print-admin-token"]
+    running = start_host(command, data_dir)
+    yield running
+    stop_server(running)
 
 
 @pytest.fixture(scope="module")
