@@ -359,6 +359,14 @@ fn lists_filter_order_and_page() {
     assert_eq!(usernames(&get("/api/v4/users?search=help@vendor.example", &w.root)), ["ext"]);
     assert_eq!(usernames(&get("/api/v4/users?search=help@vendor.example", &w.alice)), Vec::<&str>::new());
     assert_eq!(usernames(&get("/api/v4/users?search=100%25", &w.root)), Vec::<&str>::new());
+    // External identities: administrators only, and nobody has one here.
+    let identity = "/api/v4/users?extern_uid=42&provider=ldapmain";
+    assert_eq!(w.call("GET", identity, Some(&w.alice), Value::Null), (403, json!({"message": "403 Forbidden"})));
+    assert_eq!(get(identity, &w.root), json!([]));
+    assert_eq!(
+        w.call("GET", "/api/v4/users?extern_uid=42", Some(&w.root), Value::Null),
+        (400, json!({"error": "extern_uid, provider provide all or none of parameters"}))
+    );
     // Flags.
     assert_eq!(usernames(&get("/api/v4/users?external=true", &w.alice)), ["ext"]);
     assert_eq!(usernames(&get("/api/v4/users?exclude_external=true", &w.alice)).len(), 4);

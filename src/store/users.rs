@@ -318,6 +318,8 @@ pub struct ListQuery {
     pub external: bool,
     pub non_external: bool,
     pub admins: bool,
+    /// Select no user at all (a filter no user can pass, such as an external identity).
+    pub nobody: bool,
     pub order: Order,
     pub ascending: bool,
     pub limit: i64,
@@ -370,6 +372,9 @@ fn list_sql(dialect: Dialect, query: &ListQuery, select: &str) -> (String, Vec<B
     }
     if query.admins {
         conditions.push("is_admin".into());
+    }
+    if query.nobody {
+        conditions.push("1 = 0".into());
     }
     let filter = if conditions.is_empty() { String::new() } else { format!(" WHERE {}", conditions.join(" AND ")) };
     (format!("SELECT {select} FROM users{filter}"), params)

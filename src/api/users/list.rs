@@ -43,6 +43,16 @@ pub fn list(call: &Call, params: &Params) -> ApiResult<Response> {
     for accepted in ["humans", "exclude_internal", "without_project_bots", "without_projects"] {
         flag(accepted)?;
     }
+    // `extern_uid` with `provider` is for administrators (GitLab's `authenticated_as_admin!`);
+    // no user here has an external identity, so it finds nobody.
+    let (extern_uid, provider) = (text("extern_uid")?, text("provider")?);
+    if extern_uid.is_some() != provider.is_some() {
+        return Err(ApiError::ParamError("extern_uid, provider provide all or none of parameters".into()));
+    }
+    let by_identity = extern_uid.is_some();
+    if by_identity {
+        super::require_admin(call)?;
+    }
     if me.is_none() && username.is_none() {
         return Err(ApiError::Forbidden(Some("Not authorized to access /api/v4/users".into())));
     }
@@ -50,6 +60,7 @@ pub fn list(call: &Call, params: &Params) -> ApiResult<Response> {
     let query = ListQuery {
         username,
         search,
+        nobody: by_identity,
         search_private_emails: admin,
         active,
         blocked,
