@@ -70,6 +70,8 @@ pub enum ApiError {
     Unauthorized,
     /// 403 `{"message":"403 Forbidden[ - reason]"}`.
     Forbidden(Option<String>),
+    /// 403 `{"message": text}`: a service's refusal (`render_api_error!(message, :forbidden)`).
+    Denied(String),
     /// 400 `{"error":"<param> is missing"}`.
     MissingParam(String),
     /// 400 `{"error":"<param> is invalid"}`: wrong type or shape.
@@ -124,7 +126,7 @@ impl ApiError {
         match self {
             ApiError::NotFound(_) | ApiError::RecordNotFound => 404,
             ApiError::Unauthorized => 401,
-            ApiError::Forbidden(_) => 403,
+            ApiError::Forbidden(_) | ApiError::Denied(_) => 403,
             ApiError::MissingParam(_)
             | ApiError::InvalidParam(_)
             | ApiError::InvalidValue(_)
@@ -159,7 +161,9 @@ impl ApiError {
             ApiError::MethodNotAllowed => json!({"message": "405 Method Not Allowed"}),
             ApiError::PayloadTooLarge => json!({"message": "413 Request Entity Too Large"}),
             ApiError::UnsupportedMediaType => json!({"message": "415 Unsupported Media Type"}),
-            ApiError::Conflict(text) | ApiError::Unprocessable(text) => json!({"message": text}),
+            ApiError::Conflict(text) | ApiError::Unprocessable(text) | ApiError::Denied(text) => {
+                json!({"message": text})
+            }
             ApiError::TooManyRequests { message, .. } => json!({"message": {"error": message}}),
             ApiError::Unavailable(reason) => json!({"message": format!("503 Service Unavailable - {reason}")}),
             ApiError::Internal(_) => json!({"message": "500 Internal Server Error"}),

@@ -40,7 +40,7 @@ pub fn run(ctx: &Context, params: &Params) -> ApiResult<Response> {
 
 /// GitLab's rule for one path segment of a user, group or project: letters, digits, `_`, `-`
 /// and `.`, starting with a letter, digit or `_`, not ending in `.git` or `.atom`.
-fn valid_segment(segment: &str) -> bool {
+pub(crate) fn valid_segment(segment: &str) -> bool {
     let first_ok = segment.chars().next().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
     first_ok
         && segment.len() <= 255
@@ -82,21 +82,18 @@ fn new_token(prefix: &str) -> ApiResult<String> {
     tokens::generate(prefix).map_err(ApiError::internal)
 }
 
+/// `user add`: the Users API's own create operation (decisions D9), with its validation and
+/// conflicts; the CLI's users may have no email.
 fn user_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let username = params.required_string("username")?;
-    check_path("username", &username)?;
-    if username.contains('/') {
-        return Err(ApiError::validation("username cannot contain '/'"));
-    }
-    let admin = params.bool("admin")?.unwrap_or(false);
-    let name = params.string("name")?.unwrap_or_else(|| username.clone());
-    let email = params.string("email")?;
-    let user = ctx.store.write(|db| -> ApiResult<_> {
-        if store::users::find_by_username(db, &username)?.is_some() {
-            return Err(ApiError::validation("Username has already been taken"));
-        }
-        Ok(store::users::insert(db, &username, &name, email.as_deref(), admin)?)
-    })?;
+    let form = crate::api::users::Form {
+        name: Some(params.string("name")?.unwrap_or_else(|| username.clone())),
+        username: Some(username),
+        email: params.string("email")?,
+        admin: params.bool("admin")?,
+        ..Default::default()
+    };
+    let user = crate::api::users::create::create_user(&ctx.store, &form, false)?;
     Ok(Response::json(201, &user_entity(&user)))
 }
 

@@ -133,6 +133,11 @@ impl<'a> Call<'a> {
         client: Option<IpAddr>,
     ) -> ApiResult<Call<'a>> {
         let caller = auth::identify(ctx, credentials)?;
+        // A blocked, banned or deactivated account's tokens are refused as GitLab refuses them
+        // (`api_access_allowed?`): 403 with the reason.
+        if let Some(reason) = caller.user().and_then(|user| crate::api::users::access_denied(user, &base_url)) {
+            return Err(ApiError::Forbidden(Some(reason)));
+        }
         if let (Caller::Anonymous, Some(address)) = (&caller, client) {
             ctx.throttle(ctx.config.rate_limits.unauthenticated_api, &format!("unauthenticated:{address}"), THROTTLED)?;
         }

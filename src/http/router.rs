@@ -43,8 +43,20 @@ pub static ROUTES: &[Route] = &[
     // Metadata (`/version`).
     route!("GET", "/version", |_, _, _| Ok(version::get())),
     // Users.
-    route!("GET", "/user", |c, _, _| users::current::current(c)),
+    route!("GET", "/users", |c, r, _| users::list::list(c, &r.params)),
     route!("GET", "/users/:id", |c, _, a| users::get::get(c, a[0])),
+    route!("GET", "/user", |c, _, _| users::current::current(c)),
+    route!("POST", "/users", |c, r, _| users::create::create(c, &r.params)),
+    route!("PUT", "/users/:id", |c, r, a| users::update::update(c, a[0], &r.params)),
+    route!("DELETE", "/users/:id", |c, r, a| users::delete::delete(c, a[0], &r.params)),
+    route!("POST", "/users/:id/block", |c, _, a| users::block::block(c, a[0])),
+    route!("POST", "/users/:id/unblock", |c, _, a| users::unblock::unblock(c, a[0])),
+    route!("POST", "/users/:id/deactivate", |c, _, a| users::deactivate::deactivate(c, a[0])),
+    route!("POST", "/users/:id/activate", |c, _, a| users::activate::activate(c, a[0])),
+    route!("POST", "/users/:id/ban", |c, _, a| users::ban::ban(c, a[0])),
+    route!("POST", "/users/:id/unban", |c, _, a| users::unban::unban(c, a[0])),
+    route!("POST", "/users/:id/approve", |c, _, a| users::approve::approve(c, a[0])),
+    route!("POST", "/users/:id/reject", |c, _, a| users::reject::reject(c, a[0])),
     // Groups.
     route!("GET", "/groups", |c, r, _| groups::list::list(c, &r.params)),
     route!("GET", "/groups/:id/subgroups", |c, r, a| groups::list::subgroups(c, a[0], &r.params)),

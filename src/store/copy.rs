@@ -26,7 +26,26 @@ use Kind::*;
 const TABLES: &[(&str, &[(&str, Kind)])] = &[
     (
         "users",
-        &[("id", Int), ("username", Text), ("name", Text), ("email", OptText), ("is_admin", Bool), ("created_at", Int)],
+        &[
+            ("id", Int),
+            ("username", Text),
+            ("name", Text),
+            ("email", OptText),
+            ("is_admin", Bool),
+            ("created_at", Int),
+            ("state", Text),
+            ("can_create_group", Bool),
+            ("projects_limit", Int),
+            ("external", Bool),
+            ("bio", Text),
+            ("location", Text),
+            ("public_email", OptText),
+            ("website_url", Text),
+            ("organization", Text),
+            ("job_title", Text),
+            ("note", OptText),
+            ("updated_at", Int),
+        ],
     ),
     (
         "personal_access_tokens",

@@ -287,6 +287,11 @@ pub fn ids_in_groups(db: &mut Db, group_ids: &[i64]) -> StoreResult<Vec<i64>> {
     db.rows(&format!("SELECT id FROM projects WHERE group_id IN ({}) ORDER BY id", ids.join(", ")), &[], |r| r.i64(0))
 }
 
+/// The ids of the projects in the personal namespace of `user_id`.
+pub fn ids_of_personal(db: &mut Db, user_id: i64) -> StoreResult<Vec<i64>> {
+    db.rows("SELECT id FROM projects WHERE namespace_user_id = $1 ORDER BY id", &[&user_id], |r| r.i64(0))
+}
+
 /// Removes the project's row (its memberships, tokens, protections and health report go with
 /// it; forks of it stay, no longer forks). The project as it was, when this call removed it;
 /// `None` when it was already gone (another host purged it first).

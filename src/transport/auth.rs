@@ -113,6 +113,18 @@ pub fn authorize(
         Err(ApiError::Unauthorized) => return Err(challenge()),
         Err(e) => return Err(failed(e)),
     };
+    // A blocked account (banned, pending approval) cannot sign in, so its token is no
+    // credential (GitLab's `can_log_in_with_non_expired_password?`): the challenge. A
+    // deactivated one signs in and is refused by the access check with the reason (403).
+    if let Some(user) = caller.user() {
+        if user.state.is_blocked() {
+            return Err(challenge());
+        }
+        let base_url = crate::api::base_url(ctx, super::header(headers, "host"));
+        if let Some(reason) = crate::api::users::access_denied(user, &base_url) {
+            return Err(super::text(403, &reason));
+        }
+    }
     let anonymous = caller == Caller::Anonymous;
     // Every anonymous push needs credentials, whatever the project.
     if anonymous && service == Service::ReceivePack {

@@ -85,6 +85,11 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0007_projects_lifecycle.sqlite.sql"),
         postgres: include_str!("0007_projects_lifecycle.postgres.sql"),
     },
+    // 8: users' state, profile and limits (decisions D9).
+    Migration {
+        sqlite: include_str!("0008_user_profiles.sqlite.sql"),
+        postgres: include_str!("0008_user_profiles.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
