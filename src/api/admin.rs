@@ -285,9 +285,9 @@ fn member_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
         let user = user_named(db, &username)?;
         let target = match (&group, &project) {
             (Some(path), None) => Target::Group(group_at(db, path)?),
-            (None, Some(path)) => {
-                Target::Project(store::projects::find_by_full_path(db, path)?.ok_or(ApiError::NotFound("Project"))?)
-            }
+            (None, Some(path)) => Target::Project(Box::new(
+                store::projects::find_by_full_path(db, path)?.ok_or(ApiError::NotFound("Project"))?,
+            )),
             _ => {
                 return Err(ApiError::ParamError(
                     "group, project are mutually exclusive, exactly one is required".into(),

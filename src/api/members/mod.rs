@@ -44,7 +44,8 @@ pub enum Scope<'a> {
 #[derive(Debug, Clone)]
 pub enum Target {
     Group(Group),
-    Project(Project),
+    /// Boxed: a project carries many more settings than a group.
+    Project(Box<Project>),
 }
 
 impl Target {
@@ -97,7 +98,7 @@ pub(super) fn visible(call: &Call, scope: Scope) -> ApiResult<Target> {
     call.caller.require_user()?;
     match scope {
         Scope::Group(id) => Ok(Target::Group(call.group(id)?)),
-        Scope::Project(id) => Ok(Target::Project(call.project(id, ProjectAbility::Read)?)),
+        Scope::Project(id) => Ok(Target::Project(Box::new(call.project(id, ProjectAbility::Read)?))),
     }
 }
 
