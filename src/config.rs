@@ -256,6 +256,10 @@ pub struct Limits {
     pub git_push_max_bytes: u64,
     pub git_timeout_seconds: u64,
     pub git_per_repository: u32,
+    /// The longest a personal access token may live, in days (GitLab's 365): a token made
+    /// without `expires_at` expires this many days from today, and a later date is refused.
+    /// 0: tokens need not expire (one made without a date never does).
+    pub token_max_lifetime_days: u32,
 }
 
 impl Default for Limits {
@@ -280,6 +284,7 @@ impl Default for Limits {
             git_push_max_bytes: 1 << 30,
             git_timeout_seconds: 3600,
             git_per_repository: 8,
+            token_max_lifetime_days: 365,
         }
     }
 }

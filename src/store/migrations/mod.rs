@@ -67,6 +67,11 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0004_protected_branches.sqlite.sql"),
         postgres: include_str!("0004_protected_branches.postgres.sql"),
     },
+    // 5: personal access tokens' scopes, expiry, description and rotation (decisions D9).
+    Migration {
+        sqlite: include_str!("0005_token_scopes.sqlite.sql"),
+        postgres: include_str!("0005_token_scopes.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.

@@ -1,0 +1,12 @@
+-- PostgreSQL schema version 5: personal access tokens get GitLab's scopes, expiry and
+-- description (decisions D9), as on SQLite: `scopes` a JSON array of scope names (old tokens
+-- `["api"]`), `expires_at` a `YYYY-MM-DD` date text (UTC) or NULL, `last_used_at` not
+-- maintained yet, `previous_id` the token a rotation replaced. The hosts' token memos learn of
+-- every change through version 2's trigger on this table (`forgecore_auth`).
+ALTER TABLE personal_access_tokens ADD COLUMN scopes TEXT NOT NULL DEFAULT '["api"]';
+ALTER TABLE personal_access_tokens ADD COLUMN expires_at TEXT;
+ALTER TABLE personal_access_tokens ADD COLUMN description TEXT;
+ALTER TABLE personal_access_tokens ADD COLUMN last_used_at BIGINT;
+ALTER TABLE personal_access_tokens ADD COLUMN previous_id BIGINT
+    REFERENCES personal_access_tokens(id) ON DELETE SET NULL;
+CREATE INDEX personal_access_tokens_user ON personal_access_tokens(user_id, id);
