@@ -271,6 +271,9 @@ fn expired_and_revoked_tokens_get_gitlabs_invalid_token() {
     set_expiry(i, id, &days_from_today(1));
     assert_eq!(me(&text).0, 200, "a token works until its date");
     set_expiry(i, id, &days_from_today(0));
+    // `set_expiry` writes through another context (another host, on PostgreSQL: it hears the
+    // change through `forgecore_auth` a moment later).
+    assert!(soon(|| me(&text).0 == 401), "the token expires on its date");
     let (status, headers, body) = me(&text);
     assert_eq!((status, body), (401, invalid_token(EXPIRED)), "GitLab: expires_at <= now, the date's midnight");
     assert_eq!(
@@ -656,4 +659,62 @@ fn a_lifetime_of_zero_lets_tokens_not_expire() {
         json!({"name": "far", "scopes": ["api"], "expires_at": "2999-12-31"}),
     );
     assert_eq!((status, far["expires_at"].clone()), (201, json!("2999-12-31")));
+}
+
+/// Polls `check` for up to two seconds (another PostgreSQL host hears of a change through
+/// `forgecore_auth`; SQLite hosts read the one file).
+fn soon(check: impl Fn() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        if check() {
+            return true;
+        }
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn another_host_sees_expiry_revocation_and_rotation() {
+    let w = world();
+    let one = &w.instance;
+    let other = one.reopen();
+    let me = |host: &TestInstance, t: &str| call(host, "GET", "/api/v4/user", &[("PRIVATE-TOKEN", t)], Value::Null);
+    let expiring = one.admin_ok(json!({"command": "token_add", "username": "alice"}));
+    let revoked = one.admin_ok(json!({"command": "token_add", "username": "alice"}));
+    let rotated = one.admin_ok(json!({"command": "token_add", "username": "alice", "scopes": ["read_user"]}));
+    let text = |made: &Value| made["token"].as_str().unwrap().to_string();
+    for made in [&expiring, &revoked, &rotated] {
+        assert_eq!(me(&other, &text(made)).0, 200, "the other host knows (and keeps) the token");
+    }
+    set_expiry(one, expiring["id"].as_i64().unwrap(), "2020-01-01");
+    assert!(
+        soon(|| me(&other, &text(&expiring)) == (401, invalid_token(EXPIRED))),
+        "{:?}",
+        me(&other, &text(&expiring))
+    );
+    let (status, _) = call(
+        one,
+        "DELETE",
+        &format!("/api/v4/personal_access_tokens/{}", revoked["id"]),
+        &[("PRIVATE-TOKEN", &w.alice)],
+        Value::Null,
+    );
+    assert_eq!(status, 204);
+    assert!(soon(|| me(&other, &text(&revoked)) == (401, invalid_token(REVOKED))));
+    let (status, new) = call(
+        one,
+        "POST",
+        &format!("/api/v4/personal_access_tokens/{}/rotate", rotated["id"]),
+        &[("PRIVATE-TOKEN", &w.alice)],
+        Value::Null,
+    );
+    assert_eq!(status, 200);
+    assert!(soon(|| me(&other, &text(&rotated)).0 == 401));
+    let (status, body) = me(&other, &text(&new));
+    assert_eq!((status, body["username"].clone()), (200, json!("alice")), "the successor keeps the scopes");
+    let (status, _) = call(&other, "GET", "/api/v4/projects", &[("PRIVATE-TOKEN", &text(&new))], Value::Null);
+    assert_eq!(status, 403, "read_user alone, on the other host too");
 }
