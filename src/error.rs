@@ -63,6 +63,9 @@ impl PartialEq for Cause {
 pub enum ApiError {
     /// 404 `{"message":"404 <what> Not Found"}`; `what` empty gives `"404 Not Found"`.
     NotFound(&'static str),
+    /// 404 `{"message":"404 Not found"}`: a record looked up with `find_by!` is missing (Grape's
+    /// `ActiveRecord::RecordNotFound` rescue, lower-case `found`).
+    RecordNotFound,
     /// 401 `{"message":"401 Unauthorized"}`.
     Unauthorized,
     /// 401 for an expired or revoked token, as rack-oauth2 answers it for GitLab:
@@ -127,7 +130,7 @@ impl ApiError {
 
     pub fn status(&self) -> u16 {
         match self {
-            ApiError::NotFound(_) | ApiError::NotFoundNamed(_) => 404,
+            ApiError::NotFound(_) | ApiError::RecordNotFound | ApiError::NotFoundNamed(_) => 404,
             ApiError::Unauthorized | ApiError::InvalidToken(_) => 401,
             ApiError::Forbidden(_) | ApiError::InsufficientScope(_) => 403,
             ApiError::MissingParam(_)
@@ -152,6 +155,7 @@ impl ApiError {
             ApiError::NotFound("") => json!({"message": "404 Not Found"}),
             ApiError::NotFound(what) => json!({"message": format!("404 {what} Not Found")}),
             ApiError::NotFoundNamed(what) => json!({"message": format!("404 {what} Not Found")}),
+            ApiError::RecordNotFound => json!({"message": "404 Not found"}),
             ApiError::Unauthorized => json!({"message": "401 Unauthorized"}),
             ApiError::InvalidToken(text) => json!({"error": "invalid_token", "error_description": text}),
             ApiError::InsufficientScope(scope) => json!({

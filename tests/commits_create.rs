@@ -327,3 +327,44 @@ fn racing_commit_posts_from_two_contexts_lose_nothing() {
     }
     git(&w.repo, &["fsck", "--strict", "--no-dangling"]);
 }
+
+/// The last-commit walk behind every `last_commit_id` check stops at the deadline it is given:
+/// several checks of one write share one deadline (`last_commit::BUDGET` from the write's
+/// start), so a write with many stale-checked paths is bounded as one walk is. A history
+/// longer than the walk's deadline interval, a path only its root commit touches: with time
+/// left the walk finds the root commit; with the deadline passed it gives up as an error
+/// instead of reading the whole history.
+#[test]
+fn the_last_commit_walk_stops_at_its_deadline() {
+    use forgecore::git::last_commit;
+    use std::io::Write;
+    use std::time::{Duration, Instant};
+    let dir = common::TempDir::new();
+    git(dir.path(), &["init", "-q", "--bare", "big.git"]);
+    let repo_dir = dir.path().join("big.git");
+    let mut script = String::new();
+    for n in 1..=1500 {
+        let file = if n == 1 { "only-in-root.txt" } else { "churn.txt" };
+        let content = format!("{n}\n");
+        let when = 1_700_000_000 + n;
+        let length = content.len();
+        script.push_str(&format!(
+            "commit refs/heads/main\ncommitter C <c@x> {when} +0000\ndata 2\nc\nM 100644 inline {file}\ndata {length}\n{content}\n"
+        ));
+    }
+    let mut import = std::process::Command::new("git")
+        .args(["fast-import", "--quiet"])
+        .current_dir(&repo_dir)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    import.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    assert!(import.wait().unwrap().success());
+    let root = git_text(&repo_dir, &["rev-list", "--max-parents=0", "main"]);
+    let repo = forgecore::git::open(&repo_dir).unwrap();
+    let tip = gix::ObjectId::from_hex(git_text(&repo_dir, &["rev-parse", "main"]).as_bytes()).unwrap();
+    let found = last_commit::find_before(&repo, tip, "only-in-root.txt", Instant::now() + Duration::from_secs(60));
+    assert_eq!(found.unwrap().map(|id| id.to_string()), Some(root), "git log -1 -- only-in-root.txt");
+    let past = Instant::now().checked_sub(Duration::from_millis(1)).unwrap();
+    assert!(last_commit::find_before(&repo, tip, "only-in-root.txt", past).is_err(), "a passed deadline is an error");
+}

@@ -354,7 +354,7 @@ fn private_projects_ask_for_credentials_and_need_reporter() {
         &forge.ctx,
         "POST",
         "/api/v4/groups/corp/member_roles",
-        vec![("PRIVATE-TOKEN".into(), root), ("Content-Type".into(), "application/json".into())],
+        vec![("PRIVATE-TOKEN".into(), root.clone()), ("Content-Type".into(), "application/json".into())],
         json!({"name": "Code reader", "base_access_level": 10, "read_code": true}).to_string().as_bytes(),
     );
     assert_eq!(created.status, 201);
@@ -371,6 +371,30 @@ fn private_projects_ask_for_credentials_and_need_reporter() {
     assert_eq!(status, 200, "read_code reads code through the API");
     let (reader, _) = forge.clone("corp/secret", Some(&grace), 0, "grace");
     assert!(stderr(&reader).contains("You are not allowed to download code from this project."), "{}", stderr(&reader));
+    // A guest whose custom role grants admin_merge_request may (its custom ability enables
+    // download_code), but still may not push.
+    let created = forgecore::http::handle(
+        &forge.ctx,
+        "POST",
+        "/api/v4/groups/corp/member_roles",
+        vec![("PRIVATE-TOKEN".into(), root.clone()), ("Content-Type".into(), "application/json".into())],
+        json!({"name": "Reviewer", "base_access_level": 10, "admin_merge_request": true}).to_string().as_bytes(),
+    );
+    assert_eq!(created.status, 201);
+    let reviewer_role: Value = serde_json::from_slice(&created.into_bytes().unwrap()).unwrap();
+    admin(&forge.ctx, json!({"command": "user_add", "username": "rev"}));
+    let rev =
+        admin(&forge.ctx, json!({"command": "token_add", "username": "rev"}))["token"].as_str().unwrap().to_string();
+    admin(
+        &forge.ctx,
+        json!({"command": "member_add", "group": "corp", "username": "rev", "access_level": 10,
+               "member_role_id": reviewer_role["id"]}),
+    );
+    let (out, into) = forge.clone("corp/secret", Some(&rev), 2, "rev");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(git_text(&into, &["rev-parse", "HEAD"]), git_text(&forge.private, &["rev-parse", "main"]));
+    let out = forge.client(&into, 0, &["push", &forge.remote("corp/secret", Some(&rev)), "HEAD:refs/heads/rev"]);
+    assert!(stderr(&out).contains("You are not allowed to push code to this project."), "{}", stderr(&out));
     // An authenticated caller who cannot see a project is told it is not found.
     let (nothing, _) = forge.clone("corp/nothing", Some(&forge.reporter), 2, "nothing");
     assert!(stderr(&nothing).contains("could not be found"), "{}", stderr(&nothing));
@@ -670,6 +694,8 @@ fn a_symbolic_ref_is_judged_by_the_ref_it_points_to() {
     git(&forge.public, &["branch", "open", "main"]);
     git(&forge.public, &["symbolic-ref", "refs/heads/open-alias", "refs/heads/open"]);
     git(&forge.public, &["symbolic-ref", "refs/heads/into-reserved", "refs/merge-requests/1/head"]);
+    let heard = Arc::new(Heard::default());
+    forge.ctx.events.listen(heard.clone());
     let (out, work) = forge.clone("pub/repo", Some(&forge.developer), 2, "dev");
     assert!(out.status.success(), "{}", stderr(&out));
     let dev_remote = forge.remote("pub/repo", Some(&forge.developer));
@@ -708,6 +734,11 @@ fn a_symbolic_ref_is_judged_by_the_ref_it_points_to() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(git_text(&forge.public, &["rev-parse", "refs/heads/open"]), rewritten);
     assert_eq!(git_text(&forge.public, &["symbolic-ref", "refs/heads/open-alias"]), "refs/heads/open");
+    // What moved is announced by its own name, the end of the chain, not the name pushed.
+    let events = heard.take();
+    let names: Vec<_> = events.iter().flat_map(|e| e.updates.iter().map(|u| u.name.clone())).collect();
+    assert_eq!(names, ["refs/heads/open"], "{events:?}");
+    assert_eq!(events[0].updates[0].new.map(|id| id.to_string()), Some(rewritten));
 }
 
 #[test]

@@ -504,7 +504,7 @@ fn a_version_1_database_gains_the_notifications_when_a_host_opens_it() {
     let upgraded = one.reopen();
     assert_eq!(triggers(&mut client), 3);
     let version: i64 = client.query_one("SELECT version FROM schema_version", &[]).unwrap().get(0);
-    assert_eq!(version, forgecore::store::migrations::newest());
+    assert_eq!(version, forgecore::store::migrations::newest(), "every migration ran again");
     assert_eq!(version_status(&upgraded, &root), 200, "tokens work on across the migration");
 }
 

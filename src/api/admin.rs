@@ -6,7 +6,6 @@
 //! `{"command": "user_add", "username": "alice", "admin": false}` and so on; see [`run`].
 
 use crate::auth::protection;
-use crate::auth::roles::ACCESS_LEVELS;
 use crate::auth::tokens;
 use crate::context::Context;
 use crate::error::{ApiError, ApiResult};
@@ -14,7 +13,7 @@ use crate::git;
 use crate::params::Params;
 use crate::response::Response;
 use crate::store::Db;
-use crate::store::{self, groups::Group, members::Source, projects::NewProject, StoreError, StoreResult, Visibility};
+use crate::store::{self, groups::Group, projects::NewProject, StoreError, StoreResult, Visibility};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -151,12 +150,27 @@ fn insert_group(db: &mut Db, full_path: &str, visibility: Visibility) -> ApiResu
     Ok(store::groups::insert(db, parent.as_ref(), path, visibility)?)
 }
 
+/// `{"command": "group_add", "path": "top/sub", "name": ..., "visibility": ..., ...}`: the group
+/// at that full path under its existing parent, created by `POST /groups`'s operation with
+/// its checks (path rules, taken paths, a visibility above the parent's) and settings; the
+/// name defaults to the last segment of the path. Nobody becomes a member.
 fn group_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let full_path = params.required_string("path")?;
-    check_path("path", &full_path)?;
-    let visibility = visibility(params, Visibility::Private)?;
-    let group = ctx.store.write(|db| insert_group(db, &full_path, visibility))?;
-    Ok(Response::json(201, &group_entity(&group)))
+    let (parent_id, path) = match full_path.rsplit_once('/') {
+        Some((parent_path, path)) => (Some(ctx.store.read(|db| group_at(db, parent_path))?.id), path.to_string()),
+        None => (None, full_path.clone()),
+    };
+    let mut create = params.clone();
+    create.remove("command");
+    create.set("path", json!(path));
+    if !create.contains("name") {
+        create.set("name", json!(path));
+    }
+    create.set("parent_id", json!(parent_id));
+    let detailed = super::groups::create::create_group(ctx, super::groups::create::Creator::Administration, &create)?;
+    let mut entity = group_entity(&detailed.group);
+    entity["name"] = json!(detailed.group.name);
+    Ok(Response::json(201, &entity))
 }
 
 /// Where a new project's repository is: an absolute git directory, or a path relative to a
@@ -268,28 +282,23 @@ fn project_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     Ok(Response::json(201, &super::projects::entity(ctx, &super::base_url(ctx, None), &project)))
 }
 
+/// `member add`: a client of the members API's own operations ([`members::create::add`], and
+/// [`members::update::change`] when the user is a member already), with the authority of an
+/// administrator: the same validations (custom role's level and hierarchy, expiry date) as
+/// `POST /groups/:id/members` and `POST /projects/:id/members`.
 fn member_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
+    use super::members::{self, create::Addition, update::Change, Actor, Target};
     let username = params.required_string("username")?;
-    let access_level = params.int("access_level")?.ok_or(ApiError::MissingParam("access_level".into()))?;
-    if !ACCESS_LEVELS.contains(&access_level) {
-        return Err(ApiError::InvalidValue("access_level".into()));
-    }
-    let member_role_id = params.int("member_role_id")?;
+    let access_level = members::read_access_level(params)?;
+    let member_role_id = members::read_member_role_id(params)?.flatten();
+    let expires_at = members::read_expires_at(params)?.flatten();
     let (group, project) = (params.string("group")?, params.string("project")?);
-    let id = ctx.store.write(|db| -> ApiResult<_> {
+    let (user, target) = ctx.store.read(|db| -> ApiResult<_> {
         let user = user_named(db, &username)?;
-        let (source, root_group) = match (&group, &project) {
-            (Some(path), None) => {
-                let group = group_at(db, path)?;
-                (Source::Group(group.id), Some(store::groups::root_id(db, group.id)?))
-            }
+        let target = match (&group, &project) {
+            (Some(path), None) => Target::Group(group_at(db, path)?),
             (None, Some(path)) => {
-                let project = store::projects::find_by_full_path(db, path)?.ok_or(ApiError::NotFound("Project"))?;
-                let root = match project.group_id {
-                    Some(group_id) => Some(store::groups::root_id(db, group_id)?),
-                    None => None,
-                };
-                (Source::Project(project.id), root)
+                Target::Project(store::projects::find_by_full_path(db, path)?.ok_or(ApiError::NotFound("Project"))?)
             }
             _ => {
                 return Err(ApiError::ParamError(
@@ -297,18 +306,21 @@ fn member_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
                 ))
             }
         };
-        if let Some(role_id) = member_role_id {
-            let role = store::member_roles::find_by_id(db, role_id)?.ok_or(ApiError::NotFound("Member Role"))?;
-            if role.group_id.is_some() && role.group_id != root_group {
-                return Err(ApiError::validation("Member role must belong to the root group of the membership"));
-            }
-        }
-        Ok(store::members::upsert(db, &source, user.id, access_level, member_role_id)?)
+        Ok((user, target))
     })?;
+    let addition = Addition { access_level, expires_at: expires_at.clone(), member_role_id };
+    let member = match members::create::add(ctx, &Actor::Administration, &target, &user, &addition) {
+        Err(ApiError::Conflict(_)) => {
+            let change = Change { access_level, expires_at: Some(expires_at), member_role_id: Some(member_role_id) };
+            members::update::change(ctx, &Actor::Administration, &target, user.id, &change)?
+        }
+        other => other?,
+    };
     Ok(Response::json(
         201,
-        &json!({"id": id, "username": username, "group": group, "project": project,
-                "access_level": access_level, "member_role_id": member_role_id}),
+        &json!({"id": member.id, "username": username, "group": group, "project": project,
+                "access_level": member.access_level, "member_role_id": member.member_role_id,
+                "expires_at": member.expires_at}),
     ))
 }
 

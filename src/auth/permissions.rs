@@ -58,7 +58,7 @@ impl ProjectAccess {
         Ok(access)
     }
 
-    fn has_flag(&self, flag: &str) -> bool {
+    pub fn has_flag(&self, flag: &str) -> bool {
         self.flags.iter().any(|f| f == flag)
     }
 
@@ -75,14 +75,18 @@ impl ProjectAccess {
             || (visibility == Visibility::Internal && self.signed_in)
             || self.level >= REPORTER
             || self.has_flag("read_code")
+            || self.has_flag("admin_merge_request")
     }
 
-    /// GitLab's `download_code`: as [`Self::can_read_code`] without the custom-role flag.
+    /// GitLab's `download_code`: as [`Self::can_read_code`] without the `read_code` flag, but
+    /// with `admin_merge_request`, whose custom ability enables `download_code` (EE's
+    /// `custom_roles` policy: reviewing merge requests means fetching their code).
     pub fn can_download_code(&self, visibility: Visibility) -> bool {
         self.admin
             || visibility == Visibility::Public
             || (visibility == Visibility::Internal && self.signed_in)
             || self.level >= REPORTER
+            || self.has_flag("admin_merge_request")
     }
 }
 
@@ -134,6 +138,23 @@ pub fn can_see_group(db: &mut Db, caller: &Caller, group: &Group) -> ApiResult<b
     }
     Ok(!store::members::for_group(db, user.id, group.id)?.is_empty()
         || store::members::has_membership_below(db, user.id, group.id)?)
+}
+
+/// The caller's standing on one group: the highest level of the live memberships reaching it
+/// (on it or an ancestor) and the flags of their custom roles, as [`ProjectAccess`] is for a
+/// project.
+pub fn group_access(db: &mut Db, caller: &Caller, group: &Group) -> ApiResult<ProjectAccess> {
+    let Caller::User(user) = caller else { return Ok(ProjectAccess::default()) };
+    let mut access = ProjectAccess { admin: user.is_admin, signed_in: true, ..Default::default() };
+    for membership in store::members::for_group(db, user.id, group.id)? {
+        access.level = access.level.max(membership.access_level);
+        for flag in membership.role_permissions {
+            if !access.flags.contains(&flag) {
+                access.flags.push(flag);
+            }
+        }
+    }
+    Ok(access)
 }
 
 /// Owner of the group, directly or through an ancestor, or an administrator. Custom role flags

@@ -8,10 +8,13 @@
 
 use super::request::Request;
 use crate::api::member_roles::{self, Scope};
+use crate::api::members::{self, Scope as Members};
 use crate::api::repository::{
     archive, blobs, branches, changelog, commits, compare, contributors, files, health, merge_base, tags, tree,
 };
-use crate::api::{groups, personal_access_tokens as tokens, projects, protected_branches, users, version, Call};
+use crate::api::{
+    groups, namespaces, personal_access_tokens as tokens, projects, protected_branches, users, version, Call,
+};
 use crate::auth::scopes::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Response;
@@ -81,8 +84,17 @@ pub static ROUTES: &[Route] = &[
     route!("DELETE", "/personal_access_tokens/self", |c, _, _| tokens::revoke::revoke_self(c), any),
     route!("DELETE", "/personal_access_tokens/:id", |c, _, a| tokens::revoke::revoke(c, a[0])),
     // Groups.
-    route!("GET", "/groups/:id", |c, _, a| groups::get::get(c, a[0])),
+    route!("GET", "/groups", |c, r, _| groups::list::list(c, &r.params)),
+    route!("GET", "/groups/:id/subgroups", |c, r, a| groups::list::subgroups(c, a[0], &r.params)),
+    route!("GET", "/groups/:id/descendant_groups", |c, r, a| groups::list::descendant_groups(c, a[0], &r.params)),
     route!("GET", "/groups/:id/projects", |c, r, a| projects::list::list_of_group(c, a[0], &r.params)),
+    route!("GET", "/groups/:id", |c, r, a| groups::get::get(c, a[0], &r.params)),
+    route!("POST", "/groups", |c, r, _| groups::create::create(c, &r.params)),
+    route!("PUT", "/groups/:id", |c, r, a| groups::update::update(c, a[0], &r.params)),
+    // Namespaces.
+    route!("GET", "/namespaces", |c, r, _| namespaces::list::list(c, &r.params)),
+    route!("GET", "/namespaces/:id", |c, _, a| namespaces::get::get(c, a[0])),
+    route!("GET", "/namespaces/:id/exists", |c, r, a| namespaces::exists::exists(c, a[0], &r.params)),
     // Projects.
     route!("GET", "/projects", |c, r, _| projects::list::list(c, &r.params)),
     route!("GET", "/projects/:id", |c, _, a| projects::get(c, a[0])),
@@ -104,6 +116,31 @@ pub static ROUTES: &[Route] = &[
     }),
     route!("DELETE", "/groups/:id/member_roles/:member_role_id", |c, _, a| {
         member_roles::delete::delete(c, Scope::Group(a[0]), a[1])
+    }),
+    // Group and project members.
+    route!("GET", "/groups/:id/members", |c, r, a| members::list::list(c, Members::Group(a[0]), &r.params)),
+    route!("GET", "/groups/:id/members/all", |c, r, a| members::list::list_all(c, Members::Group(a[0]), &r.params)),
+    route!("GET", "/groups/:id/members/all/:user_id", |c, _, a| members::get::get_all(c, Members::Group(a[0]), a[1])),
+    route!("GET", "/groups/:id/members/:user_id", |c, _, a| members::get::get(c, Members::Group(a[0]), a[1])),
+    route!("POST", "/groups/:id/members", |c, r, a| members::create::create(c, Members::Group(a[0]), &r.params)),
+    route!("PUT", "/groups/:id/members/:user_id", |c, r, a| {
+        members::update::update(c, Members::Group(a[0]), a[1], &r.params)
+    }),
+    route!("DELETE", "/groups/:id/members/:user_id", |c, r, a| {
+        members::delete::delete(c, Members::Group(a[0]), a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/members", |c, r, a| members::list::list(c, Members::Project(a[0]), &r.params)),
+    route!("GET", "/projects/:id/members/all", |c, r, a| members::list::list_all(c, Members::Project(a[0]), &r.params)),
+    route!("GET", "/projects/:id/members/all/:user_id", |c, _, a| {
+        members::get::get_all(c, Members::Project(a[0]), a[1])
+    }),
+    route!("GET", "/projects/:id/members/:user_id", |c, _, a| members::get::get(c, Members::Project(a[0]), a[1])),
+    route!("POST", "/projects/:id/members", |c, r, a| members::create::create(c, Members::Project(a[0]), &r.params)),
+    route!("PUT", "/projects/:id/members/:user_id", |c, r, a| {
+        members::update::update(c, Members::Project(a[0]), a[1], &r.params)
+    }),
+    route!("DELETE", "/projects/:id/members/:user_id", |c, r, a| {
+        members::delete::delete(c, Members::Project(a[0]), a[1], &r.params)
     }),
     // Protected branches.
     route!("GET", "/projects/:id/protected_branches", |c, r, a| protected_branches::list::list(c, a[0], &r.params)),

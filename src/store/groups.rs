@@ -35,17 +35,401 @@ pub(super) fn from_row_at(row: &Row, at: usize) -> StoreResult<Group> {
 }
 
 pub fn insert(db: &mut Db, parent: Option<&Group>, path: &str, visibility: Visibility) -> StoreResult<Group> {
+    create(db, parent, path, path, visibility, &Settings::default())
+}
+
+/// What GitLab's Group entity shows of a group beyond [`Group`], and `PUT /groups/:id` changes
+/// (schema entry 5). The levels are GitLab's strings (`developer`, `maintainer`, ...).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    pub description: String,
+    /// Seconds since the Unix epoch; set on insert, never changed.
+    pub created_at: i64,
+    pub default_branch: Option<String>,
+    pub project_creation_level: String,
+    pub subgroup_creation_level: String,
+    pub request_access_enabled: bool,
+    pub share_with_group_lock: bool,
+    pub require_two_factor_authentication: bool,
+    pub two_factor_grace_period: i64,
+    pub lfs_enabled: bool,
+    pub emails_enabled: bool,
+    pub mentions_disabled: bool,
+}
+
+impl Default for Settings {
+    /// GitLab's defaults for a new group.
+    fn default() -> Settings {
+        Settings {
+            description: String::new(),
+            created_at: 0,
+            default_branch: None,
+            project_creation_level: "developer".into(),
+            subgroup_creation_level: "maintainer".into(),
+            request_access_enabled: true,
+            share_with_group_lock: false,
+            require_two_factor_authentication: false,
+            two_factor_grace_period: 48,
+            lfs_enabled: true,
+            emails_enabled: true,
+            mentions_disabled: false,
+        }
+    }
+}
+
+const SETTINGS_COLUMNS: &str = "description, created_at, default_branch, project_creation_level, \
+    subgroup_creation_level, request_access_enabled, share_with_group_lock, require_two_factor_authentication, \
+    two_factor_grace_period, lfs_enabled, emails_enabled, mentions_disabled";
+
+/// Settings from the row's columns starting at `at`, in [`SETTINGS_COLUMNS`]' order.
+fn settings_at(row: &Row, at: usize) -> StoreResult<Settings> {
+    Ok(Settings {
+        description: row.string(at)?,
+        created_at: row.i64(at + 1)?,
+        default_branch: row.opt_string(at + 2)?,
+        project_creation_level: row.string(at + 3)?,
+        subgroup_creation_level: row.string(at + 4)?,
+        request_access_enabled: row.bool(at + 5)?,
+        share_with_group_lock: row.bool(at + 6)?,
+        require_two_factor_authentication: row.bool(at + 7)?,
+        two_factor_grace_period: row.i64(at + 8)?,
+        lfs_enabled: row.bool(at + 9)?,
+        emails_enabled: row.bool(at + 10)?,
+        mentions_disabled: row.bool(at + 11)?,
+    })
+}
+
+/// A group with its settings, as the entity shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Detailed {
+    pub group: Group,
+    pub settings: Settings,
+    /// The names of the group and its ancestors, root first (GitLab's `full_name`).
+    pub full_name: String,
+}
+
+/// Inserts a group under `parent` with `settings` (its `created_at` is now, whatever it says).
+pub fn create(
+    db: &mut Db,
+    parent: Option<&Group>,
+    path: &str,
+    name: &str,
+    visibility: Visibility,
+    settings: &Settings,
+) -> StoreResult<Group> {
     let full_path = match parent {
         Some(p) => format!("{}/{path}", p.full_path),
         None => path.to_string(),
     };
     let parent_id = parent.map(|p| p.id);
+    let s = settings;
     let id = db.one(
-        "INSERT INTO groups (parent_id, path, full_path, name, visibility) VALUES ($1, $2, $3, $2, $4) RETURNING id",
-        &[&parent_id, &path, &full_path, &visibility.as_str()],
+        &format!(
+            "INSERT INTO groups (parent_id, path, full_path, name, visibility, {SETTINGS_COLUMNS})
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id"
+        ),
+        &[
+            &parent_id,
+            &path,
+            &full_path,
+            &name,
+            &visibility.as_str(),
+            &s.description,
+            &super::now_seconds(),
+            &s.default_branch,
+            &s.project_creation_level,
+            &s.subgroup_creation_level,
+            &s.request_access_enabled,
+            &s.share_with_group_lock,
+            &s.require_two_factor_authentication,
+            &s.two_factor_grace_period,
+            &s.lfs_enabled,
+            &s.emails_enabled,
+            &s.mentions_disabled,
+        ],
         |r| r.i64(0),
     )?;
-    Ok(Group { id, parent_id, path: path.into(), full_path, name: path.into(), visibility })
+    Ok(Group { id, parent_id, path: path.into(), full_path, name: name.into(), visibility })
+}
+
+/// The group's settings and full name (`None`: no such group).
+pub fn detailed(db: &mut Db, group: &Group) -> StoreResult<Option<Detailed>> {
+    let Some(settings) =
+        db.row(&format!("SELECT {SETTINGS_COLUMNS} FROM groups WHERE id = $1"), &[&group.id], |r| settings_at(r, 0))?
+    else {
+        return Ok(None);
+    };
+    let full_name = full_name(db, group.id)?;
+    Ok(Some(Detailed { group: group.clone(), settings, full_name }))
+}
+
+/// `Root / Child / Group`: the names of the group and its ancestors, root first.
+fn full_name(db: &mut Db, id: i64) -> StoreResult<String> {
+    let names = db.rows(
+        "WITH RECURSIVE chain(id, parent_id, name, depth) AS (
+             SELECT id, parent_id, name, 0 FROM groups WHERE id = $1
+             UNION ALL
+             SELECT g.id, g.parent_id, g.name, chain.depth + 1 FROM groups g JOIN chain ON g.id = chain.parent_id
+             WHERE chain.depth < 100
+         ) SELECT name FROM chain ORDER BY depth DESC",
+        &[&id],
+        |r| r.string(0),
+    )?;
+    Ok(names.join(" / "))
+}
+
+/// Stores the group's name, visibility and settings (`created_at` is kept).
+pub fn update(db: &mut Db, id: i64, name: &str, visibility: Visibility, s: &Settings) -> StoreResult<()> {
+    db.execute(
+        "UPDATE groups SET name = $2, visibility = $3, description = $4, default_branch = $5,
+             project_creation_level = $6, subgroup_creation_level = $7, request_access_enabled = $8,
+             share_with_group_lock = $9, require_two_factor_authentication = $10, two_factor_grace_period = $11,
+             lfs_enabled = $12, emails_enabled = $13, mentions_disabled = $14
+         WHERE id = $1",
+        &[
+            &id,
+            &name,
+            &visibility.as_str(),
+            &s.description,
+            &s.default_branch,
+            &s.project_creation_level,
+            &s.subgroup_creation_level,
+            &s.request_access_enabled,
+            &s.share_with_group_lock,
+            &s.require_two_factor_authentication,
+            &s.two_factor_grace_period,
+            &s.lfs_enabled,
+            &s.emails_enabled,
+            &s.mentions_disabled,
+        ],
+    )?;
+    Ok(())
+}
+
+/// Gives the group the path `path`: its `full_path`, every subgroup's below it and every
+/// project's in them change with it, in the caller's transaction. Nothing else stores a full
+/// path: memberships, roles, tokens and protected branches name groups and projects by id, and
+/// repositories stay where they are (`repo_dir` does not follow the path, as GitLab's hashed
+/// storage does not).
+pub fn rename(db: &mut Db, group: &Group, path: &str) -> StoreResult<String> {
+    let new_full_path = match group.full_path.rsplit_once('/') {
+        Some((parent, _)) => format!("{parent}/{path}"),
+        None => path.to_string(),
+    };
+    let ids = lock_tree(db, group.id)?;
+    let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+    let list = list.join(", ");
+    // Every full path below starts with the old one and a `/`: the rest is kept.
+    // (A literal: PostgreSQL's `substr` takes an `integer`, which an `i64` parameter is not.)
+    let start = group.full_path.chars().count() + 1;
+    db.execute(
+        &format!("UPDATE groups SET full_path = $1 || substr(full_path, {start}) WHERE id IN ({list}) AND id <> $2"),
+        &[&new_full_path, &group.id],
+    )?;
+    db.execute("UPDATE groups SET path = $2, full_path = $3 WHERE id = $1", &[&group.id, &path, &new_full_path])?;
+    db.execute(
+        &format!("UPDATE projects SET full_path = $1 || substr(full_path, {start}) WHERE group_id IN ({list})"),
+        &[&new_full_path],
+    )?;
+    Ok(new_full_path)
+}
+
+/// The ids of a group and every group below it, each row held until the transaction ends
+/// (PostgreSQL; SQLite's writes are one at a time): whoever creates a subgroup or a project
+/// below locks its parent first ([`lock`]), so none appears under a path being changed. A
+/// group made below between the read and the locks is found by reading again.
+fn lock_tree(db: &mut Db, id: i64) -> StoreResult<Vec<i64>> {
+    let mut ids = super::projects::group_and_descendant_ids(db, id)?;
+    if db.dialect() != Dialect::Postgres {
+        return Ok(ids);
+    }
+    for _ in 0..100 {
+        let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+        db.rows(&format!("SELECT id FROM groups WHERE id IN ({}) FOR UPDATE", list.join(", ")), &[], |_| Ok(()))?;
+        let again = super::projects::group_and_descendant_ids(db, id)?;
+        if again.len() == ids.len() {
+            return Ok(again);
+        }
+        ids = again;
+    }
+    Ok(ids)
+}
+
+/// Whether `full_path` is taken by a group or a project (ignoring case), or, at the top level,
+/// by a user's namespace (a username): GitLab's namespaces and routes are one space.
+pub fn path_taken(db: &mut Db, full_path: &str, except_group: Option<i64>) -> StoreResult<bool> {
+    let group = find_by_full_path(db, full_path)?;
+    if group.is_some_and(|g| Some(g.id) != except_group) {
+        return Ok(true);
+    }
+    if super::projects::find_by_full_path(db, full_path)?.is_some() {
+        return Ok(true);
+    }
+    Ok(!full_path.contains('/') && super::users::find_by_username(db, full_path)?.is_some())
+}
+
+/// The highest visibility among the group's direct subgroups and its projects, for the rule
+/// that a group is never less visible than what it holds: (subgroups', projects').
+pub fn highest_visibility_below(db: &mut Db, id: i64) -> StoreResult<(Option<Visibility>, Option<Visibility>)> {
+    let read = |db: &mut Db, sql: &str| -> StoreResult<Option<Visibility>> {
+        let all = db.rows(sql, &[&id], |r| Visibility::read(&r.string(0)?))?;
+        Ok(all.into_iter().max())
+    };
+    let subgroups = read(db, "SELECT DISTINCT visibility FROM groups WHERE parent_id = $1")?;
+    let projects = read(db, "SELECT DISTINCT visibility FROM projects WHERE group_id = $1")?;
+    Ok((subgroups, projects))
+}
+
+/// The columns a group list may be ordered by (GitLab's `order_by`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    Name,
+    Path,
+    Id,
+}
+
+/// Which groups a list holds, for whom, and which page of them.
+#[derive(Debug, Clone, Default)]
+pub struct ListQuery {
+    /// The signed-in caller (`None`: anonymous).
+    pub user_id: Option<i64>,
+    /// Every group, whatever its visibility (administrators with `all_available`).
+    pub all: bool,
+    /// Public groups (and internal ones for a signed-in caller), besides the caller's own:
+    /// GitLab's `all_available`.
+    pub all_available: bool,
+    /// Only groups where the caller's level (on it or an ancestor) is at least this.
+    pub min_access_level: Option<i64>,
+    /// Matched against name and path, ignoring case.
+    pub search: Option<String>,
+    pub visibility: Option<Visibility>,
+    pub skip: Vec<i64>,
+    pub top_level_only: bool,
+    /// Only these groups (a group's subgroups or descendants).
+    pub within: Option<Vec<i64>>,
+    pub order: Option<Order>,
+    pub ascending: bool,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// The caller's memberships ($1) reaching each group (`down`: the group a membership is on
+/// and every group below it, with its level) and the groups above a group or project they
+/// are a member of (`up`), which they may see too.
+const REACH: &str = "WITH RECURSIVE
+     down(id, level, depth) AS (
+         SELECT group_id, access_level, 0 FROM members WHERE user_id = $1 AND group_id IS NOT NULL
+         UNION ALL
+         SELECT g.id, down.level, down.depth + 1 FROM groups g JOIN down ON g.parent_id = down.id
+         WHERE down.depth < 100
+     ),
+     up(id, depth) AS (
+         SELECT g.id, 0 FROM groups g
+         WHERE g.id IN (SELECT group_id FROM members WHERE user_id = $1 AND group_id IS NOT NULL)
+            OR g.id IN (SELECT p.group_id FROM members m JOIN projects p ON p.id = m.project_id
+                        WHERE m.user_id = $1 AND p.group_id IS NOT NULL)
+         UNION ALL
+         SELECT g.parent_id, up.depth + 1 FROM groups g JOIN up ON g.id = up.id
+         WHERE g.parent_id IS NOT NULL AND up.depth < 100
+     )";
+
+/// The caller's level on group `g` through `down`.
+const LEVEL: &str = "(SELECT max(down.level) FROM down WHERE down.id = g.id)";
+
+fn like_pattern(search: &str) -> String {
+    let escaped: String = search
+        .to_lowercase()
+        .chars()
+        .flat_map(|c| match c {
+            '%' | '_' | '\\' => vec!['\\', c],
+            c => vec![c],
+        })
+        .collect();
+    format!("%{escaped}%")
+}
+
+fn list_sql(query: &ListQuery, select: &str) -> (String, Vec<Box<dyn super::db::Param>>) {
+    let mut params: Vec<Box<dyn super::db::Param>> = vec![Box::new(query.user_id)];
+    let mut conditions: Vec<String> = Vec::new();
+    let bind = |value: Box<dyn super::db::Param>, params: &mut Vec<Box<dyn super::db::Param>>| {
+        params.push(value);
+        format!("${}", params.len())
+    };
+    if !query.all {
+        let related = "(g.id IN (SELECT id FROM down) OR g.id IN (SELECT id FROM up))";
+        conditions.push(match (query.all_available, query.user_id.is_some()) {
+            (true, true) => format!("(g.visibility IN ('public', 'internal') OR {related})"),
+            (true, false) => "g.visibility = 'public'".into(),
+            (false, _) => related.into(),
+        });
+    }
+    if let Some(level) = query.min_access_level {
+        let at = bind(Box::new(level), &mut params);
+        conditions.push(format!("{LEVEL} >= {at}"));
+    }
+    if let Some(search) = &query.search {
+        let at = bind(Box::new(like_pattern(search)), &mut params);
+        conditions.push(format!("(lower(g.name) LIKE {at} ESCAPE '\\' OR lower(g.path) LIKE {at} ESCAPE '\\')"));
+    }
+    if let Some(visibility) = query.visibility {
+        let at = bind(Box::new(visibility.as_str()), &mut params);
+        conditions.push(format!("g.visibility = {at}"));
+    }
+    if !query.skip.is_empty() {
+        let ids: Vec<String> = query.skip.iter().map(i64::to_string).collect();
+        conditions.push(format!("g.id NOT IN ({})", ids.join(", ")));
+    }
+    if query.top_level_only {
+        conditions.push("g.parent_id IS NULL".into());
+    }
+    if let Some(within) = &query.within {
+        let ids: Vec<String> = within.iter().map(i64::to_string).collect();
+        conditions.push(if ids.is_empty() { "1 = 0".into() } else { format!("g.id IN ({})", ids.join(", ")) });
+    }
+    let filter = if conditions.is_empty() { String::new() } else { format!("WHERE {}", conditions.join(" AND ")) };
+    (format!("{REACH} SELECT {select} FROM groups g {filter}"), params)
+}
+
+/// One page of the groups `query` selects, in its order (ties by id, ascending).
+pub fn list(db: &mut Db, query: &ListQuery) -> StoreResult<Vec<Detailed>> {
+    let group_columns: Vec<String> = COLUMNS.split(',').map(|c| format!("g.{}", c.trim())).collect();
+    let settings: Vec<String> = SETTINGS_COLUMNS.split(',').map(|c| format!("g.{}", c.trim())).collect();
+    let select = format!("{}, {}", group_columns.join(", "), settings.join(", "));
+    let (mut sql, mut params) = list_sql(query, &select);
+    let direction = if query.ascending { "ASC" } else { "DESC" };
+    let order = match query.order {
+        Some(Order::Name) | None => format!("lower(g.name) {direction}, g.id ASC"),
+        Some(Order::Path) => format!("lower(g.path) {direction}, g.id ASC"),
+        Some(Order::Id) => format!("g.id {direction}"),
+    };
+    params.push(Box::new(query.limit));
+    params.push(Box::new(query.offset));
+    sql.push_str(&format!(" ORDER BY {order} LIMIT ${} OFFSET ${}", params.len() - 1, params.len()));
+    let refs: Vec<&dyn super::db::Param> = params.iter().map(|p| p.as_ref()).collect();
+    let rows = db.rows(&sql, &refs, |row| Ok((from_row(row)?, settings_at(row, 6)?)))?;
+    let mut out = Vec::with_capacity(rows.len());
+    for (group, settings) in rows {
+        let full_name = full_name(db, group.id)?;
+        out.push(Detailed { group, settings, full_name });
+    }
+    Ok(out)
+}
+
+/// How many groups `query` selects in all pages.
+pub fn count(db: &mut Db, query: &ListQuery) -> StoreResult<i64> {
+    let (sql, params) = list_sql(query, "count(*)");
+    let refs: Vec<&dyn super::db::Param> = params.iter().map(|p| p.as_ref()).collect();
+    db.one(&sql, &refs, |row| row.i64(0))
+}
+
+/// The ids of the group's direct subgroups.
+pub fn child_ids(db: &mut Db, id: i64) -> StoreResult<Vec<i64>> {
+    db.rows("SELECT id FROM groups WHERE parent_id = $1", &[&id], |r| r.i64(0))
+}
+
+/// The caller's highest level on the group (directly or through an ancestor); 0 for none.
+pub fn level_of(db: &mut Db, user_id: i64, group_id: i64) -> StoreResult<i64> {
+    Ok(super::members::for_group(db, user_id, group_id)?.iter().map(|m| m.access_level).max().unwrap_or(0))
 }
 
 pub fn find_by_id(db: &mut Db, id: i64) -> StoreResult<Option<Group>> {

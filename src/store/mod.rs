@@ -22,6 +22,7 @@ pub mod health_reports;
 pub mod member_roles;
 pub mod members;
 pub mod migrations;
+pub mod namespaces;
 pub mod projects;
 pub mod protected_branches;
 pub mod rate_limits;

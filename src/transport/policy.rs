@@ -177,7 +177,7 @@ fn refusal(
 /// refusal, when the chain ends in a reserved namespace (`receive.hideRefs` refuses a pushed
 /// name there, but not one that points there), cannot be read, or is longer than 5 (git itself
 /// follows 4).
-fn written(repo: Option<&gix::Repository>, command: &Command) -> Result<Command, String> {
+pub(super) fn written(repo: Option<&gix::Repository>, command: &Command) -> Result<Command, String> {
     let unchecked = || "The push could not be checked.".to_string();
     let Some(repo) = repo else { return Ok(command.clone()) };
     let mut name = command.name.clone();

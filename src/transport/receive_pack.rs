@@ -30,8 +30,8 @@ use std::time::{Duration, Instant};
 const MAX_OUTPUT_BYTES: usize = 4 << 20;
 
 /// A push of `commands` to the project of `access` has ended: the refs it moved (those that
-/// now name what the client sent; receive-pack's hook may have refused the others) are
-/// announced to the context's listeners, once.
+/// now name what the client sent; receive-pack's hook may have refused the others), each by
+/// the name at the end of its symbolic chain, are announced to the context's listeners, once.
 fn announce(ctx: &Context, access: &auth::Access, commands: &[Command]) -> Result<(), ApiError> {
     let id = |hex: &str| ObjectId::from_hex(hex.as_bytes()).ok().filter(|id| !id.is_null());
     let repo = crate::git::open(&access.git_dir).ok();
@@ -40,9 +40,11 @@ fn announce(ctx: &Context, access: &auth::Access, commands: &[Command]) -> Resul
         repo.as_ref()
             .is_none_or(|repo| crate::git::refs::target(repo, &update.name).map_or(true, |now| now == update.new))
     };
+    // A push through a symbolic ref moved the ref at its end: that one is announced.
     let updates: Vec<RefUpdate> = commands
         .iter()
-        .map(|c| RefUpdate { name: c.name.clone(), old: id(&c.old), new: id(&c.new) })
+        .map(|c| super::policy::written(repo.as_ref(), c).unwrap_or_else(|_| c.clone()))
+        .map(|c| RefUpdate { name: c.name, old: id(&c.old), new: id(&c.new) })
         .filter(moved)
         .collect();
     let Ok(repository) = ctx.git_dir(&access.project) else { return Ok(()) };

@@ -359,3 +359,43 @@ def test_ref_names_first_branches_and_work_trees_through_the_host(host):
                              {"branch": "main", "content": "x", "commit_message": "x"}, token=host.token)
     assert (status, body) == (400, {"message": "refusing to update checked out branch: refs/heads/main"})
     assert rev(tree, "HEAD") == rev(tree, "main")
+
+
+@pytest.mark.parametrize("kind", ["python", "go"])
+def test_blame_time_limit_and_gitmodules_through_the_host(kind, tmp_path_factory):
+    """Issue #43 through each host: a blame still running at `limits.blame_timeout_millis`
+    answers GitLab's 500 soon, not after the whole history; a
+    `.gitmodules` git fsck would refuse is refused to a REST write with git's words."""
+    data_dir = tmp_path_factory.mktemp(f"blame-{kind}")
+    server = start_kind(kind, data_dir, {"limits": {"blame_timeout_millis": 1}})
+    try:
+        work = tmp_path_factory.mktemp(f"blame-work-{kind}")
+        long = work / "long.git"
+        subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(long)], check=True)
+        script = []
+        for n in range(1, 3001):
+            content = "".join(f"line {i} of {n}\n" if i % 7 == n % 7 else f"line {i}\n" for i in range(200))
+            data = content.encode()
+            script.append(f"commit refs/heads/main\ncommitter C <c@x> {1_700_000_000 + n} +0000\ndata 2\nc\n"
+                          f"M 100644 inline hot.txt\ndata {len(data)}\n".encode() + data + b"\n")
+        subprocess.run(["git", "fast-import", "--quiet"], cwd=long, input=b"".join(script), check=True)
+        server.admin("group", "add", "bl", "--visibility", "public")
+        server.admin("project", "add", "bl/long", "--repo", long, "--visibility", "public")
+        started = time.monotonic()
+        status, body = server.json("GET", "/api/v4/projects/bl%2Flong/repository/files/hot.txt/blame?ref=main")
+        assert (status, body) == (500, {"message": "500 Internal Server Error"})
+        assert time.monotonic() - started < 5
+        # The write path holds .gitmodules to git fsck's rules, through the host as in the core.
+        status, body = server.json(
+            "POST", "/api/v4/projects/bl%2Flong/repository/files/.gitmodules",
+            {"branch": "main", "commit_message": "m",
+             "content": '[submodule "x"]\n\turl = --upload-pack=evil\n'}, token=server.token)
+        assert (status, body) == (400, {"message": "invalid .gitmodules: disallowed submodule url: --upload-pack=evil"})
+        status, _ = server.json(
+            "POST", "/api/v4/projects/bl%2Flong/repository/files/.gitmodules",
+            {"branch": "main", "commit_message": "m",
+             "content": '[submodule "x"]\n\tpath = lib\n\turl = https://example.com/lib.git\n'}, token=server.token)
+        assert status == 201
+    finally:
+        code, stderr = stop_server(server)
+        assert code == 0, f"host exited with {code}: {stderr}"

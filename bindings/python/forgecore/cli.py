@@ -518,14 +518,15 @@ def _command(args):
     elif args.what == "token":
         command = {"command": "token_revoke", "token": args.token}
     elif args.what == "group":
-        command = {"command": "group_add", "path": args.path, "visibility": args.visibility}
+        command = {"command": "group_add", "path": args.path, "visibility": args.visibility, "name": args.group_name,
+                   "description": args.description}
     elif args.what == "project":
         command = {"command": "project_add", "path": args.path, "repo": args.repo, "storage": args.storage,
                    "visibility": args.visibility, "forked_from": args.forked_from}
     elif args.what == "member":
         command = {"command": "member_add", "group": args.group, "project": args.project,
                    "username": args.user, "access_level": args.access_level,
-                   "member_role_id": args.member_role_id}
+                   "member_role_id": args.member_role_id, "expires_at": args.expires_at}
     elif args.what == "store-copy":
         command = {"command": "store_copy", "to": args.to}
     else:
@@ -604,6 +605,8 @@ def _parser():
     p = action(group, "add")
     p.add_argument("path")
     p.add_argument("--visibility", choices=["private", "internal", "public"])
+    p.add_argument("--name", dest="group_name", help="the display name (default: the last segment of the path)")
+    p.add_argument("--description")
 
     project = what.add_parser("project").add_subparsers(dest="action", required=True)
     p = action(project, "add")
@@ -622,6 +625,7 @@ def _parser():
     p.add_argument("--user", required=True, metavar="NAME")
     p.add_argument("--access-level", type=int, required=True, metavar="N")
     p.add_argument("--member-role-id", type=int, metavar="ID")
+    p.add_argument("--expires-at", metavar="YYYY-MM-DD", help="the day the membership ends (UTC)")
 
     job = what.add_parser("job-token").add_subparsers(dest="action", required=True)
     action(job, "add").add_argument("--project", required=True, metavar="PATH")

@@ -1,22 +1,20 @@
-//! `GET /groups/:id` (decisions D7): a minimal group object.
+//! `GET /groups/:id`: GitLab's `GroupDetail` of a group the caller may see (404 `Group Not
+//! Found` for a missing or invisible one), with its projects unless `with_projects=false`
+//! (then the `Group` entity, as GitLab answers).
 
+use super::{detail, Ordered};
 use crate::api::Call;
 use crate::error::ApiResult;
+use crate::params::Params;
 use crate::response::Response;
-use serde_json::json;
 
-pub fn get(call: &Call, id: &str) -> ApiResult<Response> {
+pub fn get(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
     let group = call.group(id)?;
-    Ok(Response::json(
-        200,
-        &json!({
-            "id": group.id,
-            "name": group.name,
-            "path": group.path,
-            "full_path": group.full_path,
-            "parent_id": group.parent_id,
-            "visibility": group.visibility.as_str(),
-            "web_url": call.web_url(&format!("groups/{}", group.full_path)),
-        }),
-    ))
+    let with_projects = params.bool("with_projects")?.unwrap_or(true);
+    let detailed = call.ctx.store.read(|db| super::detailed(db, &group))?;
+    if with_projects {
+        detail(call, &detailed, true, 200)
+    } else {
+        Ok(Response::json(200, &Ordered(super::entity(&call.base_url, &detailed))))
+    }
 }

@@ -191,7 +191,11 @@ pub(super) fn repoint_head(repo: &gix::Repository, current: FullName, branch: Fu
 pub fn follow_first_branch(repo: &gix::Repository) -> Result<Option<String>, Error> {
     let head = repo.find_reference("HEAD").map_err(broken)?;
     let Target::Symbolic(current) = head.target().into_owned() else { return Ok(None) };
-    let short = |name: &FullName| name.as_bstr().to_string().trim_start_matches("refs/heads/").to_string();
+    // One `refs/heads/` off, no more: a branch may be named `refs/heads/x` itself.
+    let short = |name: &FullName| {
+        let text = name.as_bstr().to_string();
+        text.strip_prefix("refs/heads/").map_or_else(|| text.clone(), str::to_string)
+    };
     if repo.try_find_reference(current.as_ref()).map_err(broken)?.is_some() {
         return Ok(Some(short(&current)));
     }

@@ -67,10 +67,22 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0004_protected_branches.sqlite.sql"),
         postgres: include_str!("0004_protected_branches.postgres.sql"),
     },
-    // 5: personal access tokens' scopes, expiry, description and rotation (decisions D9).
+    // 5: what GitLab's Group entity answers of a group and `PUT /groups/:id` changes
+    // (description, creation time, default branch, creation levels, request access and the
+    // other stored settings).
     Migration {
-        sqlite: include_str!("0005_token_scopes.sqlite.sql"),
-        postgres: include_str!("0005_token_scopes.postgres.sql"),
+        sqlite: include_str!("0005_group_settings.sqlite.sql"),
+        postgres: include_str!("0005_group_settings.postgres.sql"),
+    },
+    // 6: members' expiry date, creation time and creator.
+    Migration {
+        sqlite: include_str!("0006_member_expiry.sqlite.sql"),
+        postgres: include_str!("0006_member_expiry.postgres.sql"),
+    },
+    // 7: personal access tokens' scopes, expiry, description and rotation (decisions D9).
+    Migration {
+        sqlite: include_str!("0007_token_scopes.sqlite.sql"),
+        postgres: include_str!("0007_token_scopes.postgres.sql"),
     },
 ];
 

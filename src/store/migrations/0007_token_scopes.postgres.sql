@@ -1,4 +1,4 @@
--- PostgreSQL schema version 5: personal access tokens get GitLab's scopes, expiry and
+-- PostgreSQL schema version 7: personal access tokens get GitLab's scopes, expiry and
 -- description (decisions D9), as on SQLite: `scopes` a JSON array of scope names (old tokens
 -- `["api"]`), `expires_at` a `YYYY-MM-DD` date text (UTC) or NULL, `last_used_at` not
 -- maintained yet, `previous_id` the token a rotation replaced. The hosts' token memos learn of

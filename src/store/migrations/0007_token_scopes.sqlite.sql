@@ -1,4 +1,4 @@
--- SQLite schema version 5: personal access tokens get GitLab's scopes, expiry and description
+-- SQLite schema version 7: personal access tokens get GitLab's scopes, expiry and description
 -- (decisions D9). `scopes` is a JSON array of scope names; tokens made before it count as
 -- `["api"]`, what they could do until now. `expires_at` is a date, `YYYY-MM-DD` (UTC), or NULL
 -- for a token that never expires; the token stops authenticating at 00:00 UTC of that date

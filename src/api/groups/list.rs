@@ -1,0 +1,105 @@
+//! `GET /groups`, `GET /groups/:id/subgroups`, `GET /groups/:id/descendant_groups`
+//! (`gitlab-administration.md` §7, `lib/api/groups.rb`): GitLab's `Group` entities of the groups
+//! the caller may see. `GET /groups` lists, for a signed-in caller, the groups they are a member
+//! of (with those above and below them), and with `all_available=true` also every public and
+//! internal group (the default for administrators, who then see all); anonymous callers see the
+//! public groups. The other two list, of those, a group's direct subgroups or every group below
+//! it (`lib/api/groups.rb` passes the group as the finder's parent, with the same
+//! `all_available` default). Filters: `search` (name or path), `owned`, `min_access_level`,
+//! `top_level_only`, `skip_groups[]`, `visibility`; `order_by` `name` (default), `path`, `id`
+//! (`similarity`: by name); `sort` `asc` (default) or `desc`, ties by id; offset pages with
+//! totals.
+
+use super::Ordered;
+use crate::api::{pagination, Call};
+use crate::auth::roles::{ACCESS_LEVELS, OWNER};
+use crate::error::{ApiError, ApiResult};
+use crate::params::Params;
+use crate::response::Response;
+use crate::store::groups::{self, ListQuery, Order};
+use crate::store::projects::group_and_descendant_ids;
+
+/// `GET /groups`.
+pub fn list(call: &Call, params: &Params) -> ApiResult<Response> {
+    answer(call, params, None)
+}
+
+/// `GET /groups/:id/subgroups`: the group's direct subgroups.
+pub fn subgroups(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
+    let group = call.group(id)?;
+    let ids = call.ctx.store.read(|db| groups::child_ids(db, group.id))?;
+    answer(call, params, Some(ids))
+}
+
+/// `GET /groups/:id/descendant_groups`: every group below it, at any depth.
+pub fn descendant_groups(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
+    let group = call.group(id)?;
+    let mut ids = call.ctx.store.read(|db| group_and_descendant_ids(db, group.id))?;
+    ids.retain(|&other| other != group.id);
+    answer(call, params, Some(ids))
+}
+
+fn answer(call: &Call, params: &Params, within: Option<Vec<i64>>) -> ApiResult<Response> {
+    let order = match params.string("order_by")?.as_deref() {
+        None | Some("name") | Some("similarity") => Order::Name,
+        Some("path") => Order::Path,
+        Some("id") => Order::Id,
+        Some(_) => return Err(ApiError::InvalidValue("order_by".into())),
+    };
+    let ascending = match params.string("sort")?.as_deref() {
+        None | Some("asc") => true,
+        Some("desc") => false,
+        Some(_) => return Err(ApiError::InvalidValue("sort".into())),
+    };
+    let mut min_access_level = match params.int("min_access_level")? {
+        Some(level) if !ACCESS_LEVELS.contains(&level) => {
+            return Err(ApiError::InvalidValue("min_access_level".into()))
+        }
+        other => other,
+    };
+    if params.bool("owned")?.unwrap_or(false) {
+        min_access_level = Some(min_access_level.unwrap_or(OWNER).max(OWNER));
+    }
+    let visibility = super::visibility_param(params)?;
+    let skip = match params.string_list("skip_groups")? {
+        None => Vec::new(),
+        Some(items) => items
+            .iter()
+            .filter(|item| !item.is_empty())
+            .map(|item| crate::params::parse_int_text(item).ok_or(ApiError::InvalidParam("skip_groups".into())))
+            .collect::<ApiResult<Vec<i64>>>()?,
+    };
+    let top_level_only = params.bool("top_level_only")?.unwrap_or(false);
+    let page = pagination::page(call, params)?;
+    let user = call.caller.user();
+    let admin = call.caller.is_admin();
+    // GitLab's `find_groups`, for the instance's groups and a group's alike: a signed-in
+    // caller's own groups unless `all_available` (administrators': true unless they say not);
+    // anonymous callers the public ones.
+    let all_available = user.is_none() || params.bool("all_available")?.unwrap_or(admin);
+    let mut query = ListQuery {
+        user_id: user.map(|u| u.id),
+        all: admin && all_available,
+        all_available,
+        min_access_level,
+        search: crate::api::groups::text_param(params, "search")?.filter(|s| !s.is_empty()),
+        visibility,
+        skip,
+        top_level_only,
+        within,
+        order: Some(order),
+        ascending,
+        limit: page.per_page as i64,
+        offset: page.offset() as i64,
+    };
+    if user.is_none() && min_access_level.is_some() {
+        // Nobody's memberships: nothing is owned or reached.
+        query.within = Some(Vec::new());
+    }
+    let (rows, total) =
+        call.ctx.store.read(|db| -> ApiResult<_> { Ok((groups::list(db, &query)?, groups::count(db, &query)?)) })?;
+    let entities: Vec<Ordered> = rows.iter().map(|d| Ordered(super::entity(&call.base_url, d))).collect();
+    let mut response = Response::json(200, &entities);
+    response.headers.extend(pagination::offset_headers(call, page, total.max(0) as usize, &[]));
+    Ok(response)
+}
