@@ -90,6 +90,11 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0008_user_profiles.sqlite.sql"),
         postgres: include_str!("0008_user_profiles.postgres.sql"),
     },
+    // 9: personal access tokens' scopes, expiry, description and rotation (decisions D9).
+    Migration {
+        sqlite: include_str!("0009_token_scopes.sqlite.sql"),
+        postgres: include_str!("0009_token_scopes.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
