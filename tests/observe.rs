@@ -547,8 +547,15 @@ fn git_over_http_records_name_the_user_as_api_records_do() {
     }
     // Anonymous, no one is named.
     from(&inst, "127.0.0.1", "GET", "/fx/work.git/info/refs?service=git-upload-pack", &[("User-Agent", "gitrec-ua/3")]);
+    // A refused request names who was refused: a push with a token that may only read.
+    let reader = inst.admin_ok(json!({"command": "token_add", "username": "gitrec", "scopes": ["read_api"]}));
+    let reader = reader["token"].as_str().unwrap();
+    let basic = format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("oauth2:{reader}")));
+    let headers = [("User-Agent", "gitrec-ua/4"), ("Authorization", basic.as_str())];
+    let (status, _, _) = from(&inst, "127.0.0.1", "GET", "/fx/work.git/info/refs?service=git-receive-pack", &headers);
+    assert_eq!(status, 403);
     let records = records_of("gitrec-ua/");
-    assert_eq!(records.len(), 5, "{records:?}");
+    assert_eq!(records.len(), 6, "{records:?}");
     for record in &records {
         if record["ua"] == "gitrec-ua/3" {
             assert!(record["username"].is_null() && record["user_id"].is_null(), "{record}");

@@ -121,20 +121,48 @@ fn not_scoped(service: Service) -> Response {
     )
 }
 
-/// Whether `caller` may run `service` on the project at `full_path`, and the project if so;
-/// otherwise GitLab's answer (401, 403 or 404, `text/plain`).
+/// A request refused before any git work: GitLab's answer, and the user its credentials named
+/// (for the request's record: a refusal says who was refused, as an accepted request says who
+/// was served), when they named one.
+pub struct Refused {
+    pub answer: Response,
+    pub user: Option<(i64, String)>,
+}
+
+impl Refused {
+    fn nobody(answer: Response) -> Refused {
+        Refused { answer, user: None }
+    }
+}
+
+/// Whether the caller the request's credentials name may run `service` on the project at
+/// `full_path`, and the project if so; otherwise GitLab's answer (401, 403 or 404,
+/// `text/plain`) and who was refused.
 pub fn authorize(
     ctx: &Context,
     full_path: &str,
     service: Service,
     headers: &[(String, String)],
-) -> Result<Access, Response> {
-    let credentials = credentials(headers).map_err(|()| challenge())?;
+) -> Result<Access, Refused> {
+    let credentials = credentials(headers).map_err(|()| Refused::nobody(challenge()))?;
     let (caller, grant) = match identify(ctx, credentials) {
         Ok(found) => found,
-        Err(ApiError::Unauthorized | ApiError::InvalidToken(_)) => return Err(challenge()),
-        Err(e) => return Err(failed(e)),
+        Err(ApiError::Unauthorized | ApiError::InvalidToken(_)) => return Err(Refused::nobody(challenge())),
+        Err(e) => return Err(Refused::nobody(failed(e))),
     };
+    let user = caller.user().map(|u| (u.id, u.username.clone()));
+    admit(ctx, caller, grant, full_path, service, headers).map_err(|answer| Refused { answer, user })
+}
+
+/// [`authorize`] once the caller is known.
+fn admit(
+    ctx: &Context,
+    caller: Caller,
+    grant: Option<Grant>,
+    full_path: &str,
+    service: Service,
+    headers: &[(String, String)],
+) -> Result<Access, Response> {
     // A blocked account (banned, pending approval) cannot sign in, so its token is no
     // credential (GitLab's `can_log_in_with_non_expired_password?`): the challenge. A
     // deactivated one signs in and is refused by the access check with the reason (403).

@@ -129,7 +129,7 @@ pub fn open(ctx: &Context, _meta: &Meta, method: &str, target: &str, headers: &[
     };
     let access = match auth::authorize(ctx, project, service, headers) {
         Ok(access) => access,
-        Err(answer) => return at_once(answer),
+        Err(refused) => return Some(Opening { opened: Opened::Answer(refused.answer), user: refused.user }),
     };
     let user = access.caller.user().map(|u| (u.id, u.username.clone()));
     let opened = match (route, service) {
