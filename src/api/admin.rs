@@ -5,6 +5,7 @@
 //! program), so they take no caller. One JSON command in, one JSON object out:
 //! `{"command": "user_add", "username": "alice", "admin": false}` and so on; see [`run`].
 
+use crate::api::paths::valid_segment;
 use crate::auth::protection;
 use crate::auth::tokens;
 use crate::context::Context;
@@ -36,17 +37,6 @@ pub fn run(ctx: &Context, params: &Params) -> ApiResult<Response> {
         "store_copy" => store_copy(ctx, params),
         _ => Err(ApiError::InvalidValue("command".into())),
     }
-}
-
-/// GitLab's rule for one path segment of a user, group or project: letters, digits, `_`, `-`
-/// and `.`, starting with a letter, digit or `_`, not ending in `.git` or `.atom`.
-pub(crate) fn valid_segment(segment: &str) -> bool {
-    let first_ok = segment.chars().next().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
-    first_ok
-        && segment.len() <= 255
-        && segment.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
-        && !segment.ends_with(".git")
-        && !segment.ends_with(".atom")
 }
 
 fn check_path(field: &str, path: &str) -> ApiResult<()> {

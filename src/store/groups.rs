@@ -242,14 +242,14 @@ pub fn rename(db: &mut Db, group: &Group, path: &str) -> StoreResult<String> {
 /// below locks its parent first ([`lock`]), so none appears under a path being changed. A
 /// group made below between the read and the locks is found by reading again.
 fn lock_tree(db: &mut Db, id: i64) -> StoreResult<Vec<i64>> {
-    let mut ids = super::projects::group_and_descendant_ids(db, id)?;
+    let mut ids = group_and_descendant_ids(db, id)?;
     if db.dialect() != Dialect::Postgres {
         return Ok(ids);
     }
     for _ in 0..100 {
         let list: Vec<String> = ids.iter().map(i64::to_string).collect();
         db.rows(&format!("SELECT id FROM groups WHERE id IN ({}) FOR UPDATE", list.join(", ")), &[], |_| Ok(()))?;
-        let again = super::projects::group_and_descendant_ids(db, id)?;
+        let again = group_and_descendant_ids(db, id)?;
         if again.len() == ids.len() {
             return Ok(again);
         }
@@ -258,17 +258,17 @@ fn lock_tree(db: &mut Db, id: i64) -> StoreResult<Vec<i64>> {
     Ok(ids)
 }
 
-/// Whether `full_path` is taken by a group or a project (ignoring case), or, at the top level,
-/// by a user's namespace (a username): GitLab's namespaces and routes are one space.
-pub fn path_taken(db: &mut Db, full_path: &str, except_group: Option<i64>) -> StoreResult<bool> {
-    let group = find_by_full_path(db, full_path)?;
-    if group.is_some_and(|g| Some(g.id) != except_group) {
-        return Ok(true);
-    }
-    if super::projects::find_by_full_path(db, full_path)?.is_some() {
-        return Ok(true);
-    }
-    Ok(!full_path.contains('/') && super::users::find_by_username(db, full_path)?.is_some())
+/// The ids of a group and every group below it.
+pub fn group_and_descendant_ids(db: &mut Db, group_id: i64) -> StoreResult<Vec<i64>> {
+    db.rows(
+        "WITH RECURSIVE tree(id, depth) AS (
+             SELECT id, 0 FROM groups WHERE id = $1
+             UNION ALL
+             SELECT g.id, tree.depth + 1 FROM groups g JOIN tree ON g.parent_id = tree.id WHERE tree.depth < 100
+         ) SELECT id FROM tree",
+        &[&group_id],
+        |r| r.i64(0),
+    )
 }
 
 /// The highest visibility among the group's direct subgroups and its projects, for the rule

@@ -202,3 +202,16 @@ pub fn members_count_with_descendants(db: &mut Db, group_id: i64) -> StoreResult
         |r| r.i64(0),
     )
 }
+
+/// Whether `full_path` is taken by a group or a project (ignoring case), or, at the top level,
+/// by a user's namespace (a username): GitLab's namespaces and routes are one space.
+pub fn path_taken(db: &mut Db, full_path: &str, except_group: Option<i64>) -> StoreResult<bool> {
+    let group = groups::find_by_full_path(db, full_path)?;
+    if group.is_some_and(|g| Some(g.id) != except_group) {
+        return Ok(true);
+    }
+    if super::projects::find_by_full_path(db, full_path)?.is_some() {
+        return Ok(true);
+    }
+    Ok(!full_path.contains('/') && users::find_by_username(db, full_path)?.is_some())
+}

@@ -524,16 +524,3 @@ pub fn count(db: &mut Db, query: &ListQuery) -> StoreResult<i64> {
     let refs: Vec<&dyn super::db::Param> = params.iter().map(|p| p.as_ref()).collect();
     db.one(&sql, &refs, |row| row.i64(0))
 }
-
-/// The ids of a group and every group below it.
-pub fn group_and_descendant_ids(db: &mut Db, group_id: i64) -> StoreResult<Vec<i64>> {
-    db.rows(
-        "WITH RECURSIVE tree(id, depth) AS (
-             SELECT id, 0 FROM groups WHERE id = $1
-             UNION ALL
-             SELECT g.id, tree.depth + 1 FROM groups g JOIN tree ON g.parent_id = tree.id WHERE tree.depth < 100
-         ) SELECT id FROM tree",
-        &[&group_id],
-        |r| r.i64(0),
-    )
-}

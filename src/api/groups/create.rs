@@ -94,7 +94,7 @@ pub fn create_group(ctx: &Context, creator: Creator, params: &Params) -> ApiResu
             Some(parent) => format!("{}/{path}", parent.full_path),
             None => path.clone(),
         };
-        if errors.iter().all(|(key, _)| *key != "path") && groups::path_taken(db, &full_path, None)? {
+        if errors.iter().all(|(key, _)| *key != "path") && crate::store::namespaces::path_taken(db, &full_path, None)? {
             errors.push(("path", "has already been taken".into()));
         }
         if let Some(parent) = &parent {

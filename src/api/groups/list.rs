@@ -16,8 +16,8 @@ use crate::auth::roles::{ACCESS_LEVELS, OWNER};
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
 use crate::response::Response;
+use crate::store::groups::group_and_descendant_ids;
 use crate::store::groups::{self, ListQuery, Order};
-use crate::store::projects::group_and_descendant_ids;
 
 /// `GET /groups`.
 pub fn list(call: &Call, params: &Params) -> ApiResult<Response> {

@@ -53,7 +53,9 @@ pub fn update(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
                 Some((parent, _)) => format!("{parent}/{new_path}"),
                 None => new_path.to_string(),
             };
-            if errors.iter().all(|(key, _)| *key != "path") && groups::path_taken(db, &full_path, Some(group.id))? {
+            if errors.iter().all(|(key, _)| *key != "path")
+                && crate::store::namespaces::path_taken(db, &full_path, Some(group.id))?
+            {
                 errors.push(("path", "has already been taken".into()));
             }
         }

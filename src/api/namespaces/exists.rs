@@ -13,7 +13,7 @@ use crate::store::{groups, Db};
 use serde_json::json;
 
 fn taken(db: &mut Db, prefix: &str, path: &str) -> ApiResult<bool> {
-    Ok(groups::path_taken(db, &format!("{prefix}{path}"), None)?)
+    Ok(crate::store::namespaces::path_taken(db, &format!("{prefix}{path}"), None)?)
 }
 
 pub fn exists(call: &Call, path: &str, params: &Params) -> ApiResult<Response> {

@@ -30,7 +30,7 @@ pub fn list_of_group(call: &Call, group: &str, params: &Params) -> ApiResult<Res
     super::purge::purge_due(call.ctx)?;
     let group = call.group(group)?;
     let ids = if params.bool("include_subgroups")?.unwrap_or(false) {
-        call.ctx.store.read(|db| projects::group_and_descendant_ids(db, group.id))?
+        call.ctx.store.read(|db| crate::store::groups::group_and_descendant_ids(db, group.id))?
     } else {
         vec![group.id]
     };

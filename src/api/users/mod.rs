@@ -27,7 +27,7 @@ pub mod unblock;
 pub mod update;
 
 use super::Call;
-use crate::api::admin::valid_segment;
+use crate::api::paths::valid_segment;
 use crate::error::{ApiError, ApiResult};
 use crate::params::{parse_int_text, Params};
 use crate::store::Db;
