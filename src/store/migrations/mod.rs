@@ -74,6 +74,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0005_group_settings.sqlite.sql"),
         postgres: include_str!("0005_group_settings.postgres.sql"),
     },
+    // 10 (issue #38's administration bench; the lead renumbers at merge): SQLite's indexes on
+    // `groups.parent_id` and `projects.group_id`, which PostgreSQL's first schema has.
+    Migration {
+        sqlite: include_str!("0010_tree_indexes.sqlite.sql"),
+        postgres: include_str!("0010_tree_indexes.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
