@@ -200,6 +200,19 @@ fn project_keyset_refusals_and_offset_pages_are_gitlabs() {
     assert_eq!(status, 200);
     assert_eq!(body.as_array().unwrap().len(), 5);
     assert_eq!((headers["x-total"].as_str(), headers["x-page"].as_str()), ("13", "2"));
+    // Later offset pages (their ids picked first, then their columns) hold the same projects
+    // in the same order as one long page, with the caller's levels.
+    for (token, order) in
+        [(member, "id&sort=asc"), (member, "name"), (Some(w.admin.as_str()), "path&sort=asc"), (None, "created_at")]
+    {
+        let (_, _, all) = get(&w, &format!("/api/v4/projects?order_by={order}&per_page=100"), token);
+        let mut pages = Vec::new();
+        for page in 1..=5 {
+            let (_, _, items) = get(&w, &format!("/api/v4/projects?order_by={order}&per_page=4&page={page}"), token);
+            pages.extend(items.as_array().unwrap().iter().cloned());
+        }
+        assert_eq!(pages, *all.as_array().unwrap(), "{order}");
+    }
     let (status, _, body) = get(&w, "/api/v4/projects?per_page=100&page=500", member);
     assert_eq!((status, body), (200, json!([])));
     let (status, _, body) = get(&w, "/api/v4/projects?per_page=100&page=501", None);

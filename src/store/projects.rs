@@ -277,16 +277,30 @@ pub fn list(db: &mut Db, query: &ListQuery) -> StoreResult<Vec<Listed>> {
          (SELECT count(*) FROM projects f WHERE f.forked_from_id = p.id), {group_columns}",
         columns.join(", ")
     );
-    let (mut sql, mut params) = list_sql(query, &select, db.dialect());
     let direction = if query.ascending { "ASC" } else { "DESC" };
-    params.push(Box::new(query.limit));
-    params.push(Box::new(query.offset));
-    sql.push_str(&format!(
-        " ORDER BY {} {direction}, p.id {direction} LIMIT ${} OFFSET ${}",
-        query.order.column(),
-        params.len() - 1,
-        params.len()
-    ));
+    let order = format!("ORDER BY {} {direction}, p.id {direction}", query.order.column());
+    let sql_and_params = if query.offset > 0 {
+        // A later offset page picks its ids first, so that the levels and counts of the
+        // columns are asked of the page's rows only, not of every row skipped (PostgreSQL
+        // computed them for all 9,980 before page 500 of the administration bench: 1.1 s).
+        let (inner, mut params) = list_sql(query, "p.id", db.dialect());
+        params.push(Box::new(query.limit));
+        params.push(Box::new(query.offset));
+        let (with, ids) = inner.split_once("SELECT p.id FROM projects p").ok_or(super::StoreError::NoRow)?;
+        let sql = format!(
+            "{with} SELECT {select} FROM projects p LEFT JOIN groups g ON g.id = p.group_id
+             WHERE p.id IN (SELECT p.id FROM projects p{ids} {order} LIMIT ${} OFFSET ${}) {order}",
+            params.len() - 1,
+            params.len()
+        );
+        (sql, params)
+    } else {
+        let (mut sql, mut params) = list_sql(query, &select, db.dialect());
+        params.push(Box::new(query.limit));
+        sql.push_str(&format!(" {order} LIMIT ${}", params.len()));
+        (sql, params)
+    };
+    let (sql, params) = sql_and_params;
     let refs: Vec<&dyn super::db::Param> = params.iter().map(|p| p.as_ref()).collect();
     db.rows(&sql, &refs, |row| {
         let namespace = match row.opt_i64(15)? {
