@@ -256,6 +256,9 @@ pub struct Limits {
     pub git_push_max_bytes: u64,
     pub git_timeout_seconds: u64,
     pub git_per_repository: u32,
+    /// Days a project or group marked for deletion stays restorable before it is purged
+    /// (decisions D9; GitLab's `deletion_adjourned_period`, 7); 0 purges at once.
+    pub deletion_delay_days: u32,
 }
 
 impl Default for Limits {
@@ -280,6 +283,7 @@ impl Default for Limits {
             git_push_max_bytes: 1 << 30,
             git_timeout_seconds: 3600,
             git_per_repository: 8,
+            deletion_delay_days: 7,
         }
     }
 }

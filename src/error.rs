@@ -63,10 +63,15 @@ impl PartialEq for Cause {
 pub enum ApiError {
     /// 404 `{"message":"404 <what> Not Found"}`; `what` empty gives `"404 Not Found"`.
     NotFound(&'static str),
+    /// 404 `{"message":"404 Not found"}`: a record looked up with `find_by!` is missing (Grape's
+    /// `ActiveRecord::RecordNotFound` rescue, lower-case `found`).
+    RecordNotFound,
     /// 401 `{"message":"401 Unauthorized"}`.
     Unauthorized,
     /// 403 `{"message":"403 Forbidden[ - reason]"}`.
     Forbidden(Option<String>),
+    /// 403 `{"message": text}`: a service's refusal (`render_api_error!(message, :forbidden)`).
+    Denied(String),
     /// 400 `{"error":"<param> is missing"}`.
     MissingParam(String),
     /// 400 `{"error":"<param> is invalid"}`: wrong type or shape.
@@ -122,9 +127,9 @@ impl ApiError {
 
     pub fn status(&self) -> u16 {
         match self {
-            ApiError::NotFound(_) => 404,
+            ApiError::NotFound(_) | ApiError::RecordNotFound => 404,
             ApiError::Unauthorized => 401,
-            ApiError::Forbidden(_) => 403,
+            ApiError::Forbidden(_) | ApiError::Denied(_) => 403,
             ApiError::MissingParam(_)
             | ApiError::InvalidParam(_)
             | ApiError::InvalidValue(_)
@@ -146,6 +151,7 @@ impl ApiError {
         match self {
             ApiError::NotFound("") => json!({"message": "404 Not Found"}),
             ApiError::NotFound(what) => json!({"message": format!("404 {what} Not Found")}),
+            ApiError::RecordNotFound => json!({"message": "404 Not found"}),
             ApiError::Unauthorized => json!({"message": "401 Unauthorized"}),
             ApiError::Forbidden(None) => json!({"message": "403 Forbidden"}),
             ApiError::Forbidden(Some(reason)) => json!({"message": format!("403 Forbidden - {reason}")}),
@@ -158,7 +164,10 @@ impl ApiError {
             ApiError::MethodNotAllowed => json!({"message": "405 Method Not Allowed"}),
             ApiError::PayloadTooLarge => json!({"message": "413 Request Entity Too Large"}),
             ApiError::UnsupportedMediaType => json!({"message": "415 Unsupported Media Type"}),
-            ApiError::Conflict(text) | ApiError::Unprocessable(text) | ApiError::NotAllowed(text) => {
+            ApiError::Conflict(text)
+            | ApiError::Unprocessable(text)
+            | ApiError::Denied(text)
+            | ApiError::NotAllowed(text) => {
                 json!({"message": text})
             }
             ApiError::TooManyRequests { message, .. } => json!({"message": {"error": message}}),

@@ -836,7 +836,7 @@ fn admin_export_checks_its_arguments() {
     // A duplicate user is refused; the first one stays usable.
     let token = instance.user_with_token("root", true);
     let (status, body) = instance.admin(json!({"command": "user_add", "username": "root"}));
-    assert_eq!((status, body), (400, json!({"message": "Username has already been taken"})));
+    assert_eq!((status, body), (409, json!({"message": "Username has already been taken"})));
     let (status, _, _) = instance.request("GET", "/api/v4/member_roles", &[("PRIVATE-TOKEN", &token)], b"");
     assert_eq!(status, 200);
 }

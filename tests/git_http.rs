@@ -354,7 +354,7 @@ fn private_projects_ask_for_credentials_and_need_reporter() {
         &forge.ctx,
         "POST",
         "/api/v4/groups/corp/member_roles",
-        vec![("PRIVATE-TOKEN".into(), root), ("Content-Type".into(), "application/json".into())],
+        vec![("PRIVATE-TOKEN".into(), root.clone()), ("Content-Type".into(), "application/json".into())],
         json!({"name": "Code reader", "base_access_level": 10, "read_code": true}).to_string().as_bytes(),
     );
     assert_eq!(created.status, 201);
@@ -371,6 +371,30 @@ fn private_projects_ask_for_credentials_and_need_reporter() {
     assert_eq!(status, 200, "read_code reads code through the API");
     let (reader, _) = forge.clone("corp/secret", Some(&grace), 0, "grace");
     assert!(stderr(&reader).contains("You are not allowed to download code from this project."), "{}", stderr(&reader));
+    // A guest whose custom role grants admin_merge_request may (its custom ability enables
+    // download_code), but still may not push.
+    let created = forgecore::http::handle(
+        &forge.ctx,
+        "POST",
+        "/api/v4/groups/corp/member_roles",
+        vec![("PRIVATE-TOKEN".into(), root.clone()), ("Content-Type".into(), "application/json".into())],
+        json!({"name": "Reviewer", "base_access_level": 10, "admin_merge_request": true}).to_string().as_bytes(),
+    );
+    assert_eq!(created.status, 201);
+    let reviewer_role: Value = serde_json::from_slice(&created.into_bytes().unwrap()).unwrap();
+    admin(&forge.ctx, json!({"command": "user_add", "username": "rev"}));
+    let rev =
+        admin(&forge.ctx, json!({"command": "token_add", "username": "rev"}))["token"].as_str().unwrap().to_string();
+    admin(
+        &forge.ctx,
+        json!({"command": "member_add", "group": "corp", "username": "rev", "access_level": 10,
+               "member_role_id": reviewer_role["id"]}),
+    );
+    let (out, into) = forge.clone("corp/secret", Some(&rev), 2, "rev");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(git_text(&into, &["rev-parse", "HEAD"]), git_text(&forge.private, &["rev-parse", "main"]));
+    let out = forge.client(&into, 0, &["push", &forge.remote("corp/secret", Some(&rev)), "HEAD:refs/heads/rev"]);
+    assert!(stderr(&out).contains("You are not allowed to push code to this project."), "{}", stderr(&out));
     // An authenticated caller who cannot see a project is told it is not found.
     let (nothing, _) = forge.clone("corp/nothing", Some(&forge.reporter), 2, "nothing");
     assert!(stderr(&nothing).contains("could not be found"), "{}", stderr(&nothing));
@@ -1358,4 +1382,41 @@ fn slow_request_bodies_hold_no_place_of_their_repository() {
     }
     assert!(reports[0].contains("ok refs/heads/slow"), "{reports:?}");
     assert_eq!(git_text(&forge.public, &["rev-parse", "slow"]), new);
+}
+
+/// A blocked (or banned) account's token is no git credential: the challenge, as GitLab's
+/// `personal_access_token_check` finds no user who may log in. A deactivated account signs in
+/// and is refused with GitLab's reason (403). Unblocked or activated, the token works again.
+#[test]
+fn blocked_and_deactivated_accounts_cannot_fetch() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    admin(&forge.ctx, json!({"command": "user_add", "username": "root", "admin": true}));
+    let root =
+        admin(&forge.ctx, json!({"command": "token_add", "username": "root"}))["token"].as_str().unwrap().to_string();
+    let (_, found) = forge.api("/api/v4/users?username=rita", &root);
+    let rita = found[0]["id"].as_i64().unwrap();
+    let act = |action: &str| forge.send("POST", &format!("/api/v4/users/{rita}/{action}"), &root, Value::Null);
+    for (block, unblock) in [("block", "unblock"), ("ban", "unban")] {
+        assert_eq!(act(block), (201, json!(true)));
+        let (out, _) = forge.clone("corp/secret", Some(&forge.reporter), 2, &format!("rita-{block}"));
+        assert!(!out.status.success());
+        assert!(
+            stderr(&out).contains("Authentication failed") || stderr(&out).contains("HTTP Basic: Access denied"),
+            "{}",
+            stderr(&out)
+        );
+        // The API refuses the token as well.
+        let (status, body) = forge.api("/api/v4/user", &forge.reporter);
+        assert_eq!((status, body), (403, json!({"message": "403 Forbidden - Your account has been blocked."})));
+        assert_eq!(act(unblock), (201, json!(true)));
+    }
+    assert_eq!(act("deactivate"), (201, json!(true)));
+    let (out, _) = forge.clone("corp/secret", Some(&forge.reporter), 2, "rita-deactivated");
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("Your account has been deactivated by your administrator."), "{}", stderr(&out));
+    assert_eq!(act("activate"), (201, json!(true)));
+    let (out, into) = forge.clone("corp/secret", Some(&forge.reporter), 2, "rita-active");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(git_text(&into, &["rev-parse", "HEAD"]), git_text(&forge.private, &["rev-parse", "main"]));
 }

@@ -218,6 +218,15 @@ fn create_refuses_as_gitlab_does() {
             json!({"message": "Failed to save group {:visibility_level=>[\"public is not allowed since the parent group has a private visibility.\"]}"})
         )
     );
+    // A user whose can_create_group is off makes no top-level group (GitLab's `create_group`),
+    // but still subgroups where they may.
+    let bob_id = instance.call("GET", "/api/v4/user", Some(&bob), Value::Null).1["id"].clone();
+    let (root, target) = (instance.user_with_token("admin2", true), format!("/api/v4/users/{bob_id}"));
+    assert_eq!(instance.call("PUT", &target, Some(&root), json!({"can_create_group": false})).0, 200);
+    let (status, body) = instance.call("POST", "/api/v4/groups", Some(&bob), json!({"name": "Mine", "path": "mine"}));
+    assert_eq!((status, body), (403, json!({"message": "403 Forbidden"})));
+    assert_eq!(instance.call("PUT", &target, Some(&root), json!({"can_create_group": true})).0, 200);
+    create(&instance, &bob, json!({"name": "Mine", "path": "mine"}));
 }
 
 #[test]

@@ -248,13 +248,16 @@ fn the_current_user_and_other_users() {
     assert_eq!(root["is_admin"], true);
 
     let id = me["id"].as_i64().unwrap();
-    let (status, basic) = get(&w.instance, &format!("/api/v4/users/{id}"), None);
+    // GitLab's `GET /users/:id` is for callers who are signed in (`lib/api/users.rb`).
+    let (status, body) = get(&w.instance, &format!("/api/v4/users/{id}"), None);
+    assert_eq!((status, body), (403, json!({"message": "403 Forbidden - Not authorized!"})));
+    let (status, profile) = get(&w.instance, &format!("/api/v4/users/{id}"), w.token("dev"));
     assert_eq!(status, 200);
-    assert_eq!(basic["username"], "dev");
-    assert!(basic.get("email").is_none(), "{basic}");
+    assert_eq!(profile["username"], "dev");
+    assert!(profile.get("email").is_none(), "{profile}");
     let (_, seen_by_admin) = get(&w.instance, &format!("/api/v4/users/{id}"), w.token("root"));
     assert_eq!(seen_by_admin["is_admin"], false);
-    let (status, body) = get(&w.instance, "/api/v4/users/999999", None);
+    let (status, body) = get(&w.instance, "/api/v4/users/999999", w.token("dev"));
     assert_eq!((status, body), (404, json!({"message": "404 User Not Found"})));
 }
 

@@ -53,8 +53,7 @@ fn main() {
     }
 }
 
-/// One request as `headers` (JSON) names the caller: status, headers (one `Name: value` a
-/// line), body.
+/// One request as `headers` (JSON) names the caller: status, headers (a JSON object), body.
 fn request(ctx: *const fc_ctx, target: &str, headers: &CString) -> (u16, String, Vec<u8>) {
     let target = CString::new(target).expect("no NUL in targets");
     let response = fc_request(ctx, c"GET".as_ptr(), target.as_ptr(), headers.as_ptr(), std::ptr::null(), 0);
@@ -78,11 +77,10 @@ fn request(ctx: *const fc_ctx, target: &str, headers: &CString) -> (u16, String,
     (status, head, body)
 }
 
-fn header<'h>(head: &'h str, name: &str) -> Option<&'h str> {
-    head.lines().find_map(|line| {
-        let (n, v) = line.split_once(':')?;
-        n.trim().eq_ignore_ascii_case(name).then(|| v.trim())
-    })
+/// A header of `head`, `fc_response_headers`' JSON object.
+fn header(head: &str, name: &str) -> Option<String> {
+    let headers: serde_json::Map<String, Value> = serde_json::from_str(head).ok()?;
+    headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).and_then(|(_, v)| v.as_str().map(str::to_string))
 }
 
 /// A request that must answer 200 with a JSON array of `len` items (when given); the array.

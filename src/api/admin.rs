@@ -6,7 +6,6 @@
 //! `{"command": "user_add", "username": "alice", "admin": false}` and so on; see [`run`].
 
 use crate::auth::protection;
-use crate::auth::roles::ACCESS_LEVELS;
 use crate::auth::tokens;
 use crate::context::Context;
 use crate::error::{ApiError, ApiResult};
@@ -14,7 +13,7 @@ use crate::git;
 use crate::params::Params;
 use crate::response::Response;
 use crate::store::Db;
-use crate::store::{self, groups::Group, members::Source, projects::NewProject, StoreError, StoreResult, Visibility};
+use crate::store::{self, groups::Group, projects::NewProject, StoreError, StoreResult, Visibility};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -41,7 +40,7 @@ pub fn run(ctx: &Context, params: &Params) -> ApiResult<Response> {
 
 /// GitLab's rule for one path segment of a user, group or project: letters, digits, `_`, `-`
 /// and `.`, starting with a letter, digit or `_`, not ending in `.git` or `.atom`.
-fn valid_segment(segment: &str) -> bool {
+pub(crate) fn valid_segment(segment: &str) -> bool {
     let first_ok = segment.chars().next().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
     first_ok
         && segment.len() <= 255
@@ -83,21 +82,18 @@ fn new_token(prefix: &str) -> ApiResult<String> {
     tokens::generate(prefix).map_err(ApiError::internal)
 }
 
+/// `user add`: the Users API's own create operation (decisions D9), with its validation and
+/// conflicts; the CLI's users may have no email.
 fn user_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     let username = params.required_string("username")?;
-    check_path("username", &username)?;
-    if username.contains('/') {
-        return Err(ApiError::validation("username cannot contain '/'"));
-    }
-    let admin = params.bool("admin")?.unwrap_or(false);
-    let name = params.string("name")?.unwrap_or_else(|| username.clone());
-    let email = params.string("email")?;
-    let user = ctx.store.write(|db| -> ApiResult<_> {
-        if store::users::find_by_username(db, &username)?.is_some() {
-            return Err(ApiError::validation("Username has already been taken"));
-        }
-        Ok(store::users::insert(db, &username, &name, email.as_deref(), admin)?)
-    })?;
+    let form = crate::api::users::Form {
+        name: Some(params.string("name")?.unwrap_or_else(|| username.clone())),
+        username: Some(username),
+        email: params.string("email")?,
+        admin: params.bool("admin")?,
+        ..Default::default()
+    };
+    let user = crate::api::users::create::create_user(&ctx.store, &form, false)?;
     Ok(Response::json(201, &user_entity(&user)))
 }
 
@@ -274,47 +270,45 @@ fn project_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     Ok(Response::json(201, &super::projects::entity(ctx, &super::base_url(ctx, None), &project)))
 }
 
+/// `member add`: a client of the members API's own operations ([`members::create::add`], and
+/// [`members::update::change`] when the user is a member already), with the authority of an
+/// administrator: the same validations (custom role's level and hierarchy, expiry date) as
+/// `POST /groups/:id/members` and `POST /projects/:id/members`.
 fn member_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
+    use super::members::{self, create::Addition, update::Change, Actor, Target};
     let username = params.required_string("username")?;
-    let access_level = params.int("access_level")?.ok_or(ApiError::MissingParam("access_level".into()))?;
-    if !ACCESS_LEVELS.contains(&access_level) {
-        return Err(ApiError::InvalidValue("access_level".into()));
-    }
-    let member_role_id = params.int("member_role_id")?;
+    let access_level = members::read_access_level(params)?;
+    let member_role_id = members::read_member_role_id(params)?.flatten();
+    let expires_at = members::read_expires_at(params)?.flatten();
     let (group, project) = (params.string("group")?, params.string("project")?);
-    let id = ctx.store.write(|db| -> ApiResult<_> {
+    let (user, target) = ctx.store.read(|db| -> ApiResult<_> {
         let user = user_named(db, &username)?;
-        let (source, root_group) = match (&group, &project) {
-            (Some(path), None) => {
-                let group = group_at(db, path)?;
-                (Source::Group(group.id), Some(store::groups::root_id(db, group.id)?))
-            }
-            (None, Some(path)) => {
-                let project = store::projects::find_by_full_path(db, path)?.ok_or(ApiError::NotFound("Project"))?;
-                let root = match project.group_id {
-                    Some(group_id) => Some(store::groups::root_id(db, group_id)?),
-                    None => None,
-                };
-                (Source::Project(project.id), root)
-            }
+        let target = match (&group, &project) {
+            (Some(path), None) => Target::Group(group_at(db, path)?),
+            (None, Some(path)) => Target::Project(Box::new(
+                store::projects::find_by_full_path(db, path)?.ok_or(ApiError::NotFound("Project"))?,
+            )),
             _ => {
                 return Err(ApiError::ParamError(
                     "group, project are mutually exclusive, exactly one is required".into(),
                 ))
             }
         };
-        if let Some(role_id) = member_role_id {
-            let role = store::member_roles::find_by_id(db, role_id)?.ok_or(ApiError::NotFound("Member Role"))?;
-            if role.group_id.is_some() && role.group_id != root_group {
-                return Err(ApiError::validation("Member role must belong to the root group of the membership"));
-            }
-        }
-        Ok(store::members::upsert(db, &source, user.id, access_level, member_role_id)?)
+        Ok((user, target))
     })?;
+    let addition = Addition { access_level, expires_at: expires_at.clone(), member_role_id };
+    let member = match members::create::add(ctx, &Actor::Administration, &target, &user, &addition) {
+        Err(ApiError::Conflict(_)) => {
+            let change = Change { access_level, expires_at: Some(expires_at), member_role_id: Some(member_role_id) };
+            members::update::change(ctx, &Actor::Administration, &target, user.id, &change)?
+        }
+        other => other?,
+    };
     Ok(Response::json(
         201,
-        &json!({"id": id, "username": username, "group": group, "project": project,
-                "access_level": access_level, "member_role_id": member_role_id}),
+        &json!({"id": member.id, "username": username, "group": group, "project": project,
+                "access_level": member.access_level, "member_role_id": member.member_role_id,
+                "expires_at": member.expires_at}),
     ))
 }
 

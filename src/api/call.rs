@@ -133,6 +133,11 @@ impl<'a> Call<'a> {
         client: Option<IpAddr>,
     ) -> ApiResult<Call<'a>> {
         let caller = auth::identify(ctx, credentials)?;
+        // A blocked, banned or deactivated account's tokens are refused as GitLab refuses them
+        // (`api_access_allowed?`): 403 with the reason.
+        if let Some(reason) = caller.user().and_then(|user| crate::api::users::access_denied(user, &base_url)) {
+            return Err(ApiError::Forbidden(Some(reason)));
+        }
         if let (Caller::Anonymous, Some(address)) = (&caller, client) {
             ctx.throttle(ctx.config.rate_limits.unauthenticated_api, &format!("unauthenticated:{address}"), THROTTLED)?;
         }
@@ -148,6 +153,11 @@ impl<'a> Call<'a> {
             IdOrPath::Path(path) => store::projects::Name::FullPath(path.to_string()),
         };
         let project = self.ctx.store.project(&name)?.ok_or(ApiError::NotFound("Project"))?;
+        // A project past its deletion delay is purged by the lookup that finds it (D9).
+        if project.marked_for_deletion_at.is_some_and(|at| crate::api::projects::purge::due(self.ctx, at)) {
+            crate::api::projects::purge::purge_project(self.ctx, project.id)?;
+            return Err(ApiError::NotFound("Project"));
+        }
         self.ctx.store.read(|db| permissions::authorize_project(db, &self.caller, &project, ability))?;
         Ok(project)
     }

@@ -30,6 +30,16 @@ pub enum ProjectAbility {
     PushCode,
     /// Read or generate repository health (B10): Maintainer and above.
     ReadHealth,
+    /// Change its settings (`PUT /projects/:id`, GitLab's `admin_project`): Maintainer and above.
+    AdminProject,
+    /// Change its visibility (GitLab's `change_visibility_level`): Owner.
+    ChangeVisibility,
+    /// Archive or unarchive it (GitLab's `archive_project`): Owner, or a custom role's
+    /// `archive_project`.
+    ArchiveProject,
+    /// Delete or restore it (GitLab's `remove_project`): Owner, or a custom role's
+    /// `remove_project`.
+    RemoveProject,
 }
 
 /// The caller's standing on one project.
@@ -58,7 +68,7 @@ impl ProjectAccess {
         Ok(access)
     }
 
-    fn has_flag(&self, flag: &str) -> bool {
+    pub fn has_flag(&self, flag: &str) -> bool {
         self.flags.iter().any(|f| f == flag)
     }
 
@@ -75,14 +85,18 @@ impl ProjectAccess {
             || (visibility == Visibility::Internal && self.signed_in)
             || self.level >= REPORTER
             || self.has_flag("read_code")
+            || self.has_flag("admin_merge_request")
     }
 
-    /// GitLab's `download_code`: as [`Self::can_read_code`] without the custom-role flag.
+    /// GitLab's `download_code`: as [`Self::can_read_code`] without the `read_code` flag, but
+    /// with `admin_merge_request`, whose custom ability enables `download_code` (EE's
+    /// `custom_roles` policy: reviewing merge requests means fetching their code).
     pub fn can_download_code(&self, visibility: Visibility) -> bool {
         self.admin
             || visibility == Visibility::Public
             || (visibility == Visibility::Internal && self.signed_in)
             || self.level >= REPORTER
+            || self.has_flag("admin_merge_request")
     }
 }
 
@@ -111,8 +125,13 @@ pub fn authorize_project(db: &mut Db, caller: &Caller, project: &Project, abilit
         ProjectAbility::Read => true,
         ProjectAbility::ReadCode | ProjectAbility::ReadChangelog => access.can_read_code(project.visibility),
         ProjectAbility::DownloadCode => access.can_download_code(project.visibility),
-        ProjectAbility::PushCode => access.admin || access.level >= DEVELOPER,
-        ProjectAbility::ReadHealth => access.admin || access.level >= MAINTAINER,
+        // An archived project is read-only for everyone (GitLab's `ArchivedAbilities`
+        // prevent `push_code` even for administrators); every write path asks this.
+        ProjectAbility::PushCode => !project.archived && (access.admin || access.level >= DEVELOPER),
+        ProjectAbility::ReadHealth | ProjectAbility::AdminProject => access.admin || access.level >= MAINTAINER,
+        ProjectAbility::ChangeVisibility => access.admin || access.level >= OWNER,
+        ProjectAbility::ArchiveProject => access.admin || access.level >= OWNER || access.has_flag("archive_project"),
+        ProjectAbility::RemoveProject => access.admin || access.level >= OWNER || access.has_flag("remove_project"),
     };
     if allowed {
         Ok(())
@@ -136,6 +155,23 @@ pub fn can_see_group(db: &mut Db, caller: &Caller, group: &Group) -> ApiResult<b
         || store::members::has_membership_below(db, user.id, group.id)?)
 }
 
+/// The caller's standing on one group: the highest level of the live memberships reaching it
+/// (on it or an ancestor) and the flags of their custom roles, as [`ProjectAccess`] is for a
+/// project.
+pub fn group_access(db: &mut Db, caller: &Caller, group: &Group) -> ApiResult<ProjectAccess> {
+    let Caller::User(user) = caller else { return Ok(ProjectAccess::default()) };
+    let mut access = ProjectAccess { admin: user.is_admin, signed_in: true, ..Default::default() };
+    for membership in store::members::for_group(db, user.id, group.id)? {
+        access.level = access.level.max(membership.access_level);
+        for flag in membership.role_permissions {
+            if !access.flags.contains(&flag) {
+                access.flags.push(flag);
+            }
+        }
+    }
+    Ok(access)
+}
+
 /// Owner of the group, directly or through an ancestor, or an administrator. Custom role flags
 /// never make anyone an owner.
 pub fn is_group_owner(db: &mut Db, caller: &Caller, group: &Group) -> ApiResult<bool> {
@@ -144,4 +180,19 @@ pub fn is_group_owner(db: &mut Db, caller: &Caller, group: &Group) -> ApiResult<
         return Ok(true);
     }
     Ok(store::members::for_group(db, user.id, group.id)?.iter().any(|m| m.access_level >= OWNER))
+}
+
+/// GitLab's `remove_group`: Owner of the group (directly or through an ancestor), an
+/// administrator, or, for a subgroup only, a custom role's `remove_group` on a membership
+/// reaching it (`ee/app/policies/ee/group_policy.rb`: the flag counts only when the group has a
+/// parent).
+pub fn can_remove_group(db: &mut Db, caller: &Caller, group: &Group) -> ApiResult<bool> {
+    let Caller::User(user) = caller else { return Ok(false) };
+    if user.is_admin {
+        return Ok(true);
+    }
+    let memberships = store::members::for_group(db, user.id, group.id)?;
+    Ok(memberships.iter().any(|m| m.access_level >= OWNER)
+        || (group.parent_id.is_some()
+            && memberships.iter().any(|m| m.role_permissions.iter().any(|f| f == "remove_group"))))
 }

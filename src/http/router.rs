@@ -8,6 +8,7 @@
 
 use super::request::Request;
 use crate::api::member_roles::{self, Scope};
+use crate::api::members::{self, Scope as Members};
 use crate::api::repository::{
     archive, blobs, branches, changelog, commits, compare, contributors, files, health, merge_base, tags, tree,
 };
@@ -42,12 +43,26 @@ pub static ROUTES: &[Route] = &[
     // Metadata (`/version`).
     route!("GET", "/version", |_, _, _| Ok(version::get())),
     // Users.
-    route!("GET", "/user", |c, _, _| users::current::current(c)),
+    route!("GET", "/users", |c, r, _| users::list::list(c, &r.params)),
     route!("GET", "/users/:id", |c, _, a| users::get::get(c, a[0])),
+    route!("GET", "/user", |c, _, _| users::current::current(c)),
+    route!("POST", "/users", |c, r, _| users::create::create(c, &r.params)),
+    route!("PUT", "/users/:id", |c, r, a| users::update::update(c, a[0], &r.params)),
+    route!("DELETE", "/users/:id", |c, r, a| users::delete::delete(c, a[0], &r.params)),
+    route!("POST", "/users/:id/block", |c, _, a| users::block::block(c, a[0])),
+    route!("POST", "/users/:id/unblock", |c, _, a| users::unblock::unblock(c, a[0])),
+    route!("POST", "/users/:id/deactivate", |c, _, a| users::deactivate::deactivate(c, a[0])),
+    route!("POST", "/users/:id/activate", |c, _, a| users::activate::activate(c, a[0])),
+    route!("POST", "/users/:id/ban", |c, _, a| users::ban::ban(c, a[0])),
+    route!("POST", "/users/:id/unban", |c, _, a| users::unban::unban(c, a[0])),
+    route!("POST", "/users/:id/approve", |c, _, a| users::approve::approve(c, a[0])),
+    route!("POST", "/users/:id/reject", |c, _, a| users::reject::reject(c, a[0])),
     // Groups.
     route!("GET", "/groups", |c, r, _| groups::list::list(c, &r.params)),
     route!("GET", "/groups/:id/subgroups", |c, r, a| groups::list::subgroups(c, a[0], &r.params)),
     route!("GET", "/groups/:id/descendant_groups", |c, r, a| groups::list::descendant_groups(c, a[0], &r.params)),
+    route!("DELETE", "/groups/:id", |c, r, a| groups::delete::delete(c, a[0], &r.params)),
+    route!("POST", "/groups/:id/restore", |c, _, a| groups::restore::restore(c, a[0])),
     route!("GET", "/groups/:id/projects", |c, r, a| projects::list::list_of_group(c, a[0], &r.params)),
     route!("GET", "/groups/:id", |c, r, a| groups::get::get(c, a[0], &r.params)),
     route!("POST", "/groups", |c, r, _| groups::create::create(c, &r.params)),
@@ -59,6 +74,13 @@ pub static ROUTES: &[Route] = &[
     // Projects.
     route!("GET", "/projects", |c, r, _| projects::list::list(c, &r.params)),
     route!("GET", "/projects/:id", |c, _, a| projects::get(c, a[0])),
+    route!("POST", "/projects", |c, r, _| projects::create::create(c, &r.params)),
+    route!("POST", "/projects/user/:user_id", |c, r, a| projects::create::create_for_user(c, a[0], &r.params)),
+    route!("PUT", "/projects/:id", |c, r, a| projects::update::update(c, a[0], &r.params)),
+    route!("POST", "/projects/:id/archive", |c, _, a| projects::archive::archive(c, a[0])),
+    route!("POST", "/projects/:id/unarchive", |c, _, a| projects::archive::unarchive(c, a[0])),
+    route!("DELETE", "/projects/:id", |c, r, a| projects::delete::delete(c, a[0], &r.params)),
+    route!("POST", "/projects/:id/restore", |c, _, a| projects::restore::restore(c, a[0])),
     // Member roles, of the instance and of a group.
     route!("GET", "/member_roles", |c, _, _| member_roles::list::list(c, Scope::Instance)),
     route!("POST", "/member_roles", |c, r, _| member_roles::create::create(c, Scope::Instance, &r.params)),
@@ -77,6 +99,31 @@ pub static ROUTES: &[Route] = &[
     }),
     route!("DELETE", "/groups/:id/member_roles/:member_role_id", |c, _, a| {
         member_roles::delete::delete(c, Scope::Group(a[0]), a[1])
+    }),
+    // Group and project members.
+    route!("GET", "/groups/:id/members", |c, r, a| members::list::list(c, Members::Group(a[0]), &r.params)),
+    route!("GET", "/groups/:id/members/all", |c, r, a| members::list::list_all(c, Members::Group(a[0]), &r.params)),
+    route!("GET", "/groups/:id/members/all/:user_id", |c, _, a| members::get::get_all(c, Members::Group(a[0]), a[1])),
+    route!("GET", "/groups/:id/members/:user_id", |c, _, a| members::get::get(c, Members::Group(a[0]), a[1])),
+    route!("POST", "/groups/:id/members", |c, r, a| members::create::create(c, Members::Group(a[0]), &r.params)),
+    route!("PUT", "/groups/:id/members/:user_id", |c, r, a| {
+        members::update::update(c, Members::Group(a[0]), a[1], &r.params)
+    }),
+    route!("DELETE", "/groups/:id/members/:user_id", |c, r, a| {
+        members::delete::delete(c, Members::Group(a[0]), a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/members", |c, r, a| members::list::list(c, Members::Project(a[0]), &r.params)),
+    route!("GET", "/projects/:id/members/all", |c, r, a| members::list::list_all(c, Members::Project(a[0]), &r.params)),
+    route!("GET", "/projects/:id/members/all/:user_id", |c, _, a| {
+        members::get::get_all(c, Members::Project(a[0]), a[1])
+    }),
+    route!("GET", "/projects/:id/members/:user_id", |c, _, a| members::get::get(c, Members::Project(a[0]), a[1])),
+    route!("POST", "/projects/:id/members", |c, r, a| members::create::create(c, Members::Project(a[0]), &r.params)),
+    route!("PUT", "/projects/:id/members/:user_id", |c, r, a| {
+        members::update::update(c, Members::Project(a[0]), a[1], &r.params)
+    }),
+    route!("DELETE", "/projects/:id/members/:user_id", |c, r, a| {
+        members::delete::delete(c, Members::Project(a[0]), a[1], &r.params)
     }),
     // Protected branches.
     route!("GET", "/projects/:id/protected_branches", |c, r, a| protected_branches::list::list(c, a[0], &r.params)),

@@ -106,6 +106,8 @@ pub struct Detailed {
     pub settings: Settings,
     /// The names of the group and its ancestors, root first (GitLab's `full_name`).
     pub full_name: String,
+    /// When the group was marked for deletion (seconds since the epoch), if it is.
+    pub marked_for_deletion_at: Option<i64>,
 }
 
 /// Inserts a group under `parent` with `settings` (its `created_at` is now, whatever it says).
@@ -160,7 +162,8 @@ pub fn detailed(db: &mut Db, group: &Group) -> StoreResult<Option<Detailed>> {
         return Ok(None);
     };
     let full_name = full_name(db, group.id)?;
-    Ok(Some(Detailed { group: group.clone(), settings, full_name }))
+    let marked_for_deletion_at = marked_for_deletion_at(db, group.id)?;
+    Ok(Some(Detailed { group: group.clone(), settings, full_name, marked_for_deletion_at }))
 }
 
 /// `Root / Child / Group`: the names of the group and its ancestors, root first.
@@ -419,7 +422,8 @@ pub fn list(db: &mut Db, query: &ListQuery) -> StoreResult<Vec<Detailed>> {
     let mut out = Vec::with_capacity(rows.len());
     for (group, settings) in rows {
         let full_name = full_name(db, group.id)?;
-        out.push(Detailed { group, settings, full_name });
+        let marked_for_deletion_at = marked_for_deletion_at(db, group.id)?;
+        out.push(Detailed { group, settings, full_name, marked_for_deletion_at });
     }
     Ok(out)
 }
@@ -477,4 +481,46 @@ pub fn self_and_ancestor_ids(db: &mut Db, id: i64) -> StoreResult<Vec<i64>> {
 /// The root of the hierarchy a group belongs to.
 pub fn root_id(db: &mut Db, id: i64) -> StoreResult<i64> {
     Ok(self_and_ancestor_ids(db, id)?.last().copied().unwrap_or(id))
+}
+
+/// When the group was marked for deletion (seconds since the epoch), if it is (decisions D9).
+/// Kept apart from [`Group`]: only deletion and the entity ask.
+pub fn marked_for_deletion_at(db: &mut Db, id: i64) -> StoreResult<Option<i64>> {
+    Ok(db.row("SELECT marked_for_deletion_at FROM groups WHERE id = $1", &[&id], |r| r.opt_i64(0))?.flatten())
+}
+
+/// Marks the group for deletion at `at` by `by`, or (`None`) restores it; whether a row changed.
+pub fn set_marked_for_deletion(db: &mut Db, id: i64, mark: Option<(i64, Option<i64>)>) -> StoreResult<bool> {
+    let changed = match mark {
+        Some((at, by)) => db.execute(
+            "UPDATE groups SET marked_for_deletion_at = $2, marked_for_deletion_by = $3
+             WHERE id = $1 AND marked_for_deletion_at IS NULL",
+            &[&id, &at, &by],
+        )?,
+        None => db.execute(
+            "UPDATE groups SET marked_for_deletion_at = NULL, marked_for_deletion_by = NULL
+             WHERE id = $1 AND marked_for_deletion_at IS NOT NULL",
+            &[&id],
+        )?,
+    };
+    Ok(changed > 0)
+}
+
+/// The ids of the groups marked for deletion at or before `cutoff`.
+pub fn due_for_purge(db: &mut Db, cutoff: i64) -> StoreResult<Vec<i64>> {
+    db.rows(
+        "SELECT id FROM groups WHERE marked_for_deletion_at IS NOT NULL AND marked_for_deletion_at <= $1 ORDER BY id",
+        &[&cutoff],
+        |r| r.i64(0),
+    )
+}
+
+/// Removes the rows of these groups (their memberships and custom roles go with them), the
+/// deepest first. Whether any row was removed by this call.
+pub fn remove_all(db: &mut Db, deepest_first: &[i64]) -> StoreResult<bool> {
+    let mut removed = false;
+    for id in deepest_first {
+        removed |= db.execute("DELETE FROM groups WHERE id = $1", &[id])? > 0;
+    }
+    Ok(removed)
 }

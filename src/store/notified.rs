@@ -367,7 +367,14 @@ mod tests {
     use crate::store::users::User;
 
     fn alice() -> Principal {
-        Principal::User(User { id: 1, username: "alice".into(), name: "Alice".into(), email: None, is_admin: false })
+        Principal::User(User {
+            id: 1,
+            username: "alice".into(),
+            name: "Alice".into(),
+            email: None,
+            is_admin: false,
+            ..User::default()
+        })
     }
 
     const KEY: Key = (false, [7; 32]);

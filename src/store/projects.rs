@@ -27,10 +27,58 @@ pub struct Project {
     /// Whether the project's protected branches are the rows of `protected_branches`; when not
     /// (a project made before they were stored), its default branch is protected implicitly.
     pub protections_stored: bool,
+    /// Archived: read-only on every write path (decisions D9).
+    pub archived: bool,
+    /// When it was marked for deletion (seconds since the epoch), and by whom.
+    pub marked_for_deletion_at: Option<i64>,
+    pub marked_for_deletion_by: Option<i64>,
+    /// Whether forgecore created its repository (`POST /projects`): a purge deletes only those;
+    /// a repository registered in place is unregistered, never deleted.
+    pub created_repository: bool,
+    pub settings: Settings,
+    pub creator_id: Option<i64>,
+    /// The user whose personal namespace holds the project (`<username>/<path>`); `None` for a
+    /// project in a group or one registered outside any namespace.
+    pub namespace_user_id: Option<i64>,
+    pub topics: Vec<String>,
+}
+
+/// The merge settings a project keeps and answers (`PUT /projects/:id`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// `merge`, `rebase_merge` or `ff`.
+    pub merge_method: String,
+    /// `never`, `always`, `default_on` or `default_off`.
+    pub squash_option: String,
+    pub remove_source_branch_after_merge: bool,
+    pub only_allow_merge_if_pipeline_succeeds: bool,
+    pub allow_merge_on_skipped_pipeline: bool,
+    pub only_allow_merge_if_all_discussions_are_resolved: bool,
+}
+
+impl Default for Settings {
+    /// GitLab's defaults for a new project.
+    fn default() -> Settings {
+        Settings {
+            merge_method: "merge".into(),
+            squash_option: "default_off".into(),
+            remove_source_branch_after_merge: true,
+            only_allow_merge_if_pipeline_succeeds: false,
+            allow_merge_on_skipped_pipeline: false,
+            only_allow_merge_if_all_discussions_are_resolved: false,
+        }
+    }
 }
 
 const COLUMNS: &str = "id, group_id, path, full_path, name, repo_dir, visibility, forked_from_id, storage, \
-                       created_at, description, protections_stored";
+                       created_at, description, protections_stored, archived, marked_for_deletion_at, \
+                       marked_for_deletion_by, created_repository, merge_method, squash_option, \
+                       remove_source_branch_after_merge, only_allow_merge_if_pipeline_succeeds, \
+                       allow_merge_on_skipped_pipeline, only_allow_merge_if_all_discussions_are_resolved, \
+                       creator_id, namespace_user_id, topics";
+
+/// How many columns [`COLUMNS`] names.
+const COLUMN_COUNT: usize = 25;
 
 fn from_row(row: &Row) -> StoreResult<Project> {
     Ok(Project {
@@ -46,6 +94,21 @@ fn from_row(row: &Row) -> StoreResult<Project> {
         created_at: row.i64(9)?,
         description: row.opt_string(10)?,
         protections_stored: row.bool(11)?,
+        archived: row.bool(12)?,
+        marked_for_deletion_at: row.opt_i64(13)?,
+        marked_for_deletion_by: row.opt_i64(14)?,
+        created_repository: row.bool(15)?,
+        settings: Settings {
+            merge_method: row.string(16)?,
+            squash_option: row.string(17)?,
+            remove_source_branch_after_merge: row.bool(18)?,
+            only_allow_merge_if_pipeline_succeeds: row.bool(19)?,
+            allow_merge_on_skipped_pipeline: row.bool(20)?,
+            only_allow_merge_if_all_discussions_are_resolved: row.bool(21)?,
+        },
+        creator_id: row.opt_i64(22)?,
+        namespace_user_id: row.opt_i64(23)?,
+        topics: serde_json::from_str(&row.string(24)?).unwrap_or_default(),
     })
 }
 
@@ -57,6 +120,17 @@ pub struct NewProject<'a> {
     pub visibility: Visibility,
     pub forked_from_id: Option<i64>,
     pub storage: Option<&'a str>,
+}
+
+/// What a project made through the API (`POST /projects`) has beyond a registered one.
+#[derive(Debug, Clone, Default)]
+pub struct Created {
+    pub name: String,
+    pub description: Option<String>,
+    pub settings: Settings,
+    pub creator_id: Option<i64>,
+    pub namespace_user_id: Option<i64>,
+    pub topics: Vec<String>,
 }
 
 /// Inserts a project. Its protections are stored from the start (`protections_stored`): the
@@ -92,7 +166,140 @@ pub fn insert(db: &mut Db, new: &NewProject) -> StoreResult<Project> {
         created_at,
         description: None,
         protections_stored: true,
+        archived: false,
+        marked_for_deletion_at: None,
+        marked_for_deletion_by: None,
+        created_repository: false,
+        settings: Settings::default(),
+        creator_id: None,
+        namespace_user_id: None,
+        topics: Vec::new(),
     })
+}
+
+/// Inserts a project made through the API, its repository to be created by forgecore at
+/// `new.repo_dir` (`created_repository`), and answers it as stored.
+pub fn insert_created(db: &mut Db, new: &NewProject, created: &Created) -> StoreResult<Project> {
+    let project = insert(db, new)?;
+    let topics = serde_json::to_string(&created.topics).unwrap_or_else(|_| "[]".into());
+    let s = &created.settings;
+    db.execute(
+        "UPDATE projects SET name = $2, description = $3, created_repository = TRUE, merge_method = $4,
+                squash_option = $5, remove_source_branch_after_merge = $6,
+                only_allow_merge_if_pipeline_succeeds = $7, allow_merge_on_skipped_pipeline = $8,
+                only_allow_merge_if_all_discussions_are_resolved = $9, creator_id = $10,
+                namespace_user_id = $11, topics = $12
+         WHERE id = $1",
+        &[
+            &project.id,
+            &created.name,
+            &created.description,
+            &s.merge_method,
+            &s.squash_option,
+            &s.remove_source_branch_after_merge,
+            &s.only_allow_merge_if_pipeline_succeeds,
+            &s.allow_merge_on_skipped_pipeline,
+            &s.only_allow_merge_if_all_discussions_are_resolved,
+            &created.creator_id,
+            &created.namespace_user_id,
+            &topics,
+        ],
+    )?;
+    Ok(find_by_id(db, project.id)?.unwrap_or(project))
+}
+
+/// Sets where a project's repository is (a project made through the API learns its id, which
+/// names its directory, only once inserted).
+pub fn set_repo_dir(db: &mut Db, id: i64, repo_dir: &str) -> StoreResult<()> {
+    db.execute("UPDATE projects SET repo_dir = $2 WHERE id = $1", &[&id, &repo_dir])?;
+    Ok(())
+}
+
+/// Writes what `PUT /projects/:id` may change.
+pub fn update(db: &mut Db, project: &Project) -> StoreResult<()> {
+    let topics = serde_json::to_string(&project.topics).unwrap_or_else(|_| "[]".into());
+    let s = &project.settings;
+    db.execute(
+        "UPDATE projects SET name = $2, path = $3, full_path = $4, description = $5, visibility = $6,
+                merge_method = $7, squash_option = $8, remove_source_branch_after_merge = $9,
+                only_allow_merge_if_pipeline_succeeds = $10, allow_merge_on_skipped_pipeline = $11,
+                only_allow_merge_if_all_discussions_are_resolved = $12, topics = $13
+         WHERE id = $1",
+        &[
+            &project.id,
+            &project.name,
+            &project.path,
+            &project.full_path,
+            &project.description,
+            &project.visibility.as_str(),
+            &s.merge_method,
+            &s.squash_option,
+            &s.remove_source_branch_after_merge,
+            &s.only_allow_merge_if_pipeline_succeeds,
+            &s.allow_merge_on_skipped_pipeline,
+            &s.only_allow_merge_if_all_discussions_are_resolved,
+            &topics,
+        ],
+    )?;
+    Ok(())
+}
+
+/// Archives or unarchives a project.
+pub fn set_archived(db: &mut Db, id: i64, archived: bool) -> StoreResult<()> {
+    db.execute("UPDATE projects SET archived = $2 WHERE id = $1", &[&id, &archived])?;
+    Ok(())
+}
+
+/// Marks a project for deletion at `at` by `by`, archiving it, or (`None`) restores it,
+/// unarchiving it (GitLab's `Projects::MarkForDeletionService` and `RestoreService`). Whether a
+/// row changed: a second mark, or a restore of an unmarked project, changes none.
+pub fn set_marked_for_deletion(db: &mut Db, id: i64, mark: Option<(i64, Option<i64>)>) -> StoreResult<bool> {
+    let changed = match mark {
+        Some((at, by)) => db.execute(
+            "UPDATE projects SET marked_for_deletion_at = $2, marked_for_deletion_by = $3, archived = TRUE
+             WHERE id = $1 AND marked_for_deletion_at IS NULL",
+            &[&id, &at, &by],
+        )?,
+        None => db.execute(
+            "UPDATE projects SET marked_for_deletion_at = NULL, marked_for_deletion_by = NULL, archived = FALSE
+             WHERE id = $1 AND marked_for_deletion_at IS NOT NULL",
+            &[&id],
+        )?,
+    };
+    Ok(changed > 0)
+}
+
+/// The ids of the projects marked for deletion at or before `cutoff`.
+pub fn due_for_purge(db: &mut Db, cutoff: i64) -> StoreResult<Vec<i64>> {
+    db.rows(
+        "SELECT id FROM projects WHERE marked_for_deletion_at IS NOT NULL AND marked_for_deletion_at <= $1 ORDER BY id",
+        &[&cutoff],
+        |r| r.i64(0),
+    )
+}
+
+/// The ids of the projects of these groups.
+pub fn ids_in_groups(db: &mut Db, group_ids: &[i64]) -> StoreResult<Vec<i64>> {
+    if group_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<String> = group_ids.iter().map(i64::to_string).collect();
+    db.rows(&format!("SELECT id FROM projects WHERE group_id IN ({}) ORDER BY id", ids.join(", ")), &[], |r| r.i64(0))
+}
+
+/// The ids of the projects in the personal namespace of `user_id`.
+pub fn ids_of_personal(db: &mut Db, user_id: i64) -> StoreResult<Vec<i64>> {
+    db.rows("SELECT id FROM projects WHERE namespace_user_id = $1 ORDER BY id", &[&user_id], |r| r.i64(0))
+}
+
+/// Removes the project's row (its memberships, tokens, protections and health report go with
+/// it; forks of it stay, no longer forks). The project as it was, when this call removed it;
+/// `None` when it was already gone (another host purged it first).
+pub fn remove(db: &mut Db, id: i64) -> StoreResult<Option<Project>> {
+    let Some(project) = find_by_id(db, id)? else { return Ok(None) };
+    db.execute("UPDATE projects SET forked_from_id = NULL WHERE forked_from_id = $1", &[&id])?;
+    let removed = db.execute("DELETE FROM projects WHERE id = $1", &[&id])?;
+    Ok((removed > 0).then_some(project))
 }
 
 /// Marks the project's protections as the rows of `protected_branches` from now on.
@@ -158,6 +365,8 @@ pub struct ListQuery {
     /// Matched against name and path, ignoring case.
     pub search: Option<String>,
     pub visibility: Option<Visibility>,
+    /// Only archived (`Some(true)`) or only unarchived (`Some(false)`) projects.
+    pub archived: Option<bool>,
     /// Only projects in these groups (`GET /groups/:id/projects`).
     pub group_ids: Option<Vec<i64>>,
     pub id_after: Option<i64>,
@@ -183,6 +392,8 @@ pub struct Listed {
     pub forks_count: i64,
     /// Its group (`None` for a project outside any group).
     pub namespace: Option<super::groups::Group>,
+    /// The user whose personal namespace holds it: id, username, name.
+    pub owner: Option<(i64, String, String)>,
 }
 
 /// The caller's level on the project itself ($1: the user, NULL for nobody).
@@ -244,6 +455,10 @@ fn list_sql(query: &ListQuery, select: &str, dialect: Dialect) -> (String, Vec<B
         let at = bind(Box::new(visibility.as_str()), &mut params);
         conditions.push(format!("p.visibility = {at}"));
     }
+    if let Some(archived) = query.archived {
+        let at = bind(Box::new(archived), &mut params);
+        conditions.push(format!("p.archived = {at}"));
+    }
     if let Some(groups) = &query.group_ids {
         let ids: Vec<String> = groups.iter().map(i64::to_string).collect();
         conditions.push(if ids.is_empty() { "1 = 0".into() } else { format!("p.group_id IN ({})", ids.join(", ")) });
@@ -263,7 +478,8 @@ fn list_sql(query: &ListQuery, select: &str, dialect: Dialect) -> (String, Vec<B
              UNION ALL
              SELECT g.id, mg.level, mg.depth + 1 FROM groups g JOIN mg ON g.parent_id = mg.id WHERE mg.depth < 100
          )
-         SELECT {select} FROM projects p LEFT JOIN groups g ON g.id = p.group_id {filter}"
+         SELECT {select} FROM projects p LEFT JOIN groups g ON g.id = p.group_id
+         LEFT JOIN users u ON u.id = p.namespace_user_id {filter}"
     );
     (sql, params)
 }
@@ -274,7 +490,7 @@ pub fn list(db: &mut Db, query: &ListQuery) -> StoreResult<Vec<Listed>> {
     let group_columns = "g.id, g.parent_id, g.path, g.full_path, g.name, g.visibility";
     let select = format!(
         "{}, {PROJECT_LEVEL}, {GROUP_LEVEL},
-         (SELECT count(*) FROM projects f WHERE f.forked_from_id = p.id), {group_columns}",
+         (SELECT count(*) FROM projects f WHERE f.forked_from_id = p.id), {group_columns}, u.id, u.username, u.name",
         columns.join(", ")
     );
     let direction = if query.ascending { "ASC" } else { "DESC" };
@@ -286,10 +502,13 @@ pub fn list(db: &mut Db, query: &ListQuery) -> StoreResult<Vec<Listed>> {
         let (inner, mut params) = list_sql(query, "p.id", db.dialect());
         params.push(Box::new(query.limit));
         params.push(Box::new(query.offset));
-        let (with, ids) = inner.split_once("SELECT p.id FROM projects p").ok_or(super::StoreError::NoRow)?;
+        // The same statement with the columns (its parameters are bound in the same order),
+        // its rows those of the page's ids.
+        let (full, _) = list_sql(query, &select, db.dialect());
+        let (_, ids) = inner.split_once("SELECT p.id FROM projects p").ok_or(super::StoreError::NoRow)?;
         let sql = format!(
-            "{with} SELECT {select} FROM projects p LEFT JOIN groups g ON g.id = p.group_id
-             WHERE p.id IN (SELECT p.id FROM projects p{ids} {order} LIMIT ${} OFFSET ${}) {order}",
+            "{full} {} p.id IN (SELECT p.id FROM projects p{ids} {order} LIMIT ${} OFFSET ${}) {order}",
+            if ids.contains("WHERE") { "AND" } else { "WHERE" },
             params.len() - 1,
             params.len()
         );
@@ -302,19 +521,25 @@ pub fn list(db: &mut Db, query: &ListQuery) -> StoreResult<Vec<Listed>> {
     };
     let (sql, params) = sql_and_params;
     let refs: Vec<&dyn super::db::Param> = params.iter().map(|p| p.as_ref()).collect();
+    let at = COLUMN_COUNT;
     db.rows(&sql, &refs, |row| {
-        let namespace = match row.opt_i64(15)? {
-            Some(_) => Some(super::groups::from_row_at(row, 15)?),
+        let namespace = match row.opt_i64(at + 3)? {
+            Some(_) => Some(super::groups::from_row_at(row, at + 3)?),
             None => None,
         };
-        let (project_level, group_level) = (row.opt_i64(12)?, row.opt_i64(13)?);
+        let owner = match row.opt_i64(at + 9)? {
+            Some(id) => Some((id, row.string(at + 10)?, row.string(at + 11)?)),
+            None => None,
+        };
+        let (project_level, group_level) = (row.opt_i64(at)?, row.opt_i64(at + 1)?);
         Ok(Listed {
             project: from_row(row)?,
             level: project_level.max(group_level),
             project_level,
             group_level,
-            forks_count: row.i64(14)?,
+            forks_count: row.i64(at + 2)?,
             namespace,
+            owner,
         })
     })
 }

@@ -28,6 +28,8 @@ pub const ACCESS_DENIED: &str = "HTTP Basic: Access denied. If a password was pr
 /// GitLab's text for a project the caller may not see (or that does not exist).
 pub const NOT_FOUND: &str =
     "The project you were looking for could not be found or you don't have permission to view it.";
+/// GitLab's text for a push to an archived project.
+pub const ARCHIVED: &str = "You can't push code to an archived project.";
 /// The user name that makes the password a CI job token.
 pub const JOB_USER: &str = "gitlab-ci-token";
 
@@ -111,6 +113,18 @@ pub fn authorize(
         Err(ApiError::Unauthorized) => return Err(challenge()),
         Err(e) => return Err(failed(e)),
     };
+    // A blocked account (banned, pending approval) cannot sign in, so its token is no
+    // credential (GitLab's `can_log_in_with_non_expired_password?`): the challenge. A
+    // deactivated one signs in and is refused by the access check with the reason (403).
+    if let Some(user) = caller.user() {
+        if user.state.is_blocked() {
+            return Err(challenge());
+        }
+        let base_url = crate::api::base_url(ctx, super::header(headers, "host"));
+        if let Some(reason) = crate::api::users::access_denied(user, &base_url) {
+            return Err(super::text(403, &reason));
+        }
+    }
     let anonymous = caller == Caller::Anonymous;
     // Every anonymous push needs credentials, whatever the project.
     if anonymous && service == Service::ReceivePack {
@@ -132,6 +146,11 @@ pub fn authorize(
         // Anonymous callers who see a project they may not fetch still get the challenge:
         // signing in may be what they lack.
         Err(ApiError::Forbidden(_)) | Err(ApiError::Unauthorized) if anonymous => return Err(challenge()),
+        // The permission function refuses every push to an archived project (decisions D9);
+        // git says why in GitLab's words (`Gitlab::GitAccess`'s `archived` message).
+        Err(ApiError::Forbidden(_)) if service == Service::ReceivePack && project.archived => {
+            return Err(super::text(403, ARCHIVED))
+        }
         Err(ApiError::Forbidden(_)) | Err(ApiError::Unauthorized) => return Err(forbidden(service)),
         Err(e) => return Err(failed(e)),
     }

@@ -72,7 +72,7 @@ def test_job_token_add(server, git_repo):
 
 @pytest.mark.parametrize("args, message", [
     (("user", "add", "root"), "Username has already been taken"),
-    (("user", "add", "bad!name"), "username can contain only"),
+    (("user", "add", "bad!name"), "can contain only letters, digits"),
     (("group", "add", "nosuchparent/child"), "404 Group Not Found"),
     (("member", "add", "--group", "anygroup", "--user", "nobody", "--access-level", "30"), "404 User Not Found"),
     (("member", "add", "--group", "x", "--user", "root", "--access-level", "7"),

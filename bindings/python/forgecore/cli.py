@@ -525,7 +525,7 @@ def _command(args):
     elif args.what == "member":
         command = {"command": "member_add", "group": args.group, "project": args.project,
                    "username": args.user, "access_level": args.access_level,
-                   "member_role_id": args.member_role_id}
+                   "member_role_id": args.member_role_id, "expires_at": args.expires_at}
     elif args.what == "store-copy":
         command = {"command": "store_copy", "to": args.to}
     else:
@@ -621,6 +621,7 @@ def _parser():
     p.add_argument("--user", required=True, metavar="NAME")
     p.add_argument("--access-level", type=int, required=True, metavar="N")
     p.add_argument("--member-role-id", type=int, metavar="ID")
+    p.add_argument("--expires-at", metavar="YYYY-MM-DD", help="the day the membership ends (UTC)")
 
     job = what.add_parser("job-token").add_subparsers(dest="action", required=True)
     action(job, "add").add_argument("--project", required=True, metavar="PATH")

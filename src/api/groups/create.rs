@@ -30,17 +30,11 @@ pub enum Creator<'a> {
     Administration,
 }
 
-/// Whether `user` may create top-level groups: GitLab's `can_create_group` user setting.
-///
-/// SEAM (issue #38, helper B): users have no `can_create_group` column yet, so every signed-in
-/// user may create top-level groups, as GitLab's default setting allows. Once the users family
-/// stores the flag, this answers `user.is_admin || user.can_create_group`.
+/// Whether `user` may create top-level groups: GitLab's `can_create_group` user setting
+/// (true for new users, as GitLab's `default_can_create_group`), or administrators.
 pub fn may_create_top_level_group(user: &User) -> bool {
-    user.is_admin || CAN_CREATE_GROUP_DEFAULT
+    user.is_admin || user.can_create_group
 }
-
-/// GitLab's default for `can_create_group` (`gitlab.yml` `default_can_create_group: true`).
-const CAN_CREATE_GROUP_DEFAULT: bool = true;
 
 /// Whether `user` may create a subgroup of `parent` (GitLab's `create_subgroup`).
 fn may_create_subgroup(db: &mut Db, user: &User, parent: &Group) -> ApiResult<bool> {

@@ -5,8 +5,10 @@
 //! the projects-lifecycle family's. One file per operation.
 
 pub mod create;
+pub mod delete;
 pub mod get;
 pub mod list;
+pub mod restore;
 pub mod update;
 
 use crate::api::Call;
@@ -80,7 +82,8 @@ pub fn entity(base_url: &str, detailed: &Detailed) -> Vec<(&'static str, Value)>
         ("organization_id", json!(1)),
         ("shared_runners_setting", json!("enabled")),
         ("max_artifacts_size", Value::Null),
-        ("marked_for_deletion_on", Value::Null),
+        // EE's delayed deletion: the day the group was marked, null when it is not.
+        ("marked_for_deletion_on", json!(detailed.marked_for_deletion_at.map(|at| rfc3339(at, 0)[..10].to_string()))),
     ]
 }
 

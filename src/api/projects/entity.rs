@@ -37,9 +37,6 @@ const LINKS: [&str; 7] =
 const LINK_KEYS: [&str; 7] =
     ["issues", "merge_requests", "repo_branches", "labels", "events", "members", "cluster_agents"];
 
-/// `tag_list` and `topics`: none here.
-const NONE: &[&str] = &[];
-
 /// What the repository on this host says about the project: its `HEAD` branch (`None`
 /// detached) and whether it has no branch; `None` when this host cannot read it.
 pub(super) type Facts = Option<(Option<String>, bool)>;
@@ -81,8 +78,8 @@ impl Serialize for Entity<'_> {
             let branch = self.facts.as_ref().map(|(head, _)| head.as_deref().unwrap_or(INSTANCE_DEFAULT_BRANCH));
             map.serialize_entry("default_branch", &branch)?;
         }
-        map.serialize_entry("tag_list", NONE)?;
-        map.serialize_entry("topics", NONE)?;
+        map.serialize_entry("tag_list", &project.topics)?;
+        map.serialize_entry("topics", &project.topics)?;
         map.serialize_entry("ssh_url_to_repo", &())?;
         map.serialize_entry("http_url_to_repo", &format_args!("{web_url}.git"))?;
         map.serialize_entry("web_url", &web_url)?;
@@ -93,15 +90,19 @@ impl Serialize for Entity<'_> {
         map.serialize_entry("avatar_url", &())?;
         map.serialize_entry("star_count", &0)?;
         map.serialize_entry("last_activity_at", &created_at)?;
-        map.serialize_entry("namespace", &Namespace { base_url, group: self.listed.namespace.as_ref() })?;
+        let owner = self.listed.owner.as_ref();
+        map.serialize_entry("namespace", &Namespace { base_url, group: self.listed.namespace.as_ref(), owner })?;
         if view.simple {
             return map.end();
         }
         map.serialize_entry("_links", &Links { api: &format!("{base_url}/api/v4/projects/{}", project.id) })?;
         let empty_repo = self.facts.as_ref().is_none_or(|(_, empty)| *empty);
         map.serialize_entry("empty_repo", &empty_repo)?;
-        map.serialize_entry("archived", &false)?;
+        map.serialize_entry("archived", &project.archived)?;
         map.serialize_entry("visibility", project.visibility.as_str())?;
+        if let Some((id, username, name)) = owner {
+            map.serialize_entry("owner", &Owner { base_url, id: *id, username, name })?;
+        }
         for key in FEATURES_ENABLED {
             map.serialize_entry(key, &true)?;
         }
@@ -109,14 +110,24 @@ impl Serialize for Entity<'_> {
             map.serialize_entry(key, "enabled")?;
         }
         map.serialize_entry("mirror", &false)?;
-        map.serialize_entry("merge_method", "merge")?;
-        map.serialize_entry("squash_option", "default_off")?;
-        map.serialize_entry("only_allow_merge_if_pipeline_succeeds", &false)?;
-        map.serialize_entry("allow_merge_on_skipped_pipeline", &false)?;
-        map.serialize_entry("only_allow_merge_if_all_discussions_are_resolved", &false)?;
-        map.serialize_entry("remove_source_branch_after_merge", &true)?;
+        map.serialize_entry("creator_id", &project.creator_id)?;
+        let settings = &project.settings;
+        map.serialize_entry("merge_method", &settings.merge_method)?;
+        map.serialize_entry("squash_option", &settings.squash_option)?;
+        map.serialize_entry("only_allow_merge_if_pipeline_succeeds", &settings.only_allow_merge_if_pipeline_succeeds)?;
+        map.serialize_entry("allow_merge_on_skipped_pipeline", &settings.allow_merge_on_skipped_pipeline)?;
+        map.serialize_entry(
+            "only_allow_merge_if_all_discussions_are_resolved",
+            &settings.only_allow_merge_if_all_discussions_are_resolved,
+        )?;
+        map.serialize_entry("remove_source_branch_after_merge", &settings.remove_source_branch_after_merge)?;
         map.serialize_entry("request_access_enabled", &true)?;
         map.serialize_entry("open_issues_count", &0)?;
+        // EE's delayed deletion: the day it was marked (`marked_for_deletion_on`, and the
+        // older `marked_for_deletion_at`, both dates), null when it is not.
+        let marked_on = project.marked_for_deletion_at.map(|at| rfc3339(at, 0)[..10].to_string());
+        map.serialize_entry("marked_for_deletion_at", &marked_on)?;
+        map.serialize_entry("marked_for_deletion_on", &marked_on)?;
         if let Some(parent) = &self.parent {
             map.serialize_entry("forked_from_project", parent)?;
         }
@@ -130,18 +141,52 @@ impl Serialize for Entity<'_> {
     }
 }
 
-/// The project's group, or an empty namespace for a project outside any group (GitLab would
-/// put it in a user's): clients that read `namespace.full_path` keep working.
+/// The project's group, its owner's personal namespace, or an empty namespace for a project
+/// registered outside any: clients that read `namespace.full_path` keep working.
 struct Namespace<'a> {
     base_url: &'a str,
     group: Option<&'a Group>,
+    /// The user whose personal namespace holds the project: id, username, name.
+    owner: Option<&'a (i64, String, String)>,
+}
+
+/// `owner` of a personal project: GitLab's `UserBasic`.
+struct Owner<'a> {
+    base_url: &'a str,
+    id: i64,
+    username: &'a str,
+    name: &'a str,
+}
+
+impl Serialize for Owner<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(7))?;
+        map.serialize_entry("id", &self.id)?;
+        map.serialize_entry("username", self.username)?;
+        map.serialize_entry("name", self.name)?;
+        map.serialize_entry("state", "active")?;
+        map.serialize_entry("locked", &false)?;
+        map.serialize_entry("avatar_url", &())?;
+        map.serialize_entry("web_url", &format_args!("{}/{}", self.base_url, self.username))?;
+        map.end()
+    }
 }
 
 impl Serialize for Namespace<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(8))?;
-        match self.group {
-            Some(group) => {
+        match (self.group, self.owner) {
+            (None, Some((id, username, name))) => {
+                map.serialize_entry("id", &crate::store::namespaces::user_namespace_id(*id))?;
+                map.serialize_entry("name", name)?;
+                map.serialize_entry("path", username)?;
+                map.serialize_entry("kind", "user")?;
+                map.serialize_entry("full_path", username)?;
+                map.serialize_entry("parent_id", &())?;
+                map.serialize_entry("avatar_url", &())?;
+                map.serialize_entry("web_url", &format_args!("{}/{username}", self.base_url))?;
+            }
+            (Some(group), _) => {
                 map.serialize_entry("id", &group.id)?;
                 map.serialize_entry("name", &group.name)?;
                 map.serialize_entry("path", &group.path)?;
@@ -151,7 +196,7 @@ impl Serialize for Namespace<'_> {
                 map.serialize_entry("avatar_url", &())?;
                 map.serialize_entry("web_url", &format_args!("{}/groups/{}", self.base_url, group.full_path))?;
             }
-            None => {
+            (None, None) => {
                 map.serialize_entry("id", &())?;
                 map.serialize_entry("name", "")?;
                 map.serialize_entry("path", "")?;

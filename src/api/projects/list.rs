@@ -21,11 +21,13 @@ const MAX_COUNT: i64 = 10_000;
 
 /// `GET /projects`.
 pub fn list(call: &Call, params: &Params) -> ApiResult<Response> {
+    super::purge::purge_due(call.ctx)?;
     answer(call, params, None)
 }
 
 /// `GET /groups/:id/projects`: the group's projects (`include_subgroups`: and its subgroups').
 pub fn list_of_group(call: &Call, group: &str, params: &Params) -> ApiResult<Response> {
+    super::purge::purge_due(call.ctx)?;
     let group = call.group(group)?;
     let ids = if params.bool("include_subgroups")?.unwrap_or(false) {
         call.ctx.store.read(|db| projects::group_and_descendant_ids(db, group.id))?
@@ -75,9 +77,9 @@ fn answer(call: &Call, params: &Params, group_ids: Option<Vec<i64>>) -> ApiResul
     };
     let simple = params.bool("simple")?.unwrap_or(false);
     let membership = params.bool("membership")?.unwrap_or(false) || min_access_level.is_some();
-    // Nothing is archived, starred or tagged with a topic here: asking for those finds nothing.
-    let nothing = params.bool("archived")? == Some(true)
-        || params.bool("starred")? == Some(true)
+    // Nothing is starred or tagged with a topic here: asking for those finds nothing.
+    let archived = params.bool("archived")?;
+    let nothing = params.bool("starred")? == Some(true)
         || params.string_list("topic")?.is_some_and(|topics| topics.iter().any(|t| !t.trim().is_empty()));
     let user = call.caller.user();
     if membership && user.is_none() {
@@ -94,6 +96,7 @@ fn answer(call: &Call, params: &Params, group_ids: Option<Vec<i64>>) -> ApiResul
         min_access_level,
         search: params.string("search")?.filter(|s| !s.is_empty()),
         visibility,
+        archived,
         group_ids: if nothing { Some(Vec::new()) } else { group_ids },
         id_after: params.int("id_after")?,
         id_before: params.int("id_before")?,

@@ -5,9 +5,16 @@
 //! `forks_count` are absent for callers who cannot read code, `forked_from_project` is present
 //! only on forks whose parent the caller can see (Backstage tests for the key itself).
 
+pub mod archive;
+pub mod create;
+pub mod delete;
 pub mod entity;
 pub mod get;
 pub mod list;
+pub mod purge;
+pub mod restore;
+pub mod settings;
+pub mod update;
 
 pub use entity::Entity;
 pub use get::get;
@@ -66,6 +73,7 @@ fn listed(call_ctx: &Context, caller: &Caller, project: &Project) -> ApiResult<O
         min_access_level: None,
         search: None,
         visibility: None,
+        archived: None,
         group_ids: None,
         id_after: None,
         id_before: None,

@@ -3,7 +3,7 @@
 //! default) and `allow_force_push` (false by default); 201 and the entity, 409 when that name
 //! is protected already.
 
-use super::{administered, default_branch, entity, LEVELS};
+use super::{administered_for_change, default_branch, entity, LEVELS};
 use crate::api::Call;
 use crate::auth::protection;
 use crate::auth::roles::MAINTAINER;
@@ -21,7 +21,7 @@ fn level(params: &Params, name: &str) -> ApiResult<i64> {
 }
 
 pub fn create(call: &Call, project: &str, params: &Params) -> ApiResult<Response> {
-    let project = administered(call, project)?;
+    let project = administered_for_change(call, project)?;
     let name = params.required_string("name")?;
     if name.trim().is_empty() {
         return Err(ApiError::ParamError("name is empty".into()));

@@ -1,7 +1,7 @@
 //! `DELETE /projects/:id/protected_branches/:name`: unprotects the exact name; 204, or 404
 //! when it is not protected.
 
-use super::{administered, default_branch};
+use super::{administered_for_change, default_branch};
 use crate::api::Call;
 use crate::auth::protection;
 use crate::error::{ApiError, ApiResult};
@@ -9,7 +9,7 @@ use crate::response::Response;
 use crate::store::protected_branches;
 
 pub fn delete(call: &Call, project: &str, name: &str) -> ApiResult<Response> {
-    let project = administered(call, project)?;
+    let project = administered_for_change(call, project)?;
     let default = default_branch(call, &project)?;
     call.ctx.store.write(|db| -> ApiResult<_> {
         protection::materialize(db, &project, default.as_deref())?;

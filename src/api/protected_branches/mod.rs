@@ -61,6 +61,16 @@ pub fn administered(call: &Call, id: &str) -> ApiResult<Project> {
     Ok(project)
 }
 
+/// As [`administered`], for a change: an archived project's protections are read-only too
+/// (decisions D9), 403.
+pub fn administered_for_change(call: &Call, id: &str) -> ApiResult<Project> {
+    let project = administered(call, id)?;
+    if project.archived {
+        return Err(ApiError::Forbidden(None));
+    }
+    Ok(project)
+}
+
 /// The project's default branch, where this host can see its repository.
 pub fn default_branch(call: &Call, project: &Project) -> ApiResult<Option<String>> {
     Ok(git::default_branch(call.git_dir(project)?))

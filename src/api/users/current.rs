@@ -1,5 +1,5 @@
-//! `GET /user`: the signed-in caller (401 for anyone else, job tokens included), with
-//! `is_admin` for administrators.
+//! `GET /user`: the signed-in caller (401 for anyone else, job tokens included): GitLab's
+//! `UserPublic`, `UserWithAdmin` for administrators.
 
 use super::{entity, Detail};
 use crate::api::Call;

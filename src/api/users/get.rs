@@ -1,6 +1,6 @@
-//! `GET /users/:id`: a user's basic profile for anyone (profiles are public, as GitLab's are by
-//! default), the public one for the user themself and administrators (who also see
-//! `is_admin`); 404 `User Not Found` for an id no user has.
+//! `GET /users/:id`: GitLab's `User` profile for anyone signed in, `UserDetailsWithAdmin` for
+//! administrators; anonymous callers get 403 `Not authorized!` and an id no user has 404 `User
+//! Not Found` (`lib/api/users.rb`).
 
 use super::{entity, Detail};
 use crate::api::Call;
@@ -10,12 +10,9 @@ use crate::response::Response;
 use crate::store;
 
 pub fn get(call: &Call, id: &str) -> ApiResult<Response> {
+    let Some(me) = call.caller.user() else { return Err(ApiError::Forbidden(Some("Not authorized!".into()))) };
     let id = parse_int_text(id).ok_or(ApiError::NotFound("User"))?;
     let user = call.ctx.store.read(|db| store::users::find_by_id(db, id))?.ok_or(ApiError::NotFound("User"))?;
-    let detail = match call.caller.user() {
-        Some(me) if me.is_admin => Detail::Admin,
-        Some(me) if me.id == user.id => Detail::Public,
-        _ => Detail::Basic,
-    };
+    let detail = if me.is_admin { Detail::DetailsAdmin } else { Detail::Profile };
     Ok(Response::json(200, &entity(call, &user, detail)?))
 }

@@ -163,6 +163,19 @@ pub fn checked_out(repo: &gix::Repository, ref_name: &str) -> bool {
     !matches!(setting.as_deref(), Some("ignore" | "warn" | "false" | "no" | "off" | "0"))
 }
 
+/// Points HEAD at `refs/heads/<branch>` whatever it named (a project's default branch changed
+/// through the API), flushed.
+pub fn set_head(repo: &gix::Repository, branch: &str) -> Result<(), Error> {
+    let full: FullName = format!("refs/heads/{branch}").try_into().map_err(broken)?;
+    let edit = RefEdit {
+        change: Change::Update { log: LogChange::default(), expected: PreviousValue::Any, new: Target::Symbolic(full) },
+        name: "HEAD".try_into().map_err(broken)?,
+        deref: false,
+    };
+    repo.edit_references([edit]).map_err(broken)?;
+    durable::flush_ref(repo, "HEAD").map_err(broken)
+}
+
 /// Points HEAD, which names `current` (a branch that does not exist), at `branch`; a writer
 /// that pointed it elsewhere first wins.
 pub(super) fn repoint_head(repo: &gix::Repository, current: FullName, branch: FullName) -> Result<(), Error> {

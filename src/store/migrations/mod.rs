@@ -74,6 +74,22 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0005_group_settings.sqlite.sql"),
         postgres: include_str!("0005_group_settings.postgres.sql"),
     },
+    // 6: members' expiry date, creation time and creator.
+    Migration {
+        sqlite: include_str!("0006_member_expiry.sqlite.sql"),
+        postgres: include_str!("0006_member_expiry.postgres.sql"),
+    },
+    // 7: projects made, changed, archived and deleted through the API, groups marked for
+    // deletion (decisions D9).
+    Migration {
+        sqlite: include_str!("0007_projects_lifecycle.sqlite.sql"),
+        postgres: include_str!("0007_projects_lifecycle.postgres.sql"),
+    },
+    // 8: users' state, profile and limits (decisions D9).
+    Migration {
+        sqlite: include_str!("0008_user_profiles.sqlite.sql"),
+        postgres: include_str!("0008_user_profiles.postgres.sql"),
+    },
     // 10 (issue #38's administration bench; the lead renumbers at merge): SQLite's indexes on
     // `groups.parent_id` and `projects.group_id`, which PostgreSQL's first schema has.
     Migration {

@@ -14,13 +14,15 @@ pub fn insert_personal(db: &mut Db, user_id: i64, name: &str, digest: &[u8]) -> 
 
 /// The user behind a live personal token with this digest, in one lookup.
 pub fn personal_token_user(db: &mut Db, digest: &[u8]) -> StoreResult<Option<User>> {
-    db.row(
-        "SELECT u.id, u.username, u.name, u.email, u.is_admin
-         FROM personal_access_tokens t JOIN users u ON u.id = t.user_id
+    // The user's columns are the users module's own list, so this stays in step with `User`;
+    // users in any state are found: what a blocked or deactivated account may do is decided
+    // where the caller is identified (`Call`, git over HTTP), with GitLab's answers.
+    let sql = format!(
+        "SELECT {} FROM personal_access_tokens t JOIN users u ON u.id = t.user_id
          WHERE t.digest = $1 AND NOT t.revoked",
-        &[&digest],
-        users::from_row,
-    )
+        users::columns("u")
+    );
+    db.row(&sql, &[&digest], users::from_row)
 }
 
 /// Revokes the token with this digest; false when there is no such live token.
