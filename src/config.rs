@@ -259,6 +259,10 @@ pub struct Limits {
     /// Days a project or group marked for deletion stays restorable before it is purged
     /// (decisions D9; GitLab's `deletion_adjourned_period`, 7); 0 purges at once.
     pub deletion_delay_days: u32,
+    /// The longest a personal access token may live, in days (GitLab's 365): a token made
+    /// without `expires_at` expires this many days from today, and a later date is refused.
+    /// 0: tokens need not expire (one made without a date never does).
+    pub token_max_lifetime_days: u32,
 }
 
 impl Default for Limits {
@@ -284,6 +288,7 @@ impl Default for Limits {
             git_timeout_seconds: 3600,
             git_per_repository: 8,
             deletion_delay_days: 7,
+            token_max_lifetime_days: 365,
         }
     }
 }

@@ -68,6 +68,14 @@ pub enum ApiError {
     RecordNotFound,
     /// 401 `{"message":"401 Unauthorized"}`.
     Unauthorized,
+    /// 401 for an expired or revoked token, as rack-oauth2 answers it for GitLab:
+    /// `{"error":"invalid_token","error_description": text}` with a `Bearer` challenge.
+    InvalidToken(&'static str),
+    /// 403 `{"error":"insufficient_scope",...,"scope": scopes}` (no challenge): the token's scopes
+    /// do not cover the route (`scopes`: the route's, space-separated).
+    InsufficientScope(String),
+    /// 404 `{"message":"404 <what> Not Found"}` for a `what` made at run time.
+    NotFoundNamed(String),
     /// 403 `{"message":"403 Forbidden[ - reason]"}`.
     Forbidden(Option<String>),
     /// 403 `{"message": text}`: a service's refusal (`render_api_error!(message, :forbidden)`).
@@ -127,9 +135,9 @@ impl ApiError {
 
     pub fn status(&self) -> u16 {
         match self {
-            ApiError::NotFound(_) | ApiError::RecordNotFound => 404,
-            ApiError::Unauthorized => 401,
-            ApiError::Forbidden(_) | ApiError::Denied(_) => 403,
+            ApiError::NotFound(_) | ApiError::RecordNotFound | ApiError::NotFoundNamed(_) => 404,
+            ApiError::Unauthorized | ApiError::InvalidToken(_) => 401,
+            ApiError::Forbidden(_) | ApiError::Denied(_) | ApiError::InsufficientScope(_) => 403,
             ApiError::MissingParam(_)
             | ApiError::InvalidParam(_)
             | ApiError::InvalidValue(_)
@@ -151,8 +159,15 @@ impl ApiError {
         match self {
             ApiError::NotFound("") => json!({"message": "404 Not Found"}),
             ApiError::NotFound(what) => json!({"message": format!("404 {what} Not Found")}),
+            ApiError::NotFoundNamed(what) => json!({"message": format!("404 {what} Not Found")}),
             ApiError::RecordNotFound => json!({"message": "404 Not found"}),
             ApiError::Unauthorized => json!({"message": "401 Unauthorized"}),
+            ApiError::InvalidToken(text) => json!({"error": "invalid_token", "error_description": text}),
+            ApiError::InsufficientScope(scope) => json!({
+                "error": "insufficient_scope",
+                "error_description": "The request requires higher privileges than provided by the access token.",
+                "scope": scope,
+            }),
             ApiError::Forbidden(None) => json!({"message": "403 Forbidden"}),
             ApiError::Forbidden(Some(reason)) => json!({"message": format!("403 Forbidden - {reason}")}),
             ApiError::MissingParam(p) => json!({"error": format!("{p} is missing")}),
@@ -178,8 +193,17 @@ impl ApiError {
 
     pub fn into_response(self) -> Response {
         let mut response = Response::json(self.status(), &self.body());
-        if let ApiError::TooManyRequests { retry_after, .. } = self {
-            response.headers.push(("Retry-After".into(), retry_after.max(1).to_string()));
+        match self {
+            ApiError::TooManyRequests { retry_after, .. } => {
+                response.headers.push(("Retry-After".into(), retry_after.max(1).to_string()));
+            }
+            ApiError::InvalidToken(text) => {
+                let challenge = format!(
+                    "Bearer realm=\"Protected by OAuth 2.0\", error=\"invalid_token\", error_description=\"{text}\""
+                );
+                response.headers.push(("WWW-Authenticate".into(), challenge));
+            }
+            _ => {}
         }
         response
     }

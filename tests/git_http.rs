@@ -610,6 +610,82 @@ fn personal_tokens_work_under_any_user_name_and_job_tokens_as_gitlab_ci_token_on
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
+/// A token for mona (a maintainer of both projects) with `scopes`.
+fn scoped_token(forge: &Forge, scopes: &[&str]) -> String {
+    let made = admin(&forge.ctx, json!({"command": "token_add", "username": "mona", "scopes": scopes}));
+    made["token"].as_str().unwrap_or_else(|| panic!("{made}")).to_string()
+}
+
+#[test]
+fn token_scopes_decide_who_fetches_and_pushes() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    // GitLab's abilities_for_scopes: read_api, read_repository, write_repository and api fetch;
+    // write_repository and api push; read_user, self_rotate, k8s_proxy nothing.
+    for (n, scope) in
+        ["api", "read_api", "read_repository", "write_repository", "read_user", "self_rotate", "k8s_proxy"]
+            .iter()
+            .enumerate()
+    {
+        let token = scoped_token(&forge, &[scope]);
+        let (fetch, push) = match *scope {
+            "api" | "write_repository" => (true, true),
+            "read_api" | "read_repository" => (true, false),
+            _ => (false, false),
+        };
+        let (out, into) =
+            forge.clone("corp/secret", Some(&token), if n % 2 == 0 { 2 } else { 0 }, &format!("scope-{scope}"));
+        assert_eq!(out.status.success(), fetch, "{scope} clone: {}", stderr(&out));
+        if !fetch {
+            assert!(stderr(&out).contains("You are not allowed to download code."), "{scope}: {}", stderr(&out));
+            // Refused before the project is looked up: a missing project says the same.
+            let (missing, _) = forge.clone("corp/nothing", Some(&token), 2, &format!("scope-{scope}-missing"));
+            assert!(stderr(&missing).contains("You are not allowed to download code."), "{}", stderr(&missing));
+            continue;
+        }
+        git(&into, &["checkout", "-q", "-b", &format!("by-{scope}")]);
+        let tip = commit(&into, "scoped.txt", scope.as_bytes());
+        let remote = forge.remote("corp/secret", Some(&token));
+        let out = forge.client(&into, 0, &["push", "-q", &remote, &format!("by-{scope}")]);
+        assert_eq!(out.status.success(), push, "{scope} push: {}", stderr(&out));
+        if push {
+            assert_eq!(git_text(&forge.private, &["rev-parse", &format!("by-{scope}")]), tip);
+        } else {
+            assert!(stderr(&out).contains("You are not allowed to upload code."), "{scope}: {}", stderr(&out));
+            let fetched = forge.client(&into, 2, &["fetch", "-q", &remote]);
+            assert!(fetched.status.success(), "{scope} fetch: {}", stderr(&fetched));
+        }
+    }
+    // Expired and revoked tokens are no credentials to git: the challenge, as a wrong token.
+    let made = admin(&forge.ctx, json!({"command": "token_add", "username": "mona", "scopes": ["api"]}));
+    let token = made["token"].as_str().unwrap().to_string();
+    let (out, _) = forge.clone("corp/secret", Some(&token), 2, "live");
+    assert!(out.status.success(), "{}", stderr(&out));
+    forge
+        .ctx
+        .store
+        .write(|db| -> forgecore::store::StoreResult<_> {
+            db.execute(
+                "UPDATE personal_access_tokens SET expires_at = '2020-01-01' WHERE id = $1",
+                &[&made["id"].as_i64().unwrap()],
+            )
+        })
+        .unwrap();
+    let (out, _) = forge.clone("corp/secret", Some(&token), 2, "expired");
+    assert!(!out.status.success());
+    let text = stderr(&out);
+    assert!(text.contains("Authentication failed") || text.contains("HTTP Basic: Access denied"), "{text}");
+    let other = scoped_token(&forge, &["write_repository"]);
+    let (status, _) = forge.send("DELETE", "/api/v4/personal_access_tokens/self", &other, Value::Null);
+    assert_eq!(status, 204);
+    let (out, _) = forge.clone("corp/secret", Some(&other), 0, "revoked");
+    let text = stderr(&out);
+    assert!(
+        !out.status.success() && (text.contains("Authentication failed") || text.contains("HTTP Basic: Access denied")),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_symbolic_ref_is_judged_by_the_ref_it_points_to() {
     let _serial = serial();

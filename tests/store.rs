@@ -113,6 +113,10 @@ fn store_copy_moves_everything_and_tokens_keep_working() {
         .as_str()
         .unwrap()
         .to_string();
+    let expires = forgecore::auth::scopes::days_from_today(10);
+    let scoped = source.admin_ok(json!({"command": "token_add", "username": "alice", "scopes": ["read_api"],
+                                        "expires_at": expires, "description": "copied"}));
+    let scoped = scoped["token"].as_str().unwrap().to_string();
     let before = snapshot(&source, &admin);
 
     let target = common::new_postgres_database(&server);
@@ -132,6 +136,12 @@ fn store_copy_moves_everything_and_tokens_keep_working() {
         b"",
     );
     assert_ne!(status, 401, "the job token is known to the copy");
+    // Scopes, expiry and description come along.
+    let (status, own) =
+        copy.request_json("GET", "/api/v4/personal_access_tokens/self", &[("PRIVATE-TOKEN", &scoped)], b"");
+    assert_eq!(status, 200, "{own}");
+    assert_eq!((own["scopes"].clone(), own["expires_at"].clone()), (json!(["read_api"]), json!(expires)));
+    assert_eq!(own["description"], "copied");
     // New rows get new ids past the copied ones.
     let (status, created) = copy.request_json(
         "POST",

@@ -97,15 +97,24 @@ fn user_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
     Ok(Response::json(201, &user_entity(&user)))
 }
 
+/// `{"command": "token_add", "username", "name"?, "scopes"?, "expires_at"?, "description"?}`:
+/// the API's create (`POST /users/:user_id/personal_access_tokens`) with its validations, and
+/// its answer, the entity with `token`. Scopes default to `["api"]`; `expires_at` to today +
+/// `limits.token_max_lifetime_days`.
 fn token_add(ctx: &Context, params: &Params) -> ApiResult<Response> {
+    use crate::api::personal_access_tokens::{create_token, entity, Request, Shape};
     let username = params.required_string("username")?;
-    let name = params.string("name")?.unwrap_or_else(|| "forgecore".into());
-    let token = new_token(tokens::PERSONAL_PREFIX)?;
-    ctx.store.write(|db| -> ApiResult<_> {
-        let user = user_named(db, &username)?;
-        Ok(store::tokens::insert_personal(db, user.id, &name, &tokens::digest(&token))?)
-    })?;
-    Ok(Response::json(201, &json!({ "token": token })))
+    let user = ctx.store.read(|db| user_named(db, &username))?;
+    let mut params = params.clone();
+    if !params.contains("name") {
+        params.set("name", json!("forgecore"));
+    }
+    if params.string_list("scopes")?.is_none_or(|scopes| scopes.iter().all(|s| s.trim().is_empty())) {
+        params.set("scopes", json!(crate::auth::scopes::DEFAULT));
+    }
+    let request = Request::read(&params, crate::auth::scopes::AVAILABLE)?;
+    let (token, text) = create_token(ctx, &user, request, None)?;
+    Ok(Response::json(201, &entity(&token, Shape::WithToken(&text))))
 }
 
 fn token_revoke(ctx: &Context, params: &Params) -> ApiResult<Response> {
@@ -335,8 +344,15 @@ struct Administrator {
 ///
 /// Hosts that start together on one empty PostgreSQL database may all count no user; all but
 /// one then find `root` taken, and look again: the administrator is there now.
+///
+/// The token has the scopes `api` and `sudo`, as the root token of python-gitlab's functional
+/// tests (`tests/functional/fixtures/set_token.rb`: `scopes: ['api', 'sudo']`), so tools that
+/// administer through the API may act as other users; it expires like any token (today +
+/// `limits.token_max_lifetime_days`, GitLab's fixture: `365.days.from_now`).
 fn bootstrap_administrator(ctx: &Context, issue_token: bool) -> ApiResult<Option<Administrator>> {
     let token = new_token(tokens::PERSONAL_PREFIX)?;
+    let scopes = [crate::auth::scopes::API.to_string(), crate::auth::scopes::SUDO.to_string()];
+    let expires_at = crate::api::personal_access_tokens::expiry(ctx, None, None)?;
     let attempt = || {
         ctx.store.write(|db| -> StoreResult<_> {
             let (user, created) = if store::users::count(db)? == 0 {
@@ -347,7 +363,14 @@ fn bootstrap_administrator(ctx: &Context, issue_token: bool) -> ApiResult<Option
                     _ => return Ok(None),
                 }
             };
-            store::tokens::insert_personal(db, user.id, "bootstrap", &tokens::digest(&token))?;
+            let new = store::tokens::NewToken {
+                user_id: user.id,
+                name: "bootstrap",
+                description: None,
+                scopes: &scopes,
+                expires_at: expires_at.as_deref(),
+            };
+            store::tokens::insert_personal(db, &new, &tokens::digest(&token))?;
             Ok(Some(Administrator { username: user.username, created, token: token.clone() }))
         })
     };

@@ -27,6 +27,9 @@ const THROTTLED: &str = "This endpoint has been requested too many times. Try ag
 pub struct Call<'a> {
     pub ctx: &'a Context,
     pub caller: Caller,
+    /// What the caller's personal access token grants (its scopes); `None` for anonymous
+    /// callers and job tokens. Under `Sudo`, still the administrator's token.
+    pub token: Option<store::tokens::Grant>,
     /// `scheme://host[:port]` without a trailing slash and without `/api/v4`.
     pub base_url: String,
     pub origin: Origin,
@@ -132,7 +135,7 @@ impl<'a> Call<'a> {
         origin: Origin,
         client: Option<IpAddr>,
     ) -> ApiResult<Call<'a>> {
-        let caller = auth::identify(ctx, credentials)?;
+        let (caller, token) = auth::authenticate(ctx, credentials)?;
         // A blocked, banned or deactivated account's tokens are refused as GitLab refuses them
         // (`api_access_allowed?`): 403 with the reason.
         if let Some(reason) = caller.user().and_then(|user| crate::api::users::access_denied(user, &base_url)) {
@@ -142,7 +145,46 @@ impl<'a> Call<'a> {
             ctx.throttle(ctx.config.rate_limits.unauthenticated_api, &format!("unauthenticated:{address}"), THROTTLED)?;
         }
         ctx.throttle(ctx.config.rate_limits.api_requests, &format!("api:{}", caller.rate_key()), THROTTLED)?;
-        Ok(Call { ctx, caller, base_url, origin, if_none_match: None })
+        Ok(Call { ctx, caller, token, base_url, origin, if_none_match: None })
+    }
+
+    /// Whether the call's token passes `need` on a `method` route (the router's check; the
+    /// typed exports make it through `router::check_scopes`).
+    pub fn check_scopes(&self, need: auth::scopes::Need, method: &str) -> ApiResult<()> {
+        auth::scopes::check(self.token.as_ref(), need, method)
+    }
+
+    /// Acts as the user `identifier` names (an id, or a username ignoring case), GitLab's
+    /// `sudo!` (`lib/api/helpers.rb`): only an administrator (403 `Must be admin to use sudo`)
+    /// with a personal access token (403 `Must be authenticated using an OAuth or personal
+    /// access token to use sudo`) that has the `sudo` scope (403 `insufficient_scope`); an
+    /// unknown user is 404 `User with ID or username '<identifier>' Not Found`.
+    pub fn sudo(&mut self, identifier: &str) -> ApiResult<()> {
+        let admin = match &self.caller {
+            Caller::Anonymous => return Err(ApiError::Unauthorized),
+            Caller::User(user) => user.is_admin,
+            Caller::Job { .. } => false,
+        };
+        if !admin {
+            return Err(ApiError::Forbidden(Some("Must be admin to use sudo".into())));
+        }
+        if self.token.is_none() {
+            return Err(ApiError::Forbidden(Some(
+                "Must be authenticated using an OAuth or personal access token to use sudo".into(),
+            )));
+        }
+        if !auth::scopes::has(self.token.as_ref(), auth::scopes::SUDO) {
+            return Err(ApiError::InsufficientScope(auth::scopes::SUDO.into()));
+        }
+        let found = self.ctx.store.read(|db| -> StoreResult<_> {
+            match parse_int_text(identifier) {
+                Some(id) if identifier.bytes().all(|b| b.is_ascii_digit()) => store::users::find_by_id(db, id),
+                _ => store::users::find_by_username(db, identifier),
+            }
+        })?;
+        let user = found.ok_or_else(|| ApiError::NotFoundNamed(format!("User with ID or username '{identifier}'")))?;
+        self.caller = Caller::User(user);
+        Ok(())
     }
 
     /// The project named by `id` (an integer id or a full path), checked for `ability`.

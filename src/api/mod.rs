@@ -5,8 +5,9 @@
 //! One folder per family, named and grouped as GitLab's REST API reference is, one file per
 //! operation inside: [`repository`] (the Repositories API and every family under
 //! `/projects/:id/repository/`), [`projects`], [`groups`], [`namespaces`], [`users`],
-//! [`member_roles`], [`members`], [`protected_branches`], [`monitoring`] (the `/-/` probes and
-//! metrics). The families still to come take their folders beside these, by the same rule: `tokens/`,
+//! [`member_roles`], [`members`], [`protected_branches`], [`personal_access_tokens`], [`monitoring`] (the `/-/`
+//! probes and metrics). The families still to come take their folders beside these, by the
+//! same rule:
 //! `merge_requests/`, `issues/`, `notes/`, `hooks/`, `releases/`, `statuses/`, `push_rules/`.
 //! What every family shares stays at this level: the call ([`Call`]), pagination, conditional
 //! requests, what every write shares ([`push`]), the version, and the administration commands
@@ -21,6 +22,7 @@ pub mod members;
 pub mod monitoring;
 pub mod namespaces;
 pub mod pagination;
+pub mod personal_access_tokens;
 pub mod projects;
 pub mod protected_branches;
 pub mod push;

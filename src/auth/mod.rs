@@ -4,11 +4,13 @@
 //! - [`permissions`] holds the one permission function every operation uses; custom member
 //!   roles take effect there.
 //! - [`tokens`] makes and digests token texts.
+//! - [`scopes`] holds what a token's scopes allow, the one scope check of every door.
 //! - [`roles`] names access levels and the custom-role permission flags.
 
 pub mod permissions;
 pub mod protection;
 pub mod roles;
+pub mod scopes;
 pub mod tokens;
 
 use crate::error::{ApiError, ApiResult};
@@ -102,10 +104,20 @@ impl Credentials {
     }
 }
 
-/// Resolves credentials to a caller. No credentials: anonymous. A bad, revoked or malformed
-/// token, or two different tokens in one request: 401, never a silent fallback to anonymous.
-/// The tokens are looked up in `store` (the context's: a `Context` is `AsRef<Store>`).
+/// Resolves credentials to a caller: [`authenticate`] without the token's grant.
 pub fn identify(store: &impl AsRef<Store>, credentials: &Credentials) -> ApiResult<Caller> {
+    authenticate(store, credentials).map(|(caller, _)| caller)
+}
+
+/// Resolves credentials to a caller and, for a personal access token, what the token grants
+/// (its scopes). No credentials: anonymous. A bad or malformed token, or two different tokens
+/// in one request: 401, never a silent fallback to anonymous. An expired or revoked personal
+/// access token: GitLab's 401 `invalid_token` (expiry is checked first, as GitLab does). The
+/// tokens are looked up in `store` (the context's: a `Context` is `AsRef<Store>`), one lookup.
+pub fn authenticate(
+    store: &impl AsRef<Store>,
+    credentials: &Credentials,
+) -> ApiResult<(Caller, Option<store::tokens::Grant>)> {
     if credentials.malformed {
         return Err(ApiError::Unauthorized);
     }
@@ -121,7 +133,7 @@ pub fn identify(store: &impl AsRef<Store>, credentials: &Credentials) -> ApiResu
         }
     }
     let (token, is_job) = match distinct.as_slice() {
-        [] => return Ok(Caller::Anonymous),
+        [] => return Ok((Caller::Anonymous, None)),
         [one] => *one,
         _ => return Err(ApiError::Unauthorized),
     };
@@ -130,8 +142,16 @@ pub fn identify(store: &impl AsRef<Store>, credentials: &Credentials) -> ApiResu
     }
     let digest = tokens::digest(token);
     match store.as_ref().principal(&digest, is_job)? {
-        Some(store::tokens::Principal::User(user)) => Ok(Caller::User(user)),
-        Some(store::tokens::Principal::Job { project_id }) => Ok(Caller::Job { project_id }),
+        Some(store::tokens::Principal::User(user, grant)) => {
+            if scopes::expired(grant.expires_at.as_deref(), &scopes::today()) {
+                return Err(ApiError::InvalidToken(scopes::EXPIRED));
+            }
+            if grant.revoked {
+                return Err(ApiError::InvalidToken(scopes::REVOKED));
+            }
+            Ok((Caller::User(user), Some(grant)))
+        }
+        Some(store::tokens::Principal::Job { project_id }) => Ok((Caller::Job { project_id }, None)),
         None => Err(ApiError::Unauthorized),
     }
 }

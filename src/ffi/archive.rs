@@ -32,7 +32,16 @@ pub extern "C" fn fc_repository_archive(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    guard(|| repository_response(ctx, auth_json, params_json, "archive", operation))
+    guard(|| {
+        repository_response(
+            ctx,
+            auth_json,
+            params_json,
+            ("GET", "/projects/:id/repository/archive"),
+            "archive",
+            operation,
+        )
+    })
 }
 
 /// `GET /projects/:id/repository/archive[.format]`, written through `write`: the parameters of `fc_repository_archive`, and
@@ -56,7 +65,14 @@ pub extern "C" fn fc_repository_archive_write(
         let Some(write) = write else {
             return Err(ApiError::BadRequest("write is NULL".into()).into_response());
         };
-        let response = repository_response(ctx, auth_json, params_json, "archive", operation)?;
+        let response = repository_response(
+            ctx,
+            auth_json,
+            params_json,
+            ("GET", "/projects/:id/repository/archive"),
+            "archive",
+            operation,
+        )?;
         if response.status != 200 {
             return Ok(response);
         }

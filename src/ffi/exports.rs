@@ -153,6 +153,7 @@ fn member_role_export(
     ctx: *const fc_ctx,
     auth_json: *const c_char,
     params_json: *const c_char,
+    scope_route: (&'static str, &'static str),
     operation: fn(&Call, Scope, Option<&str>, &Params) -> crate::error::ApiResult<Response>,
 ) -> *mut fc_response {
     guard(|| {
@@ -161,6 +162,7 @@ fn member_role_export(
             unsafe { (context(ctx)?, c_str(auth_json, "auth_json")?, c_str(params_json, "params_json")?) };
         let (credentials, params) = typed_arguments(auth_json, params_json)?;
         let call = Call::new(&ctx, &credentials, api::base_url(&ctx, None), Origin::default())
+            .and_then(|call| crate::http::router::check_scopes(&call, scope_route.0, scope_route.1).map(|()| call))
             .map_err(|e| e.into_response())?;
         let text = |key: &str| params.string(key).map_err(|e| e.into_response());
         let group = text("group")?;
@@ -181,7 +183,9 @@ pub extern "C" fn fc_member_roles_list(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    member_role_export(ctx, auth_json, params_json, |call, scope, _, _| member_roles::list::list(call, scope))
+    member_role_export(ctx, auth_json, params_json, ("GET", "/member_roles"), |call, scope, _, _| {
+        member_roles::list::list(call, scope)
+    })
 }
 
 /// `POST /member_roles` or `POST /groups/:id/member_roles`: `name`, `base_access_level`, optional `description` and flags,
@@ -192,7 +196,7 @@ pub extern "C" fn fc_member_roles_create(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    member_role_export(ctx, auth_json, params_json, |call, scope, _, params| {
+    member_role_export(ctx, auth_json, params_json, ("POST", "/member_roles"), |call, scope, _, params| {
         member_roles::create::create(call, scope, params)
     })
 }
@@ -205,11 +209,17 @@ pub extern "C" fn fc_member_roles_update(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    member_role_export(ctx, auth_json, params_json, |call, scope, role_id, params| {
-        let mut params = params.clone();
-        params.remove("group");
-        member_roles::update::update(call, scope, required_role_id(role_id)?, &params)
-    })
+    member_role_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("PUT", "/member_roles/:member_role_id"),
+        |call, scope, role_id, params| {
+            let mut params = params.clone();
+            params.remove("group");
+            member_roles::update::update(call, scope, required_role_id(role_id)?, &params)
+        },
+    )
 }
 
 /// `DELETE /member_roles/:member_role_id` or `DELETE /groups/:id/member_roles/:member_role_id`:
@@ -220,9 +230,13 @@ pub extern "C" fn fc_member_roles_delete(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    member_role_export(ctx, auth_json, params_json, |call, scope, role_id, _| {
-        member_roles::delete::delete(call, scope, required_role_id(role_id)?)
-    })
+    member_role_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("DELETE", "/member_roles/:member_role_id"),
+        |call, scope, role_id, _| member_roles::delete::delete(call, scope, required_role_id(role_id)?),
+    )
 }
 
 /// Runs one administrative command (`{"command": "user_add", ...}`; see the README).
@@ -243,10 +257,11 @@ fn repository_export(
     ctx: *const fc_ctx,
     auth_json: *const c_char,
     params_json: *const c_char,
+    scope_route: (&'static str, &'static str),
     route: &str,
     operation: fn(&Call, &str, &Params) -> crate::error::ApiResult<Response>,
 ) -> *mut fc_response {
-    guard(|| repository_response(ctx, auth_json, params_json, route, operation))
+    guard(|| repository_response(ctx, auth_json, params_json, scope_route, route, operation))
 }
 
 /// The response of [`repository_export`], still in Rust (`Err` for a bad argument).
@@ -254,6 +269,7 @@ pub(super) fn repository_response(
     ctx: *const fc_ctx,
     auth_json: *const c_char,
     params_json: *const c_char,
+    scope_route: (&'static str, &'static str),
     route: &str,
     operation: fn(&Call, &str, &Params) -> crate::error::ApiResult<Response>,
 ) -> Result<Response, Response> {
@@ -281,8 +297,10 @@ pub(super) fn repository_response(
     if let Some(sha) = sha {
         params.set("sha", sha);
     }
-    let answer = Call::new(&ctx, &credentials, api::base_url(&ctx, None), origin)
-        .and_then(|call| operation(&call, &project, &params));
+    let answer = Call::new(&ctx, &credentials, api::base_url(&ctx, None), origin).and_then(|call| {
+        crate::http::router::check_scopes(&call, scope_route.0, scope_route.1)?;
+        operation(&call, &project, &params)
+    });
     Ok(answer.unwrap_or_else(|e| e.into_response()))
 }
 
@@ -294,7 +312,14 @@ pub extern "C" fn fc_repository_tree(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "tree", crate::api::repository::tree::list)
+    repository_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/repository/tree"),
+        "tree",
+        crate::api::repository::tree::list,
+    )
 }
 
 /// `GET /projects/:id/repository/blobs/:sha`: `project`, `sha`. `{size, encoding, content, sha}`.
@@ -304,9 +329,14 @@ pub extern "C" fn fc_repository_blob(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "blobs", |call, project, params| {
-        crate::api::repository::blobs::get(call, project, &params.required_string("sha")?)
-    })
+    repository_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/repository/blobs/:sha"),
+        "blobs",
+        |call, project, params| crate::api::repository::blobs::get(call, project, &params.required_string("sha")?),
+    )
 }
 
 /// `GET /projects/:id/repository/blobs/:sha/raw`: `project`, `sha`. The exact bytes, streamed: read them with `fc_response_read`.
@@ -316,9 +346,14 @@ pub extern "C" fn fc_repository_raw_blob(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "blobs", |call, project, params| {
-        crate::api::repository::blobs::raw(call, project, &params.required_string("sha")?)
-    })
+    repository_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/repository/blobs/:sha/raw"),
+        "blobs",
+        |call, project, params| crate::api::repository::blobs::raw(call, project, &params.required_string("sha")?),
+    )
 }
 
 /// `GET /projects/:id/repository/contributors`: `project`, optional `ref`, `order_by`, `sort`, `page`, `per_page`.
@@ -328,7 +363,14 @@ pub extern "C" fn fc_repository_contributors(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "contributors", crate::api::repository::contributors::list)
+    repository_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/repository/contributors"),
+        "contributors",
+        crate::api::repository::contributors::list,
+    )
 }
 
 /// `GET /projects/:id/repository/merge_base`: `project`, `refs` (an array of two or more refs). The commit entity.
@@ -338,7 +380,14 @@ pub extern "C" fn fc_repository_merge_base(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "merge_base", crate::api::repository::merge_base::get)
+    repository_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/repository/merge_base"),
+        "merge_base",
+        crate::api::repository::merge_base::get,
+    )
 }
 
 /// `GET /projects/:id/repository/compare`: `project`, `from`, `to`, optional `straight`, `unidiff`, `from_project_id`.
@@ -348,7 +397,14 @@ pub extern "C" fn fc_repository_compare(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "compare", crate::api::repository::compare::get)
+    repository_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/repository/compare"),
+        "compare",
+        crate::api::repository::compare::get,
+    )
 }
 
 /// `GET /projects/:id/repository/changelog`: `project`, `version`, optional `from`, `to`, `date`, `trailer`,
@@ -359,7 +415,14 @@ pub extern "C" fn fc_changelog_generate(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "changelog", crate::api::repository::changelog::generate)
+    repository_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/repository/changelog"),
+        "changelog",
+        crate::api::repository::changelog::generate,
+    )
 }
 
 /// `POST /projects/:id/repository/changelog`: as `fc_changelog_generate` plus optional `branch`, `file`, `message`.
@@ -370,7 +433,14 @@ pub extern "C" fn fc_changelog_commit(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "changelog", crate::api::repository::changelog::commit)
+    repository_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("POST", "/projects/:id/repository/changelog"),
+        "changelog",
+        crate::api::repository::changelog::commit,
+    )
 }
 
 /// `GET /projects/:id/repository/health`: `project`, optional `generate`. The stored or new report.
@@ -380,7 +450,14 @@ pub extern "C" fn fc_repository_health(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "health", crate::api::repository::health::get)
+    repository_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/repository/health"),
+        "health",
+        crate::api::repository::health::get,
+    )
 }
 
 /// `GET /projects/:id/repository/commits`: `project`, optional `ref_name`, `since`, `until`, `path`, `author`, `all`,
@@ -391,7 +468,14 @@ pub extern "C" fn fc_repository_commits(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "commits", crate::api::repository::commits::list::list)
+    repository_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/repository/commits"),
+        "commits",
+        crate::api::repository::commits::list::list,
+    )
 }
 
 /// `GET /projects/:id/repository/commits/:sha`: `project`, `sha`, optional `stats`. The commit detail.
@@ -401,9 +485,16 @@ pub extern "C" fn fc_repository_commit(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "commits/{sha}", |call, project, params| {
-        crate::api::repository::commits::get::get(call, project, &params.required_string("sha")?, params)
-    })
+    repository_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/repository/commits/:sha"),
+        "commits/{sha}",
+        |call, project, params| {
+            crate::api::repository::commits::get::get(call, project, &params.required_string("sha")?, params)
+        },
+    )
 }
 
 /// `GET /projects/:id/repository/commits/:sha/diff`: `project`, `sha`, optional `unidiff`, `page`, `per_page`.
@@ -413,9 +504,16 @@ pub extern "C" fn fc_repository_commit_diff(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "commits/{sha}/diff", |call, project, params| {
-        crate::api::repository::commits::diff::diff(call, project, &params.required_string("sha")?, params)
-    })
+    repository_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/repository/commits/:sha/diff"),
+        "commits/{sha}/diff",
+        |call, project, params| {
+            crate::api::repository::commits::diff::diff(call, project, &params.required_string("sha")?, params)
+        },
+    )
 }
 
 /// `GET /projects/:id/repository/commits/:sha/refs`: `project`, `sha`, optional `type`, `page`, `per_page`.
@@ -425,9 +523,16 @@ pub extern "C" fn fc_repository_commit_refs(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "commits/{sha}/refs", |call, project, params| {
-        crate::api::repository::commits::refs::refs(call, project, &params.required_string("sha")?, params)
-    })
+    repository_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/repository/commits/:sha/refs"),
+        "commits/{sha}/refs",
+        |call, project, params| {
+            crate::api::repository::commits::refs::refs(call, project, &params.required_string("sha")?, params)
+        },
+    )
 }
 
 /// `GET /projects/:id/repository/commits/:sha/sequence`: `project`, `sha`, optional `first_parent`. `{"count": n}`.
@@ -437,9 +542,16 @@ pub extern "C" fn fc_repository_commit_sequence(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "commits/{sha}/sequence", |call, project, params| {
-        crate::api::repository::commits::sequence::sequence(call, project, &params.required_string("sha")?, params)
-    })
+    repository_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/repository/commits/:sha/sequence"),
+        "commits/{sha}/sequence",
+        |call, project, params| {
+            crate::api::repository::commits::sequence::sequence(call, project, &params.required_string("sha")?, params)
+        },
+    )
 }
 
 /// `POST /projects/:id/repository/commits`: `project`, `branch`, `commit_message`, `actions` (an array of
@@ -451,5 +563,12 @@ pub extern "C" fn fc_repository_commit_create(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    repository_export(ctx, auth_json, params_json, "commits", crate::api::repository::commits::create::create)
+    repository_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("POST", "/projects/:id/repository/commits"),
+        "commits",
+        crate::api::repository::commits::create::create,
+    )
 }

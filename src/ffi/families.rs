@@ -37,6 +37,7 @@ fn family_export(
     ctx: *const fc_ctx,
     auth_json: *const c_char,
     params_json: *const c_char,
+    scope_route: (&'static str, &'static str),
     route: &str,
     operation: fn(&Call, &[String], &Params) -> ApiResult<Response>,
 ) -> *mut fc_response {
@@ -63,8 +64,10 @@ fn family_export(
             })
             .collect();
         let origin = Origin { path: path_of(route, &values), query };
-        let answer = Call::new(&ctx, &credentials, api::base_url(&ctx, None), origin)
-            .and_then(|call| operation(&call, &values, &params));
+        let answer = Call::new(&ctx, &credentials, api::base_url(&ctx, None), origin).and_then(|call| {
+            crate::http::router::check_scopes(&call, scope_route.0, scope_route.1)?;
+            operation(&call, &values, &params)
+        });
         Ok(answer.unwrap_or_else(|e| e.into_response()))
     })
 }
@@ -77,7 +80,9 @@ pub extern "C" fn fc_projects_list(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    family_export(ctx, auth_json, params_json, "/projects", |call, _, params| projects::list::list(call, params))
+    family_export(ctx, auth_json, params_json, ("GET", "/projects"), "/projects", |call, _, params| {
+        projects::list::list(call, params)
+    })
 }
 
 /// `GET /groups/:id/projects`: `group` (id or full path), `include_subgroups` and the filters of `fc_projects_list`.
@@ -87,9 +92,14 @@ pub extern "C" fn fc_group_projects_list(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    family_export(ctx, auth_json, params_json, "/groups/:group/projects", |call, v, params| {
-        projects::list::list_of_group(call, &v[0], params)
-    })
+    family_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/groups/:id/projects"),
+        "/groups/:group/projects",
+        |call, v, params| projects::list::list_of_group(call, &v[0], params),
+    )
 }
 
 /// `GET /projects/:id`: `project` (id or full path). ProjectWithAccess, or ProjectDetails for anonymous callers.
@@ -99,7 +109,9 @@ pub extern "C" fn fc_project_get(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    family_export(ctx, auth_json, params_json, "/projects/:project", |call, v, _| projects::get(call, &v[0]))
+    family_export(ctx, auth_json, params_json, ("GET", "/projects/:id"), "/projects/:project", |call, v, _| {
+        projects::get(call, &v[0])
+    })
 }
 
 /// `GET /user`: the signed-in caller (401 for anyone else).
@@ -109,7 +121,7 @@ pub extern "C" fn fc_user_current(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    family_export(ctx, auth_json, params_json, "/user", |call, _, _| users::current::current(call))
+    family_export(ctx, auth_json, params_json, ("GET", "/user"), "/user", |call, _, _| users::current::current(call))
 }
 
 /// `GET /users/:id`: `user_id`.
@@ -119,7 +131,9 @@ pub extern "C" fn fc_user_get(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    family_export(ctx, auth_json, params_json, "/users/:user_id", |call, v, _| users::get::get(call, &v[0]))
+    family_export(ctx, auth_json, params_json, ("GET", "/users/:id"), "/users/:user_id", |call, v, _| {
+        users::get::get(call, &v[0])
+    })
 }
 
 /// `GET /projects/:id/repository/branches`: `project`, optional `search`, `regex`, `sort`, `pagination`,
@@ -130,9 +144,14 @@ pub extern "C" fn fc_branches_list(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    family_export(ctx, auth_json, params_json, "/projects/:project/repository/branches", |call, v, params| {
-        branches::list::list(call, &v[0], params)
-    })
+    family_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/repository/branches"),
+        "/projects/:project/repository/branches",
+        |call, v, params| branches::list::list(call, &v[0], params),
+    )
 }
 
 /// `GET /projects/:id/repository/branches/:branch`: `project`, `branch`.
@@ -142,9 +161,14 @@ pub extern "C" fn fc_branch_get(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    family_export(ctx, auth_json, params_json, "/projects/:project/repository/branches/:branch", |call, v, _| {
-        branches::get::get(call, &v[0], &v[1], false)
-    })
+    family_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/repository/branches/:branch"),
+        "/projects/:project/repository/branches/:branch",
+        |call, v, _| branches::get::get(call, &v[0], &v[1], false),
+    )
 }
 
 /// `POST /projects/:id/repository/branches`: `project`, `branch`, `ref`. 201 and the branch.
@@ -154,9 +178,14 @@ pub extern "C" fn fc_branch_create(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    family_export(ctx, auth_json, params_json, "/projects/:project/repository/branches", |call, v, params| {
-        branches::create::create(call, &v[0], params)
-    })
+    family_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("POST", "/projects/:id/repository/branches"),
+        "/projects/:project/repository/branches",
+        |call, v, params| branches::create::create(call, &v[0], params),
+    )
 }
 
 /// `DELETE /projects/:id/repository/branches/:branch`: `project`, `branch`. 204.
@@ -166,9 +195,14 @@ pub extern "C" fn fc_branch_delete(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    family_export(ctx, auth_json, params_json, "/projects/:project/repository/branches/:branch", |call, v, _| {
-        branches::delete::delete(call, &v[0], &v[1])
-    })
+    family_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("DELETE", "/projects/:id/repository/branches/:branch"),
+        "/projects/:project/repository/branches/:branch",
+        |call, v, _| branches::delete::delete(call, &v[0], &v[1]),
+    )
 }
 
 /// `DELETE /projects/:id/repository/merged_branches`: `project`. 202.
@@ -178,9 +212,14 @@ pub extern "C" fn fc_branches_delete_merged(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    family_export(ctx, auth_json, params_json, "/projects/:project/repository/merged_branches", |call, v, _| {
-        branches::delete_merged::delete_merged(call, &v[0])
-    })
+    family_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("DELETE", "/projects/:id/repository/merged_branches"),
+        "/projects/:project/repository/merged_branches",
+        |call, v, _| branches::delete_merged::delete_merged(call, &v[0]),
+    )
 }
 
 /// `GET /projects/:id/repository/tags`: `project`, optional `order_by`, `sort`, `search`, `pagination`,
@@ -191,9 +230,14 @@ pub extern "C" fn fc_tags_list(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    family_export(ctx, auth_json, params_json, "/projects/:project/repository/tags", |call, v, params| {
-        tags::list::list(call, &v[0], params)
-    })
+    family_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/repository/tags"),
+        "/projects/:project/repository/tags",
+        |call, v, params| tags::list::list(call, &v[0], params),
+    )
 }
 
 /// `GET /projects/:id/repository/tags/:tag_name`: `project`, `tag_name`.
@@ -203,9 +247,14 @@ pub extern "C" fn fc_tag_get(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    family_export(ctx, auth_json, params_json, "/projects/:project/repository/tags/:tag_name", |call, v, _| {
-        tags::get::get(call, &v[0], &v[1])
-    })
+    family_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/repository/tags/:tag_name"),
+        "/projects/:project/repository/tags/:tag_name",
+        |call, v, _| tags::get::get(call, &v[0], &v[1]),
+    )
 }
 
 /// `POST /projects/:id/repository/tags`: `project`, `tag_name`, `ref`, optional `message` (an annotated tag).
@@ -215,9 +264,14 @@ pub extern "C" fn fc_tag_create(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    family_export(ctx, auth_json, params_json, "/projects/:project/repository/tags", |call, v, params| {
-        tags::create::create(call, &v[0], params)
-    })
+    family_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("POST", "/projects/:id/repository/tags"),
+        "/projects/:project/repository/tags",
+        |call, v, params| tags::create::create(call, &v[0], params),
+    )
 }
 
 /// `DELETE /projects/:id/repository/tags/:tag_name`: `project`, `tag_name`. 204.
@@ -227,9 +281,14 @@ pub extern "C" fn fc_tag_delete(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    family_export(ctx, auth_json, params_json, "/projects/:project/repository/tags/:tag_name", |call, v, _| {
-        tags::delete::delete(call, &v[0], &v[1])
-    })
+    family_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("DELETE", "/projects/:id/repository/tags/:tag_name"),
+        "/projects/:project/repository/tags/:tag_name",
+        |call, v, _| tags::delete::delete(call, &v[0], &v[1]),
+    )
 }
 
 /// `GET /projects/:id/protected_branches`: `project`, optional `search`, `page`, `per_page`.
@@ -239,9 +298,14 @@ pub extern "C" fn fc_protected_branches_list(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    family_export(ctx, auth_json, params_json, "/projects/:project/protected_branches", |call, v, params| {
-        protected_branches::list::list(call, &v[0], params)
-    })
+    family_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/protected_branches"),
+        "/projects/:project/protected_branches",
+        |call, v, params| protected_branches::list::list(call, &v[0], params),
+    )
 }
 
 /// `GET /projects/:id/protected_branches/:name`: `project`, `name`.
@@ -251,9 +315,14 @@ pub extern "C" fn fc_protected_branch_get(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    family_export(ctx, auth_json, params_json, "/projects/:project/protected_branches/:name", |call, v, _| {
-        protected_branches::get::get(call, &v[0], &v[1])
-    })
+    family_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("GET", "/projects/:id/protected_branches/:name"),
+        "/projects/:project/protected_branches/:name",
+        |call, v, _| protected_branches::get::get(call, &v[0], &v[1]),
+    )
 }
 
 /// `POST /projects/:id/protected_branches`: `project`, `name`, optional `push_access_level`,
@@ -264,9 +333,14 @@ pub extern "C" fn fc_protected_branch_create(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    family_export(ctx, auth_json, params_json, "/projects/:project/protected_branches", |call, v, params| {
-        protected_branches::create::create(call, &v[0], params)
-    })
+    family_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("POST", "/projects/:id/protected_branches"),
+        "/projects/:project/protected_branches",
+        |call, v, params| protected_branches::create::create(call, &v[0], params),
+    )
 }
 
 /// `DELETE /projects/:id/protected_branches/:name`: `project`, `name`. 204.
@@ -276,9 +350,14 @@ pub extern "C" fn fc_protected_branch_delete(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    family_export(ctx, auth_json, params_json, "/projects/:project/protected_branches/:name", |call, v, _| {
-        protected_branches::delete::delete(call, &v[0], &v[1])
-    })
+    family_export(
+        ctx,
+        auth_json,
+        params_json,
+        ("DELETE", "/projects/:id/protected_branches/:name"),
+        "/projects/:project/protected_branches/:name",
+        |call, v, _| protected_branches::delete::delete(call, &v[0], &v[1]),
+    )
 }
 
 #[cfg(test)]

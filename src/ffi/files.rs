@@ -49,9 +49,10 @@ fn file_export(
     ctx: *const fc_ctx,
     auth_json: *const c_char,
     params_json: *const c_char,
+    route: (&'static str, &'static str),
     operation: fn(&Call, &str, &Params) -> ApiResult<Response>,
 ) -> *mut fc_response {
-    guard(|| repository_response(ctx, auth_json, params_json, "files", operation))
+    guard(|| repository_response(ctx, auth_json, params_json, route, "files", operation))
 }
 
 /// `GET /projects/:id/repository/files/:file_path`: `project`, `file_path`, `ref`. The file entity (Base64 content),
@@ -62,7 +63,7 @@ pub extern "C" fn fc_repository_file(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    file_export(ctx, auth_json, params_json, get)
+    file_export(ctx, auth_json, params_json, ("GET", "/projects/:id/repository/files/:file_path"), get)
 }
 
 /// `GET /projects/:id/repository/files/:file_path/raw`: `project`, `file_path`, optional `ref`, `lfs`. The bytes,
@@ -73,7 +74,7 @@ pub extern "C" fn fc_repository_file_raw(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    file_export(ctx, auth_json, params_json, raw)
+    file_export(ctx, auth_json, params_json, ("GET", "/projects/:id/repository/files/:file_path/raw"), raw)
 }
 
 /// `GET /projects/:id/repository/files/:file_path/blame`: `project`, `file_path`, `ref`, optional `range`
@@ -84,7 +85,7 @@ pub extern "C" fn fc_repository_file_blame(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    file_export(ctx, auth_json, params_json, blame)
+    file_export(ctx, auth_json, params_json, ("GET", "/projects/:id/repository/files/:file_path/blame"), blame)
 }
 
 /// `POST /projects/:id/repository/files/:file_path`: `project`, `file_path`, `branch`, `commit_message`, `content`,
@@ -95,7 +96,7 @@ pub extern "C" fn fc_repository_file_create(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    file_export(ctx, auth_json, params_json, create)
+    file_export(ctx, auth_json, params_json, ("POST", "/projects/:id/repository/files/:file_path"), create)
 }
 
 /// `PUT /projects/:id/repository/files/:file_path`: as `fc_repository_file_create` plus optional `last_commit_id`.
@@ -106,7 +107,7 @@ pub extern "C" fn fc_repository_file_update(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    file_export(ctx, auth_json, params_json, update)
+    file_export(ctx, auth_json, params_json, ("PUT", "/projects/:id/repository/files/:file_path"), update)
 }
 
 /// `DELETE /projects/:id/repository/files/:file_path`: `project`, `file_path`, `branch`, `commit_message`, optional
@@ -117,5 +118,5 @@ pub extern "C" fn fc_repository_file_delete(
     auth_json: *const c_char,
     params_json: *const c_char,
 ) -> *mut fc_response {
-    file_export(ctx, auth_json, params_json, delete)
+    file_export(ctx, auth_json, params_json, ("DELETE", "/projects/:id/repository/files/:file_path"), delete)
 }

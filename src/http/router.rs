@@ -12,7 +12,10 @@ use crate::api::members::{self, Scope as Members};
 use crate::api::repository::{
     archive, blobs, branches, changelog, commits, compare, contributors, files, health, merge_base, tags, tree,
 };
-use crate::api::{groups, namespaces, projects, protected_branches, users, version, Call};
+use crate::api::{
+    groups, namespaces, personal_access_tokens as tokens, projects, protected_branches, users, version, Call,
+};
+use crate::auth::scopes::Need;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Response;
 
@@ -26,13 +29,31 @@ pub struct Route {
     /// The route's template as records and metrics name it: `/api/v4` and the pattern
     /// (`/api/v4/projects/:id/repository/tree`), never a raw path.
     pub template: &'static str,
+    /// The token scopes the route needs.
+    pub need: Need,
     handler: Handler,
 }
 
-/// A route of the table, its template spelled out at compile time.
+/// A route of the table, its template spelled out at compile time; a last word adds a scope
+/// to the default ones (`read_user`), or `any` lets any scope through.
 macro_rules! route {
     ($method:literal, $pattern:literal, $handler:expr) => {
-        Route { method: $method, pattern: $pattern, template: concat!("/api/v4", $pattern), handler: $handler }
+        route!(@ $method, $pattern, $handler, Need::Default)
+    };
+    ($method:literal, $pattern:literal, $handler:expr, any) => {
+        route!(@ $method, $pattern, $handler, Need::Any)
+    };
+    ($method:literal, $pattern:literal, $handler:expr, $scope:ident) => {
+        route!(@ $method, $pattern, $handler, Need::Also(stringify!($scope)))
+    };
+    (@ $method:literal, $pattern:literal, $handler:expr, $need:expr) => {
+        Route {
+            method: $method,
+            pattern: $pattern,
+            template: concat!("/api/v4", $pattern),
+            need: $need,
+            handler: $handler,
+        }
     };
 }
 
@@ -43,9 +64,9 @@ pub static ROUTES: &[Route] = &[
     // Metadata (`/version`).
     route!("GET", "/version", |_, _, _| Ok(version::get())),
     // Users.
-    route!("GET", "/users", |c, r, _| users::list::list(c, &r.params)),
-    route!("GET", "/users/:id", |c, _, a| users::get::get(c, a[0])),
-    route!("GET", "/user", |c, _, _| users::current::current(c)),
+    route!("GET", "/users", |c, r, _| users::list::list(c, &r.params), read_user),
+    route!("GET", "/users/:id", |c, _, a| users::get::get(c, a[0]), read_user),
+    route!("GET", "/user", |c, _, _| users::current::current(c), read_user),
     route!("POST", "/users", |c, r, _| users::create::create(c, &r.params)),
     route!("PUT", "/users/:id", |c, r, a| users::update::update(c, a[0], &r.params)),
     route!("DELETE", "/users/:id", |c, r, a| users::delete::delete(c, a[0], &r.params)),
@@ -57,6 +78,23 @@ pub static ROUTES: &[Route] = &[
     route!("POST", "/users/:id/unban", |c, _, a| users::unban::unban(c, a[0])),
     route!("POST", "/users/:id/approve", |c, _, a| users::approve::approve(c, a[0])),
     route!("POST", "/users/:id/reject", |c, _, a| users::reject::reject(c, a[0])),
+    // Personal access tokens (of a user, then the `/personal_access_tokens` family).
+    route!("POST", "/user/personal_access_tokens", |c, r, _| tokens::create::create_own(c, &r.params)),
+    route!("POST", "/users/:user_id/personal_access_tokens", |c, r, a| {
+        tokens::create::create_for_user(c, a[0], &r.params)
+    }),
+    route!("GET", "/personal_access_tokens", |c, r, _| tokens::list::list(c, &r.params)),
+    route!("GET", "/personal_access_tokens/self", |c, _, _| tokens::get::get_self(c), any),
+    route!("GET", "/personal_access_tokens/:id", |c, _, a| tokens::get::get(c, a[0])),
+    route!(
+        "POST",
+        "/personal_access_tokens/self/rotate",
+        |c, r, _| tokens::rotate::rotate_self(c, &r.params),
+        self_rotate
+    ),
+    route!("POST", "/personal_access_tokens/:id/rotate", |c, r, a| tokens::rotate::rotate(c, a[0], &r.params)),
+    route!("DELETE", "/personal_access_tokens/self", |c, _, _| tokens::revoke::revoke_self(c), any),
+    route!("DELETE", "/personal_access_tokens/:id", |c, _, a| tokens::revoke::revoke(c, a[0])),
     // Groups.
     route!("GET", "/groups", |c, r, _| groups::list::list(c, &r.params)),
     route!("GET", "/groups/:id/subgroups", |c, r, a| groups::list::subgroups(c, a[0], &r.params)),
@@ -147,13 +185,24 @@ pub static ROUTES: &[Route] = &[
     route!("POST", "/projects/:id/repository/changelog", |c, r, a| changelog::commit(c, a[0], &r.params)),
     route!("GET", "/projects/:id/repository/health", |c, r, a| health::get(c, a[0], &r.params)),
     // Repository files.
-    route!("GET", "/projects/:id/repository/files/:file_path", |c, r, a| {
-        files::get::get(c, a[0], a[1], &r.params, r.head)
-    }),
-    route!("GET", "/projects/:id/repository/files/:file_path/raw", |c, r, a| files::raw::raw(c, a[0], a[1], &r.params)),
-    route!("GET", "/projects/:id/repository/files/:file_path/blame", |c, r, a| {
-        files::blame::blame(c, a[0], a[1], &r.params)
-    }),
+    route!(
+        "GET",
+        "/projects/:id/repository/files/:file_path",
+        |c, r, a| files::get::get(c, a[0], a[1], &r.params, r.head),
+        read_repository
+    ),
+    route!(
+        "GET",
+        "/projects/:id/repository/files/:file_path/raw",
+        |c, r, a| files::raw::raw(c, a[0], a[1], &r.params),
+        read_repository
+    ),
+    route!(
+        "GET",
+        "/projects/:id/repository/files/:file_path/blame",
+        |c, r, a| files::blame::blame(c, a[0], a[1], &r.params),
+        read_repository
+    ),
     route!("POST", "/projects/:id/repository/files/:file_path", |c, r, a| {
         files::write::create(c, a[0], a[1], &r.params)
     }),
@@ -243,12 +292,30 @@ pub fn template_for(method: &str, target: &str) -> Option<&'static str> {
         .map(|route| route.template)
 }
 
+/// Whether `call`'s token has the scopes of the route `method` `pattern` names (its pattern as
+/// in the table, `:names` free: `/projects/:project` is `/projects/:id`): the check of the
+/// typed exports, which mirror routes. A pattern that is no route is a bug, and needs `api`.
+pub fn check_scopes(call: &Call, method: &str, pattern: &str) -> ApiResult<()> {
+    let shape = |p: &str| -> Vec<String> {
+        p.split('/').map(|part| if part.starts_with(':') { ":".to_string() } else { part.to_string() }).collect()
+    };
+    let wanted = shape(pattern);
+    match ROUTES.iter().find(|route| route.method == method && shape(route.pattern) == wanted) {
+        Some(route) => call.check_scopes(route.need, method),
+        None => {
+            debug_assert!(false, "no route {method} {pattern}");
+            call.check_scopes(Need::Default, "POST")
+        }
+    }
+}
+
 /// Calls the operation of `found` (from [`find`]) for `request`.
 pub fn dispatch(call: &Call, request: &Request, found: ApiResult<(&'static Route, Vec<&str>)>) -> ApiResult<Response> {
     if request.segments == ["__panic"] && call.ctx.config.features.test_panic_route {
         panic!("panic route requested");
     }
     let (route, values) = found?;
+    call.check_scopes(route.need, &request.method)?;
     (route.handler)(call, request, &values)
 }
 

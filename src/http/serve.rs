@@ -56,6 +56,15 @@ fn route_and_call(ctx: &Context, trace: &mut Trace, incoming: Incoming, body: &[
     let base_url = api::base_url(ctx, request.header("host"));
     let origin = Origin::request(&request.raw_path, &request.query_pairs);
     let mut call = Call::from_client(ctx, &credentials, base_url, origin, trace.client)?;
+    // The token's scopes first, then `Sudo` (GitLab's order: the token is validated for the
+    // route as it is found, `sudo!` comes after).
+    if let Ok((route, _)) = &found {
+        call.check_scopes(route.need, &request.method)?;
+    }
+    let sudo = request.params.string("sudo").ok().flatten().or_else(|| request.header("sudo").map(str::to_string));
+    if let Some(identifier) = sudo.filter(|s| !s.is_empty()) {
+        call.sudo(&identifier)?;
+    }
     trace.set_user(call.caller.user().map(|u| (u.id, u.username.as_str())));
     call.if_none_match = request.header("if-none-match").map(str::to_string);
     router::dispatch(&call, &request, found)

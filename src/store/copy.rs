@@ -49,7 +49,20 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
     ),
     (
         "personal_access_tokens",
-        &[("id", Int), ("user_id", Int), ("name", Text), ("digest", Bytes), ("revoked", Bool), ("created_at", Int)],
+        &[
+            ("id", Int),
+            ("user_id", Int),
+            ("name", Text),
+            ("digest", Bytes),
+            ("revoked", Bool),
+            ("created_at", Int),
+            ("scopes", Text),
+            ("expires_at", OptText),
+            ("description", OptText),
+            ("last_used_at", OptInt),
+            // A rotation's successor has the larger id, so the row it names is copied first.
+            ("previous_id", OptInt),
+        ],
     ),
     (
         "groups",

@@ -20,7 +20,7 @@
 //! - Tokens are answered from memory at once: a token revoked on one host stops working on
 //!   every other once the notification arrives there, and never later than [`FRESH_FOR`] after
 //!   the revoke was acknowledged. Only live tokens are kept (an unknown or revoked one is asked
-//!   of the database every time).
+//!   of the database every time), with their scopes and expiry date (judged at each use).
 //! - Role lists and projects are answered from memory only after a ping sent after the request
 //!   came in was answered ([`Notified::settled`]): so a role or a project change that any host
 //!   acknowledged before the request is seen, as GitLab's single database would show it.
@@ -367,14 +367,16 @@ mod tests {
     use crate::store::users::User;
 
     fn alice() -> Principal {
-        Principal::User(User {
+        let user = User {
             id: 1,
             username: "alice".into(),
             name: "Alice".into(),
             email: None,
             is_admin: false,
             ..User::default()
-        })
+        };
+        let grant = crate::store::tokens::Grant { id: 1, scopes: vec!["api".into()], expires_at: None, revoked: false };
+        Principal::User(user, grant)
     }
 
     const KEY: Key = (false, [7; 32]);

@@ -107,8 +107,11 @@ impl Postgres {
         Ok(Postgres { pool, notified })
     }
 
-    /// What the live token with this digest authenticates: from memory while the listener
-    /// keeps it correct, else (and then kept) from the database.
+    /// What the token with this digest authenticates: from memory while the listener keeps it
+    /// correct, else (and then kept, when live) from the database. A token's scopes and expiry
+    /// date are in what is kept (expiry is judged by the caller at each use); a revocation,
+    /// rotation or any other change to the table is an update, which the listener hears and
+    /// which empties the memo on every host.
     pub fn principal(&self, digest: &[u8], job: bool) -> StoreResult<Option<Principal>> {
         let Ok(bytes) = <[u8; 32]>::try_from(digest) else {
             return self.read(|db| tokens::principal(db, digest, job));
@@ -119,7 +122,8 @@ impl Postgres {
             Lookup::Miss(ticket) => ticket,
         };
         let found = self.read(|db| tokens::principal(db, digest, job))?;
-        if let (Some(principal), Some(_)) = (&found, ticket) {
+        let live = !matches!(&found, Some(Principal::User(_, grant)) if grant.revoked);
+        if let (Some(principal), Some(_), true) = (&found, ticket, live) {
             self.notified.principals.remember(ticket, key, principal.clone(), Instant::now());
         }
         Ok(found)

@@ -75,6 +75,9 @@ pub struct Profile {
     pub note: Option<String>,
 }
 
+/// How many columns [`from_row`] reads (a row may carry others after them).
+pub const COLUMN_COUNT: usize = COLUMNS.len();
+
 /// The columns [`from_row`] reads, in its order.
 const COLUMNS: [&str; 18] = [
     "id",

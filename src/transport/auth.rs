@@ -10,14 +10,24 @@
 //! missing projects look the same to anonymous callers; authenticated but unable to see the
 //! project, 404; seen but not fetchable or pushable, 403 with GitLab's text. Fetch needs GitLab's
 //! `download_code` (Reporter; a custom role's `read_code` alone is not enough), push Developer.
+//!
+//! A personal access token's scopes are checked here too, by the same rule as the API's
+//! (`auth::scopes`, GitLab's `abilities_for_scopes`): fetching needs `api`, `read_api`,
+//! `read_repository` or `write_repository`, pushing `api` or `write_repository`; a token
+//! without them is 403 `You are not allowed to download code.` / `You are not allowed to upload
+//! code.` before the project is looked up (`lib/gitlab/git_access.rb`,
+//! `check_authentication_abilities!`). An expired or revoked token is no credential to git
+//! (GitLab's `find_for_git_client` looks up active tokens only): the 401 challenge, whose text
+//! says the token may be "incorrect, expired, or improperly scoped".
 
 use super::Service;
 use crate::auth::permissions::{self, ProjectAbility};
-use crate::auth::{self, Caller, Credentials};
+use crate::auth::{self, scopes, Caller, Credentials};
 use crate::context::Context;
 use crate::error::ApiError;
 use crate::response::Response;
 use crate::store::projects::{Name, Project};
+use crate::store::tokens::Grant;
 use base64::Engine;
 use std::path::PathBuf;
 
@@ -90,13 +100,25 @@ fn credentials(headers: &[(String, String)]) -> Result<Credentials, ()> {
 /// and otherwise, as under any user name, a personal access token
 /// (`personal_access_token_check`, which ignores the user name). A job token under another
 /// user name is never looked up as one.
-fn identify(ctx: &Context, credentials: Credentials) -> Result<Caller, ApiError> {
-    match auth::identify(ctx, &credentials) {
+fn identify(ctx: &Context, credentials: Credentials) -> Result<(Caller, Option<Grant>), ApiError> {
+    match auth::authenticate(ctx, &credentials) {
         Err(ApiError::Unauthorized) if !credentials.job.is_empty() => {
-            auth::identify(ctx, &Credentials { personal: credentials.job, ..Credentials::default() })
+            auth::authenticate(ctx, &Credentials { personal: credentials.job, ..Credentials::default() })
         }
         found => found,
     }
+}
+
+/// GitLab's 403 for a token whose scopes do not allow `service` (`ERROR_MESSAGES` of
+/// `lib/gitlab/git_access.rb`, `:auth_download`, `:auth_upload`).
+fn not_scoped(service: Service) -> Response {
+    super::text(
+        403,
+        match service {
+            Service::UploadPack => "You are not allowed to download code.",
+            Service::ReceivePack => "You are not allowed to upload code.",
+        },
+    )
 }
 
 /// Whether `caller` may run `service` on the project at `full_path`, and the project if so;
@@ -108,9 +130,9 @@ pub fn authorize(
     headers: &[(String, String)],
 ) -> Result<Access, Response> {
     let credentials = credentials(headers).map_err(|()| challenge())?;
-    let caller = match identify(ctx, credentials) {
-        Ok(caller) => caller,
-        Err(ApiError::Unauthorized) => return Err(challenge()),
+    let (caller, grant) = match identify(ctx, credentials) {
+        Ok(found) => found,
+        Err(ApiError::Unauthorized | ApiError::InvalidToken(_)) => return Err(challenge()),
         Err(e) => return Err(failed(e)),
     };
     // A blocked account (banned, pending approval) cannot sign in, so its token is no
@@ -123,6 +145,15 @@ pub fn authorize(
         let base_url = crate::api::base_url(ctx, super::header(headers, "host"));
         if let Some(reason) = crate::api::users::access_denied(user, &base_url) {
             return Err(super::text(403, &reason));
+        }
+    }
+    if let Some(grant) = &grant {
+        let allowed = match service {
+            Service::UploadPack => scopes::may_fetch(&grant.scopes),
+            Service::ReceivePack => scopes::may_push(&grant.scopes),
+        };
+        if !allowed {
+            return Err(not_scoped(service));
         }
     }
     let anonymous = caller == Caller::Anonymous;

@@ -26,7 +26,11 @@ def test_token_add_and_revoke(server):
     assert token.startswith("glpat-")
     assert server.json("GET", "/api/v4/member_roles", token=token)[0] == 200
     assert server.admin("token", "revoke", token).json == {"revoked": True}
-    assert server.json("GET", "/api/v4/member_roles", token=token) == (401, {"message": "401 Unauthorized"})
+    # GitLab's answer to a revoked token (rack-oauth2's invalid_token).
+    assert server.json("GET", "/api/v4/member_roles", token=token) == (401, {
+        "error": "invalid_token",
+        "error_description": "Token was revoked. You have to re-authorize from the user.",
+    })
     failed = server.admin("token", "revoke", token, check=False)
     assert failed.returncode == 1
     assert "404 Token Not Found" in failed.stderr

@@ -513,7 +513,8 @@ def _command(args):
     if args.what == "user":
         command = {"command": "user_add", "username": args.name, "admin": args.admin, "email": args.email}
     elif args.what == "token" and args.action == "add":
-        command = {"command": "token_add", "username": args.name}
+        command = {"command": "token_add", "username": args.name, "scopes": args.scopes,
+                   "expires_at": args.expires_at}
     elif args.what == "token":
         command = {"command": "token_revoke", "token": args.token}
     elif args.what == "group":
@@ -594,7 +595,10 @@ def _parser():
     p.add_argument("--email")
 
     token = what.add_parser("token").add_subparsers(dest="action", required=True)
-    action(token, "add").add_argument("name")
+    token_add = action(token, "add")
+    token_add.add_argument("name")
+    token_add.add_argument("--scopes", help="comma-separated scopes (default: api)")
+    token_add.add_argument("--expires-at", help="YYYY-MM-DD (default: today + limits.token_max_lifetime_days)")
     action(token, "revoke").add_argument("token")
 
     group = what.add_parser("group").add_subparsers(dest="action", required=True)

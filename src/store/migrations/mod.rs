@@ -90,8 +90,13 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0008_user_profiles.sqlite.sql"),
         postgres: include_str!("0008_user_profiles.postgres.sql"),
     },
-    // 10 (issue #38's administration bench; the lead renumbers at merge): SQLite's indexes on
-    // `groups.parent_id` and `projects.group_id`, which PostgreSQL's first schema has.
+    // 9: personal access tokens' scopes, expiry, description and rotation (decisions D9).
+    Migration {
+        sqlite: include_str!("0009_token_scopes.sqlite.sql"),
+        postgres: include_str!("0009_token_scopes.postgres.sql"),
+    },
+    // 10 (issue #38's administration bench): SQLite's indexes on `groups.parent_id` and
+    // `projects.group_id`, which PostgreSQL's first schema has.
     Migration {
         sqlite: include_str!("0010_tree_indexes.sqlite.sql"),
         postgres: include_str!("0010_tree_indexes.postgres.sql"),

@@ -8,25 +8,30 @@ mod job_tokens;
 mod personal_access_tokens;
 
 pub use job_tokens::{insert_job, job_token_project, revoke_job};
-pub use personal_access_tokens::{insert_personal, personal_token_user, revoke_personal};
+pub use personal_access_tokens::{
+    find_personal, insert_personal, list_personal, personal_token_user, revoke_personal, revoke_personal_by_id,
+    rotate_personal, Filter, Grant, NewToken, PersonalToken,
+};
 
 use super::db::Db;
 use super::error::StoreResult;
 use super::users::User;
 
-/// What a live token authenticates: a user (personal access token) or a CI job's project.
+/// What a token authenticates: a user (personal access token, with what it grants; revoked
+/// and expired ones too, which the caller refuses with GitLab's texts) or a live CI job
+/// token's project.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Principal {
-    User(User),
+    User(User, Grant),
     Job { project_id: i64 },
 }
 
 /// What the live token with this digest authenticates (`job`: a job token, else a personal
-/// access token), in one lookup; `None` when there is no such live token.
+/// access token), in one lookup; `None` when there is no such token (or no live job token).
 pub fn principal(db: &mut Db, digest: &[u8], job: bool) -> StoreResult<Option<Principal>> {
     Ok(if job {
         job_token_project(db, digest)?.map(|project_id| Principal::Job { project_id })
     } else {
-        personal_token_user(db, digest)?.map(Principal::User)
+        personal_token_user(db, digest)?.map(|(user, grant)| Principal::User(user, grant))
     })
 }
