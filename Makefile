@@ -8,9 +8,10 @@
 #   make run-cluster  the same on three hosts (two Go, one Python) sharing one PostgreSQL database
 #   make test   every test: lints, Rust, the header, C, sanitizers, fuzzing, Python, many hosts on
 #               PostgreSQL, Go, a short soak, and the installed library, wheel and Go module
-#   make bench  in-process operations against the git CLI, and the Python host's throughput
-#               (and requests per second through the Go and Python hosts, the Go host on SQLite
-#               and on PostgreSQL)
+#   make bench  in-process operations against the git CLI, the administration rows on 100,000
+#               projects (SQLite and PostgreSQL; fails when a page costs over 2x page 1), and the
+#               Python host's throughput (and requests per second through the Go and Python
+#               hosts, the Go host on SQLite and on PostgreSQL)
 #   make bench-real REPO=/path/to/clone
 #               forgecore against git on any real repository: every answer checked, both timed
 #   make soak   mixed load on the Go host for a minute: every answer as expected, RSS and fds flat
@@ -83,7 +84,7 @@ postgres-server:
 # and starts its own server (a cluster of its own, as test-cluster's).
 POSTGRES_TESTS := --test member_roles --test members --test auth --test http --test health --test ffi --test store \
 	--test files --test commits_create --test projects --test branches --test tags --test git_http \
-	--test observe --test migrations --test groups --test projects_admin --test users --test tokens
+	--test observe --test migrations --test groups --test projects_admin --test users --test tokens --test keyset --test admin_bench
 test-rust-postgres: postgres-server
 	$(PG_RUN) 'FORGECORE_TEST_POSTGRES="$(PG_URL)" $(CARGO) test $(POSTGRES_TESTS) -- --include-ignored'
 	$(PG_RUN) 'FORGECORE_TEST_POSTGRES="$(PG_URL)" FORGECORE_TEST_PG_CTL="$(PG_CTL)" $(CARGO) test --test readiness -- --include-ignored'
@@ -161,8 +162,9 @@ run-cluster: go-host-release postgres-server
 	$(PG_RUN) 'HOST=$(HOST) CLUSTER_PORT=$(CLUSTER_PORT) PYTHON=$(PYTHON) FORGECORE_LIB=$(RELEASE_DIR)/libforgecore.so \
 		GO_HOST=$(RELEASE_DIR)/forgecore-http examples/cluster/run.sh'
 
-bench: $(VPY) bench-go release
+bench: $(VPY) bench-go release postgres-server
 	$(CARGO) run --release --quiet --example bench
+	$(PG_RUN) 'FC_BENCH_POSTGRES="$(PG_URL)" $(CARGO) run --release --quiet --example bench_admin'
 	PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \
 		$(VPY) examples/bench/python_host.py
 	PYTHONPATH=bindings/python FORGECORE_LIB=$(CURDIR)/target/release/libforgecore.so \

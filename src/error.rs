@@ -94,6 +94,9 @@ pub enum ApiError {
     BadRequest(String),
     /// 405 for a known path with another method.
     MethodNotAllowed,
+    /// 405 `{"message": text}`: a way of asking GitLab refuses (`error!(text, 405)`), such as
+    /// keyset pagination of a list or order it does not page by keyset.
+    NotAllowed(String),
     /// 413 body over the configured limit.
     PayloadTooLarge,
     /// 415 body of a media type we do not read.
@@ -141,7 +144,7 @@ impl ApiError {
             | ApiError::ParamError(_)
             | ApiError::Validation(_)
             | ApiError::BadRequest(_) => 400,
-            ApiError::MethodNotAllowed => 405,
+            ApiError::MethodNotAllowed | ApiError::NotAllowed(_) => 405,
             ApiError::PayloadTooLarge => 413,
             ApiError::UnsupportedMediaType => 415,
             ApiError::Conflict(_) => 409,
@@ -176,7 +179,10 @@ impl ApiError {
             ApiError::MethodNotAllowed => json!({"message": "405 Method Not Allowed"}),
             ApiError::PayloadTooLarge => json!({"message": "413 Request Entity Too Large"}),
             ApiError::UnsupportedMediaType => json!({"message": "415 Unsupported Media Type"}),
-            ApiError::Conflict(text) | ApiError::Unprocessable(text) | ApiError::Denied(text) => {
+            ApiError::Conflict(text)
+            | ApiError::Unprocessable(text)
+            | ApiError::Denied(text)
+            | ApiError::NotAllowed(text) => {
                 json!({"message": text})
             }
             ApiError::TooManyRequests { message, .. } => json!({"message": {"error": message}}),

@@ -128,6 +128,28 @@ pub fn is_keyset(params: &Params) -> ApiResult<bool> {
     }
 }
 
+/// GitLab's answer to keyset pagination of a list or order it does not page by keyset
+/// (`lib/api/helpers/pagination_strategies.rb`).
+pub fn keyset_unavailable() -> ApiError {
+    ApiError::NotAllowed("Keyset pagination is not yet available for this type of request".into())
+}
+
+/// GitLab's default `offset_pagination_limit` (plan limits): offset pages of the lists that
+/// also page by keyset (projects, groups) end there.
+pub const OFFSET_LIMIT: usize = 50_000;
+
+/// GitLab's refusal of an offset page past [`OFFSET_LIMIT`] (`page * per_page` over it) of a
+/// list of `type_name` objects that keyset pagination can read to the end.
+pub fn check_offset_limit(page: Page, type_name: &str) -> ApiResult<()> {
+    if page.page.saturating_mul(page.per_page) > OFFSET_LIMIT {
+        return Err(ApiError::NotAllowed(format!(
+            "Offset pagination has a maximum allowed offset of {OFFSET_LIMIT} for requests that return objects of \
+             type {type_name}. Remaining records can be retrieved using keyset pagination."
+        )));
+    }
+    Ok(())
+}
+
 /// The only header of a keyset page that has a next one: `Link: <...>; rel="next"`, the
 /// request's parameters repeated with `overrides` (the next position) set.
 pub fn keyset_next(call: &Call, overrides: &[(&str, String)]) -> (String, String) {

@@ -310,6 +310,8 @@ pub struct ListQuery {
     pub top_level_only: bool,
     /// Only these groups (a group's subgroups or descendants).
     pub within: Option<Vec<i64>>,
+    /// Keyset pages by name (ascending, ties by id): only groups after this name and id.
+    pub after: Option<(String, i64)>,
     pub order: Option<Order>,
     pub ascending: bool,
     pub limit: i64,
@@ -388,6 +390,13 @@ fn list_sql(query: &ListQuery, select: &str) -> (String, Vec<Box<dyn super::db::
     if let Some(within) = &query.within {
         let ids: Vec<String> = within.iter().map(i64::to_string).collect();
         conditions.push(if ids.is_empty() { "1 = 0".into() } else { format!("g.id IN ({})", ids.join(", ")) });
+    }
+    if let Some((name, id)) = &query.after {
+        let name_at = bind(Box::new(name.clone()), &mut params);
+        let id_at = bind(Box::new(*id), &mut params);
+        conditions.push(format!(
+            "(lower(g.name) > lower({name_at}) OR (lower(g.name) = lower({name_at}) AND g.id > {id_at}))"
+        ));
     }
     let filter = if conditions.is_empty() { String::new() } else { format!("WHERE {}", conditions.join(" AND ")) };
     (format!("{REACH} SELECT {select} FROM groups g {filter}"), params)

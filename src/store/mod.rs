@@ -29,7 +29,7 @@ pub mod rate_limits;
 pub mod tokens;
 pub mod users;
 
-pub use db::{Db, Dialect};
+pub use db::{Db, Dialect, Param};
 pub use error::{StoreError, StoreResult};
 pub use postgres::Settings as PostgresSettings;
 pub use sqlite::DB_FILE;

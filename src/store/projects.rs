@@ -4,7 +4,7 @@
 //! that storage's root, as Gitaly keeps a repository's relative path) or, without a storage, at
 //! the absolute `repo_dir` it was registered with.
 
-use super::db::{Db, Row};
+use super::db::{Db, Dialect, Row};
 use super::error::StoreResult;
 use super::users::equal_ignoring_case;
 use super::Visibility;
@@ -401,14 +401,23 @@ const PROJECT_LEVEL: &str = "(SELECT max(m.access_level) FROM members m WHERE m.
 /// The caller's highest level on the project's group or its ancestors (`mg`, below).
 const GROUP_LEVEL: &str = "(SELECT max(mg.level) FROM mg WHERE mg.id = p.group_id)";
 /// Whether the caller is a member of the project, directly or through a group.
+/// On SQLite the group test reads `+p.group_id`, which keeps SQLite from answering it through
+/// `projects_group`: with that index it would fetch every project of the caller's groups and
+/// sort them for each page (19 ms for the first keyset page of 10,000 projects in the
+/// administration bench, against 1.6 ms scanning in the list's order).
 const MEMBER: &str = "(p.id IN (SELECT m.project_id FROM members m WHERE m.user_id = $1 AND m.project_id IS NOT NULL)
-                      OR p.group_id IN (SELECT mg.id FROM mg))";
+                      OR {group_id} IN (SELECT mg.id FROM mg))";
+
+fn member(dialect: Dialect) -> String {
+    MEMBER.replace("{group_id}", if dialect == Dialect::Sqlite { "+p.group_id" } else { "p.group_id" })
+}
 
 /// The projects `query` selects, with `select` as the columns. `mg` holds the groups the caller
 /// is a member of and every group below them, with the level that reaches each; a project's
 /// levels are asked of it and of `members` row by row, so a page ordered by an indexed column
 /// reads the projects of that page, however many there are.
-fn list_sql(query: &ListQuery, select: &str) -> (String, Vec<Box<dyn super::db::Param>>) {
+fn list_sql(query: &ListQuery, select: &str, dialect: Dialect) -> (String, Vec<Box<dyn super::db::Param>>) {
+    let member = member(dialect);
     let mut params: Vec<Box<dyn super::db::Param>> = vec![Box::new(query.user_id)];
     let mut conditions: Vec<String> = Vec::new();
     let bind = |value: Box<dyn super::db::Param>, params: &mut Vec<Box<dyn super::db::Param>>| {
@@ -421,10 +430,10 @@ fn list_sql(query: &ListQuery, select: &str) -> (String, Vec<Box<dyn super::db::
     }
     if !query.admin {
         let internal = if query.user_id.is_some() { " OR p.visibility = 'internal'" } else { "" };
-        conditions.push(format!("(p.visibility = 'public'{internal} OR {MEMBER})"));
+        conditions.push(format!("(p.visibility = 'public'{internal} OR {member})"));
     }
     if query.membership {
-        conditions.push(MEMBER.into());
+        conditions.push(member.clone());
     }
     if let Some(level) = query.min_access_level {
         let at = bind(Box::new(level), &mut params);
@@ -484,16 +493,33 @@ pub fn list(db: &mut Db, query: &ListQuery) -> StoreResult<Vec<Listed>> {
          (SELECT count(*) FROM projects f WHERE f.forked_from_id = p.id), {group_columns}, u.id, u.username, u.name",
         columns.join(", ")
     );
-    let (mut sql, mut params) = list_sql(query, &select);
     let direction = if query.ascending { "ASC" } else { "DESC" };
-    params.push(Box::new(query.limit));
-    params.push(Box::new(query.offset));
-    sql.push_str(&format!(
-        " ORDER BY {} {direction}, p.id {direction} LIMIT ${} OFFSET ${}",
-        query.order.column(),
-        params.len() - 1,
-        params.len()
-    ));
+    let order = format!("ORDER BY {} {direction}, p.id {direction}", query.order.column());
+    let sql_and_params = if query.offset > 0 {
+        // A later offset page picks its ids first, so that the levels and counts of the
+        // columns are asked of the page's rows only, not of every row skipped (PostgreSQL
+        // computed them for all 9,980 before page 500 of the administration bench: 1.1 s).
+        let (inner, mut params) = list_sql(query, "p.id", db.dialect());
+        params.push(Box::new(query.limit));
+        params.push(Box::new(query.offset));
+        // The same statement with the columns (its parameters are bound in the same order),
+        // its rows those of the page's ids.
+        let (full, _) = list_sql(query, &select, db.dialect());
+        let (_, ids) = inner.split_once("SELECT p.id FROM projects p").ok_or(super::StoreError::NoRow)?;
+        let sql = format!(
+            "{full} {} p.id IN (SELECT p.id FROM projects p{ids} {order} LIMIT ${} OFFSET ${}) {order}",
+            if ids.contains("WHERE") { "AND" } else { "WHERE" },
+            params.len() - 1,
+            params.len()
+        );
+        (sql, params)
+    } else {
+        let (mut sql, mut params) = list_sql(query, &select, db.dialect());
+        params.push(Box::new(query.limit));
+        sql.push_str(&format!(" {order} LIMIT ${}", params.len()));
+        (sql, params)
+    };
+    let (sql, params) = sql_and_params;
     let refs: Vec<&dyn super::db::Param> = params.iter().map(|p| p.as_ref()).collect();
     let at = COLUMN_COUNT;
     db.rows(&sql, &refs, |row| {
@@ -520,7 +546,7 @@ pub fn list(db: &mut Db, query: &ListQuery) -> StoreResult<Vec<Listed>> {
 
 /// How many projects `query` selects in all pages.
 pub fn count(db: &mut Db, query: &ListQuery) -> StoreResult<i64> {
-    let (sql, params) = list_sql(query, "count(*)");
+    let (sql, params) = list_sql(query, "count(*)", db.dialect());
     let refs: Vec<&dyn super::db::Param> = params.iter().map(|p| p.as_ref()).collect();
     db.one(&sql, &refs, |row| row.i64(0))
 }

@@ -53,8 +53,9 @@ fn order(params: &Params, keyset: bool) -> ApiResult<Order> {
 fn answer(call: &Call, params: &Params, group_ids: Option<Vec<i64>>) -> ApiResult<Response> {
     let keyset = pagination::is_keyset(params)?;
     let order = order(params, keyset)?;
-    if keyset && order != Order::Id {
-        return Err(ApiError::ParamError("Keyset pagination is only available with order_by=id".into()));
+    // GitLab pages projects by keyset in id order only (`Gitlab::Pagination::Keyset.available?`).
+    if keyset && (order != Order::Id || !matches!(params.string("order_by")?.as_deref(), None | Some("id"))) {
+        return Err(pagination::keyset_unavailable());
     }
     let ascending = match params.string("sort")?.as_deref() {
         None | Some("desc") => false,
@@ -85,6 +86,9 @@ fn answer(call: &Call, params: &Params, group_ids: Option<Vec<i64>>) -> ApiResul
         return Ok(empty(call, params, keyset));
     }
     let page = pagination::page(call, params)?;
+    if !keyset {
+        pagination::check_offset_limit(page, "Project")?;
+    }
     let query = ListQuery {
         user_id: user.map(|u| u.id),
         admin: call.caller.is_admin(),

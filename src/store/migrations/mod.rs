@@ -95,6 +95,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0009_token_scopes.sqlite.sql"),
         postgres: include_str!("0009_token_scopes.postgres.sql"),
     },
+    // 10 (issue #38's administration bench): SQLite's indexes on `groups.parent_id` and
+    // `projects.group_id`, which PostgreSQL's first schema has.
+    Migration {
+        sqlite: include_str!("0010_tree_indexes.sqlite.sql"),
+        postgres: include_str!("0010_tree_indexes.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
