@@ -48,3 +48,15 @@ pub fn humanize(flag: &str) -> String {
         None => String::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_stores_creation_levels_are_these_levels() {
+        use crate::store::namespaces::project_creation_min_level as level;
+        assert_eq!(
+            [level("developer"), level("maintainer"), level("owner"), level("noone")],
+            [Some(super::DEVELOPER), Some(super::MAINTAINER), Some(super::OWNER), None]
+        );
+    }
+}

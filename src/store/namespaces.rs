@@ -86,12 +86,14 @@ pub struct ListQuery {
 }
 
 /// The level a group's `project_creation_level` asks of a member to create projects in it
-/// (`None`: no member may; administrators always may).
+/// (`None`: no member may; administrators always may): GitLab's access levels of Developer,
+/// Maintainer and Owner (`auth::roles` names them above the store; a stored setting's meaning
+/// is the store's to read).
 pub fn project_creation_min_level(level: &str) -> Option<i64> {
     match level {
-        "developer" => Some(crate::auth::roles::DEVELOPER),
-        "maintainer" => Some(crate::auth::roles::MAINTAINER),
-        "owner" => Some(crate::auth::roles::OWNER),
+        "developer" => Some(30),
+        "maintainer" => Some(40),
+        "owner" => Some(50),
         _ => None,
     }
 }
