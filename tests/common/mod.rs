@@ -8,6 +8,8 @@
 #![allow(dead_code)]
 #![allow(unsafe_code)]
 
+pub mod serve;
+
 use forgecore::ffi::{self, fc_ctx, fc_response};
 use serde_json::{json, Value};
 use std::ffi::{c_char, CString};
