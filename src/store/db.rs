@@ -167,6 +167,20 @@ pub(super) fn sqlite_placeholders(sql: &str) -> String {
     out
 }
 
+/// A `LIKE` pattern matching `search` anywhere in a lower-cased column, with `%`, `_` and `\`
+/// escaped (the query says `ESCAPE '\'`): GitLab's `search` of names and paths, ignoring case.
+pub fn like_pattern(search: &str) -> String {
+    let escaped: String = search
+        .to_lowercase()
+        .chars()
+        .flat_map(|c| match c {
+            '%' | '_' | '\\' => vec!['\\', c],
+            c => vec![c],
+        })
+        .collect();
+    format!("%{escaped}%")
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -341,18 +341,6 @@ const REACH: &str = "WITH RECURSIVE
 /// The caller's level on group `g` through `down`.
 const LEVEL: &str = "(SELECT max(down.level) FROM down WHERE down.id = g.id)";
 
-fn like_pattern(search: &str) -> String {
-    let escaped: String = search
-        .to_lowercase()
-        .chars()
-        .flat_map(|c| match c {
-            '%' | '_' | '\\' => vec!['\\', c],
-            c => vec![c],
-        })
-        .collect();
-    format!("%{escaped}%")
-}
-
 fn list_sql(query: &ListQuery, select: &str) -> (String, Vec<Box<dyn super::db::Param>>) {
     let mut params: Vec<Box<dyn super::db::Param>> = vec![Box::new(query.user_id)];
     let mut conditions: Vec<String> = Vec::new();
@@ -373,7 +361,7 @@ fn list_sql(query: &ListQuery, select: &str) -> (String, Vec<Box<dyn super::db::
         conditions.push(format!("{LEVEL} >= {at}"));
     }
     if let Some(search) = &query.search {
-        let at = bind(Box::new(like_pattern(search)), &mut params);
+        let at = bind(Box::new(super::db::like_pattern(search)), &mut params);
         conditions.push(format!("(lower(g.name) LIKE {at} ESCAPE '\\' OR lower(g.path) LIKE {at} ESCAPE '\\')"));
     }
     if let Some(visibility) = query.visibility {

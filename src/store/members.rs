@@ -211,9 +211,7 @@ impl Filter {
 
     /// The `LIKE` pattern of the query (`$2`), its wildcards escaped; unused when no query.
     fn pattern(&self) -> String {
-        let query = self.query.as_deref().unwrap_or("").to_lowercase();
-        let escaped = query.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
-        format!("%{escaped}%")
+        super::db::like_pattern(self.query.as_deref().unwrap_or(""))
     }
 }
 

@@ -122,15 +122,7 @@ fn list_sql(query: &ListQuery, select: &str) -> (String, Vec<Box<dyn super::db::
         groups_where.push("g.parent_id IS NULL".into());
     }
     if let Some(search) = &query.search {
-        let escaped: String = search
-            .to_lowercase()
-            .chars()
-            .flat_map(|c| match c {
-                '%' | '_' | '\\' => vec!['\\', c],
-                c => vec![c],
-            })
-            .collect();
-        let at = bind(Box::new(format!("%{escaped}%")), &mut params);
+        let at = bind(Box::new(super::db::like_pattern(search)), &mut params);
         groups_where.push(format!("(lower(g.name) LIKE {at} ESCAPE '\\' OR lower(g.path) LIKE {at} ESCAPE '\\')"));
         users_where.push(format!("(lower(u.name) LIKE {at} ESCAPE '\\' OR lower(u.username) LIKE {at} ESCAPE '\\')"));
     }

@@ -440,15 +440,7 @@ fn list_sql(query: &ListQuery, select: &str, dialect: Dialect) -> (String, Vec<B
         conditions.push(format!("({PROJECT_LEVEL} >= {at} OR {GROUP_LEVEL} >= {at})"));
     }
     if let Some(search) = &query.search {
-        let escaped: String = search
-            .to_lowercase()
-            .chars()
-            .flat_map(|c| match c {
-                '%' | '_' | '\\' => vec!['\\', c],
-                c => vec![c],
-            })
-            .collect();
-        let at = bind(Box::new(format!("%{escaped}%")), &mut params);
+        let at = bind(Box::new(super::db::like_pattern(search)), &mut params);
         conditions.push(format!("(lower(p.name) LIKE {at} ESCAPE '\\' OR lower(p.path) LIKE {at} ESCAPE '\\')"));
     }
     if let Some(visibility) = query.visibility {

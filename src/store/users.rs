@@ -341,15 +341,7 @@ fn list_sql(dialect: Dialect, query: &ListQuery, select: &str) -> (String, Vec<B
         conditions.push(equal_ignoring_case_at(dialect, "username", &at));
     }
     if let Some(search) = &query.search {
-        let escaped: String = search
-            .to_lowercase()
-            .chars()
-            .flat_map(|c| match c {
-                '%' | '_' | '\\' => vec!['\\', c],
-                c => vec![c],
-            })
-            .collect();
-        let like = bind(Box::new(format!("%{escaped}%")), &mut params);
+        let like = bind(Box::new(super::db::like_pattern(search)), &mut params);
         let exact = bind(Box::new(search.clone()), &mut params);
         let mut alternatives = vec![
             format!("lower(username) LIKE {like} ESCAPE '\\'"),
