@@ -58,7 +58,14 @@ pub struct HookChannel {
     dir: PathBuf,
     requests: Receiver<(String, Sender<String>)>,
     thread: Option<std::thread::JoinHandle<()>>,
+    /// Set once a hook's request has been read: from then on the thread's last step is the
+    /// blocking open of `answer`, whose reader is that hook.
+    heard: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
+
+/// How long a dropped channel lets a hook that was heard open `answer` and take its answer
+/// before the channel opens it itself (the hook is gone, or never reads it).
+const ANSWER_GRACE: Duration = Duration::from_secs(2);
 
 /// A hook's request and where its answer goes.
 pub type HookCall = (String, Sender<String>);
@@ -80,8 +87,10 @@ impl HookChannel {
         }
         let (tx, requests) = mpsc::channel();
         let (request, answer) = (dir.join("request"), dir.join("answer"));
+        let heard = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = heard.clone();
         let thread = std::thread::Builder::new().name("git-pre-receive".into()).spawn(move || {
-            let _ = serve_once(&request, &answer, &tx);
+            let _ = serve_once(&request, &answer, &tx, &flag);
         });
         let thread = match thread {
             Ok(thread) => thread,
@@ -90,7 +99,7 @@ impl HookChannel {
                 return Err(e);
             }
         };
-        Ok(HookChannel { dir, requests, thread: Some(thread) })
+        Ok(HookChannel { dir, requests, thread: Some(thread), heard })
     }
 
     pub fn dir(&self) -> &Path {
@@ -120,12 +129,18 @@ pub fn sweep(base: &Path) {
 }
 
 /// Waits for one hook: reads its request to the end, hands it on, writes the answer back.
-fn serve_once(request: &Path, answer: &Path, tx: &Sender<HookCall>) -> std::io::Result<()> {
+fn serve_once(
+    request: &Path,
+    answer: &Path,
+    tx: &Sender<HookCall>,
+    heard: &std::sync::atomic::AtomicBool,
+) -> std::io::Result<()> {
     let mut text = String::new();
     std::fs::File::open(request)?.take(MAX_REQUEST_BYTES).read_to_string(&mut text)?;
     if text.is_empty() {
         return Ok(());
     }
+    heard.store(true, std::sync::atomic::Ordering::SeqCst);
     let (reply_tx, reply_rx) = mpsc::channel();
     if tx.send((text, reply_tx)).is_err() {
         return Ok(());
@@ -142,6 +157,17 @@ impl Drop for HookChannel {
         // reads).
         if let Some(thread) = self.thread.take() {
             let nonblocking = libc::O_NONBLOCK;
+            // A hook that was heard is about to read its answer: opening `answer` here first
+            // would take the answer from it and leave it waiting for a writer forever. It gets
+            // a moment to read it (an unanswered request is refused meanwhile).
+            let grace = std::time::Instant::now() + ANSWER_GRACE;
+            while self.heard.load(std::sync::atomic::Ordering::SeqCst)
+                && !thread.is_finished()
+                && std::time::Instant::now() < grace
+            {
+                while self.requests.try_recv().is_ok() {}
+                std::thread::sleep(Duration::from_millis(5));
+            }
             while !thread.is_finished() {
                 // A request nobody will answer: dropping it drops its reply's sender, so the
                 // thread answers a refusal instead of waiting.
@@ -200,6 +226,8 @@ mod tests {
                 assert_eq!(hook.join().unwrap(), "ok\n");
                 drop(channel);
             } else {
+                // Unanswered, and the channel dropped at once: the hook still gets the refusal
+                // (the channel's drop must not take the answer from it).
                 drop(reply);
                 drop(channel);
                 assert!(hook.join().unwrap().starts_with("refused\n"));
