@@ -227,7 +227,7 @@ pub fn resolve_commit(repo: &gix::Repository, revision: &str) -> Result<gix::Obj
     let object = if let Ok(id) = gix::ObjectId::from_hex(base.as_bytes()) {
         repo.try_find_object(id).map_err(|e| ResolveError::Lookup(error::boxed(e)))?.ok_or(Unknown)?
     } else if let Some(mut reference) =
-        <&gix::refs::PartialNameRef>::try_from(base).ok().and_then(|name| repo.try_find_reference(name).ok().flatten())
+        <&gix::refs::PartialNameRef>::try_from(base).ok().and_then(|name| refs::find_fresh(repo, name).ok().flatten())
     {
         let id = reference.peel_to_id().map_err(|_| Unknown)?;
         repo.find_object(id).map_err(|_| Unknown)?

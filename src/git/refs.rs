@@ -75,13 +75,29 @@ pub fn branch(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>, Er
     target(repo, &format!("refs/heads/{name}"))
 }
 
+/// The reference `name` names, looked up again on a fresh read of `packed-refs` when the first
+/// look misses or fails. `git pack-refs` (maintenance) writes a new `packed-refs` and then
+/// deletes the loose files it packed; a reader whose snapshot of `packed-refs` is older than the
+/// deletion (gix refreshes it by modification time, which may not change within a second)
+/// would find the ref in neither, and answer a ref that exists as missing.
+/// The second look's error is the answer's.
+pub fn find_fresh<'r>(
+    repo: &'r gix::Repository,
+    name: &gix::refs::PartialNameRef,
+) -> Result<Option<gix::Reference<'r>>, Error> {
+    if let Ok(Some(found)) = repo.try_find_reference(name) {
+        return Ok(Some(found));
+    }
+    // A packed-refs that cannot be read again leaves the second look to say what is wrong.
+    let _ = repo.refs.force_refresh_packed_buffer();
+    repo.try_find_reference(name).map_err(broken)
+}
+
 /// The object the reference `full_name` (`refs/tags/v1`) names, unpeeled, if it exists.
 pub fn target(repo: &gix::Repository, full_name: &str) -> Result<Option<ObjectId>, Error> {
     let Ok(full) = gix::refs::FullName::try_from(full_name) else { return Ok(None) };
-    match repo.try_find_reference(full.as_ref()).map_err(broken)? {
-        Some(reference) => Ok(id_of(reference)),
-        None => Ok(None),
-    }
+    let name: &gix::refs::PartialNameRef = full.as_ref().as_partial_name();
+    Ok(find_fresh(repo, name)?.and_then(id_of))
 }
 
 fn signature(sig: gix::actor::SignatureRef<'_>) -> Signature {
