@@ -495,6 +495,29 @@ fn tables() -> Vec<Table> {
             ],
             rows: vec![row![1, 1, "main", 40, 40, false], row![2, 1, "release/*", 0, 30, true]],
         },
+        Table {
+            name: "ci_variables",
+            since: Since::both(11),
+            columns: vec![
+                col("id", Int),
+                col("project_id", Int),
+                col("group_id", Int),
+                col("key", Text),
+                col("value", Text),
+                col("variable_type", Text),
+                col("protected", Bool),
+                col("masked", Bool),
+                col("hidden", Bool),
+                col("raw", Bool),
+                col("environment_scope", Text),
+                col("description", Text),
+            ],
+            rows: vec![
+                row![1, NULL, NULL, "INSTANCE_KEY", "v1", "env_var", false, false, false, false, "*", NULL],
+                row![2, NULL, 1, "GROUP_KEY", "secret-value", "file", true, true, true, true, "*", "a group's"],
+                row![3, 1, NULL, "PROJECT_KEY", "v3", "env_var", false, false, false, false, "production", NULL],
+            ],
+        },
     ]
 }
 

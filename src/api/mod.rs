@@ -15,6 +15,7 @@
 
 pub mod admin;
 mod call;
+pub mod ci_variables;
 pub mod conditional;
 pub mod groups;
 pub mod member_roles;

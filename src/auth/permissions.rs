@@ -40,6 +40,9 @@ pub enum ProjectAbility {
     /// Delete or restore it (GitLab's `remove_project`): Owner, or a custom role's
     /// `remove_project`.
     RemoveProject,
+    /// Manage its CI/CD variables (GitLab's `admin_cicd_variables`, `project_policy.rb`: the
+    /// Maintainer block): Maintainer and above, or a custom role's `admin_cicd_variables`.
+    AdminCicdVariables,
 }
 
 /// The caller's standing on one project.
@@ -132,6 +135,9 @@ pub fn authorize_project(db: &mut Db, caller: &Caller, project: &Project, abilit
         ProjectAbility::ChangeVisibility => access.admin || access.level >= OWNER,
         ProjectAbility::ArchiveProject => access.admin || access.level >= OWNER || access.has_flag("archive_project"),
         ProjectAbility::RemoveProject => access.admin || access.level >= OWNER || access.has_flag("remove_project"),
+        ProjectAbility::AdminCicdVariables => {
+            access.admin || access.level >= MAINTAINER || access.has_flag("admin_cicd_variables")
+        }
     };
     if allowed {
         Ok(())
@@ -195,4 +201,12 @@ pub fn can_remove_group(db: &mut Db, caller: &Caller, group: &Group) -> ApiResul
     Ok(memberships.iter().any(|m| m.access_level >= OWNER)
         || (group.parent_id.is_some()
             && memberships.iter().any(|m| m.role_permissions.iter().any(|f| f == "remove_group"))))
+}
+
+/// GitLab's group `admin_cicd_variables`: Owner of the group (directly or through an ancestor;
+/// `group_policy.rb`'s owner block), an administrator, or a custom role's
+/// `admin_cicd_variables` on a membership reaching the group (`ee/app/policies/ee/group_policy.rb`).
+pub fn can_admin_group_cicd_variables(db: &mut Db, caller: &Caller, group: &Group) -> ApiResult<bool> {
+    let access = group_access(db, caller, group)?;
+    Ok(access.admin || access.level >= OWNER || access.has_flag("admin_cicd_variables"))
 }

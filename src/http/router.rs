@@ -7,6 +7,7 @@
 //! (tests/openapi.rs checks that they agree).
 
 use super::request::Request;
+use crate::api::ci_variables::{self as variables, Scope as Variables};
 use crate::api::member_roles::{self, Scope};
 use crate::api::members::{self, Scope as Members};
 use crate::api::repository::{
@@ -171,6 +172,40 @@ pub static ROUTES: &[Route] = &[
     route!("GET", "/projects/:id/protected_branches/:name", |c, _, a| protected_branches::get::get(c, a[0], a[1])),
     route!("DELETE", "/projects/:id/protected_branches/:name", |c, _, a| {
         protected_branches::delete::delete(c, a[0], a[1])
+    }),
+    // CI/CD variables: of a project, of a group, of the instance.
+    route!("GET", "/projects/:id/variables", |c, r, a| variables::list::list(c, Variables::Project(a[0]), &r.params)),
+    route!("POST", "/projects/:id/variables", |c, r, a| {
+        variables::create::create(c, Variables::Project(a[0]), &r.params)
+    }),
+    route!("GET", "/projects/:id/variables/:key", |c, r, a| {
+        variables::get::get(c, Variables::Project(a[0]), a[1], &r.params)
+    }),
+    route!("PUT", "/projects/:id/variables/:key", |c, r, a| {
+        variables::update::update(c, Variables::Project(a[0]), a[1], &r.params)
+    }),
+    route!("DELETE", "/projects/:id/variables/:key", |c, r, a| {
+        variables::delete::delete(c, Variables::Project(a[0]), a[1], &r.params)
+    }),
+    route!("GET", "/groups/:id/variables", |c, r, a| variables::list::list(c, Variables::Group(a[0]), &r.params)),
+    route!("POST", "/groups/:id/variables", |c, r, a| variables::create::create(c, Variables::Group(a[0]), &r.params)),
+    route!("GET", "/groups/:id/variables/:key", |c, r, a| {
+        variables::get::get(c, Variables::Group(a[0]), a[1], &r.params)
+    }),
+    route!("PUT", "/groups/:id/variables/:key", |c, r, a| {
+        variables::update::update(c, Variables::Group(a[0]), a[1], &r.params)
+    }),
+    route!("DELETE", "/groups/:id/variables/:key", |c, r, a| {
+        variables::delete::delete(c, Variables::Group(a[0]), a[1], &r.params)
+    }),
+    route!("GET", "/admin/ci/variables", |c, r, _| variables::list::list(c, Variables::Instance, &r.params)),
+    route!("POST", "/admin/ci/variables", |c, r, _| variables::create::create(c, Variables::Instance, &r.params)),
+    route!("GET", "/admin/ci/variables/:key", |c, r, a| variables::get::get(c, Variables::Instance, a[0], &r.params)),
+    route!("PUT", "/admin/ci/variables/:key", |c, r, a| {
+        variables::update::update(c, Variables::Instance, a[0], &r.params)
+    }),
+    route!("DELETE", "/admin/ci/variables/:key", |c, r, a| {
+        variables::delete::delete(c, Variables::Instance, a[0], &r.params)
     }),
     // Repositories.
     route!("GET", "/projects/:id/repository/tree", |c, r, a| tree::list(c, a[0], &r.params)),

@@ -158,6 +158,23 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
         ],
     ),
     ("health_reports", &[("project_id", Int), ("report", Text), ("updated_at", Int)]),
+    (
+        "ci_variables",
+        &[
+            ("id", Int),
+            ("project_id", OptInt),
+            ("group_id", OptInt),
+            ("key", Text),
+            ("value", Text),
+            ("variable_type", Text),
+            ("protected", Bool),
+            ("masked", Bool),
+            ("hidden", Bool),
+            ("raw", Bool),
+            ("environment_scope", Text),
+            ("description", OptText),
+        ],
+    ),
 ];
 
 /// Tables whose `id` is an identity column to move past the copied ids.
@@ -170,6 +187,7 @@ const IDENTITIES: &[&str] = &[
     "job_tokens",
     "member_roles",
     "members",
+    "ci_variables",
 ];
 
 /// One value of a copied row.

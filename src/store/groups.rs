@@ -527,8 +527,8 @@ pub fn due_for_purge(db: &mut Db, cutoff: i64) -> StoreResult<Vec<i64>> {
     )
 }
 
-/// Removes the rows of these groups (their memberships and custom roles go with them), the
-/// deepest first. Whether any row was removed by this call.
+/// Removes the rows of these groups (their memberships, custom roles and CI/CD variables go
+/// with them), the deepest first. Whether any row was removed by this call.
 pub fn remove_all(db: &mut Db, deepest_first: &[i64]) -> StoreResult<bool> {
     let mut removed = false;
     for id in deepest_first {

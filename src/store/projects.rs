@@ -292,8 +292,8 @@ pub fn ids_of_personal(db: &mut Db, user_id: i64) -> StoreResult<Vec<i64>> {
     db.rows("SELECT id FROM projects WHERE namespace_user_id = $1 ORDER BY id", &[&user_id], |r| r.i64(0))
 }
 
-/// Removes the project's row (its memberships, tokens, protections and health report go with
-/// it; forks of it stay, no longer forks). The project as it was, when this call removed it;
+/// Removes the project's row (its memberships, tokens, protections, CI/CD variables and health
+/// report go with it; forks of it stay, no longer forks). The project as it was, when this call removed it;
 /// `None` when it was already gone (another host purged it first).
 pub fn remove(db: &mut Db, id: i64) -> StoreResult<Option<Project>> {
     let Some(project) = find_by_id(db, id)? else { return Ok(None) };
