@@ -101,11 +101,11 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0010_tree_indexes.sqlite.sql"),
         postgres: include_str!("0010_tree_indexes.postgres.sql"),
     },
-    // 11 (file number 0018; the lead renumbers on merge): CI/CD variables of the instance,
-    // groups and projects (the custom role flag `admin_cicd_variables`).
+    // 11: CI/CD variables of the instance, groups and projects (the custom role flag
+    // `admin_cicd_variables`).
     Migration {
-        sqlite: include_str!("0018_ci_variables.sqlite.sql"),
-        postgres: include_str!("0018_ci_variables.postgres.sql"),
+        sqlite: include_str!("0011_ci_variables.sqlite.sql"),
+        postgres: include_str!("0011_ci_variables.postgres.sql"),
     },
 ];
 
