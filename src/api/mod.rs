@@ -17,6 +17,7 @@ pub mod admin;
 mod call;
 pub mod conditional;
 pub mod groups;
+pub mod hooks;
 pub mod member_roles;
 pub mod members;
 pub mod monitoring;

@@ -40,6 +40,9 @@ pub enum ProjectAbility {
     /// Delete or restore it (GitLab's `remove_project`): Owner, or a custom role's
     /// `remove_project`.
     RemoveProject,
+    /// Read and manage its webhooks (GitLab's `read_web_hook` and `admin_web_hook`):
+    /// Maintainer and above, or a custom role's `admin_web_hook`.
+    AdminWebHook,
 }
 
 /// The caller's standing on one project.
@@ -132,6 +135,7 @@ pub fn authorize_project(db: &mut Db, caller: &Caller, project: &Project, abilit
         ProjectAbility::ChangeVisibility => access.admin || access.level >= OWNER,
         ProjectAbility::ArchiveProject => access.admin || access.level >= OWNER || access.has_flag("archive_project"),
         ProjectAbility::RemoveProject => access.admin || access.level >= OWNER || access.has_flag("remove_project"),
+        ProjectAbility::AdminWebHook => access.admin || access.level >= MAINTAINER || access.has_flag("admin_web_hook"),
     };
     if allowed {
         Ok(())

@@ -101,6 +101,9 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0010_tree_indexes.sqlite.sql"),
         postgres: include_str!("0010_tree_indexes.postgres.sql"),
     },
+    // 11 (issue #41, numbered 0015 for the round's merge): webhooks, their outbox of
+    // deliveries and their logs.
+    Migration { sqlite: include_str!("0015_hooks.sqlite.sql"), postgres: include_str!("0015_hooks.postgres.sql") },
 ];
 
 /// The version of a database that has run every migration.
