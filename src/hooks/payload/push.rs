@@ -79,11 +79,11 @@ pub fn build(
                         .default_branch
                         .and_then(|d| repo.find_reference(&format!("refs/heads/{d}")).ok())
                         .and_then(|mut r| r.peel_to_id().ok().map(|id| id.detach()))
-                        .filter(|tip| *tip != new)
                         .into_iter()
                         .collect(),
                 };
-                let is_new_default = update.old.is_none() && hidden.is_empty();
+                let is_new_default =
+                    update.old.is_none() && push.default_branch.is_none_or(|d| d == short) && hidden.is_empty();
                 let (ids, total) = walk(repo, new, &hidden, is_new_default, deadline).map_err(|x| e(&x))?;
                 (ids, total, Some(new), None)
             }
