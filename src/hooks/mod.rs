@@ -143,8 +143,12 @@ fn work(shared: &Shared) {
             }
             state.generation
         };
-        let claimed =
-            shared.store.write(|db| hooks::claim(db, &shared.owner, now_millis(), lease, 1)).unwrap_or_default();
+        let due = shared.store.read(|db| hooks::any_due(db, now_millis())).unwrap_or(false);
+        let claimed = if due {
+            shared.store.write(|db| hooks::claim(db, &shared.owner, now_millis(), lease, 1)).unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         if let Some(delivery) = claimed.into_iter().next() {
             settle(shared, delivery);
             continue;

@@ -207,6 +207,19 @@ pub fn enqueue(
     )
 }
 
+/// Whether any delivery is due at `now_millis` and not held by a live lease: a read, so that
+/// idle delivery threads never take the write lock to find nothing.
+pub fn any_due(db: &mut Db, now_millis: i64) -> StoreResult<bool> {
+    Ok(db
+        .row(
+            "SELECT id FROM web_hook_deliveries
+             WHERE state = 'pending' AND next_at <= $1 AND (lease_until IS NULL OR lease_until < $1) LIMIT 1",
+            &[&now_millis],
+            |r| r.i64(0),
+        )?
+        .is_some())
+}
+
 /// Claims up to `limit` due deliveries for `owner` until `now + lease`: pending ones whose time
 /// has come and whose last claim (by anyone) has expired. On PostgreSQL rows another host is
 /// claiming at this moment are skipped, never waited for; SQLite's writes are one at a time.
