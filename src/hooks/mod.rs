@@ -100,7 +100,7 @@ impl Delivery {
         let workers = (0..settings.delivery_threads)
             .filter_map(|i| {
                 let shared = Arc::clone(&shared);
-                std::thread::Builder::new().name(format!("fc-hooks-{i}")).spawn(move || work(&shared)).ok()
+                std::thread::Builder::new().name(format!("fc-hooks-{i}")).spawn(move || work(&shared, i == 0)).ok()
             })
             .collect();
         Delivery { shared, workers: Mutex::new(workers) }
@@ -131,7 +131,9 @@ impl Drop for Delivery {
     }
 }
 
-fn work(shared: &Shared) {
+/// One delivery thread; the `first` also drops week-old logs and settled deliveries now and
+/// then (every 600 idle polls: ten minutes by default), never as the context opens.
+fn work(shared: &Shared, first: bool) {
     let poll = Duration::from_millis(shared.settings.poll_millis);
     let lease = (shared.settings.lease_seconds * 1000) as i64;
     let mut rounds: u64 = 0;
@@ -154,7 +156,7 @@ fn work(shared: &Shared) {
             continue;
         }
         rounds += 1;
-        if rounds % 600 == 1 {
+        if first && rounds % 600 == 300 {
             let week = 7 * 86_400;
             let _ = shared.store.write(|db| hooks::prune(db, now_millis() - week * 1000, store::now_seconds() - week));
         }
