@@ -736,6 +736,50 @@ fn two_contexts_sharing_a_store_deliver_each_event_once() {
     drop(other);
 }
 
+#[test]
+fn url_variables_custom_headers_and_templates_shape_the_request() {
+    let forge = forge();
+    let receiver = receiver(false);
+    let hook = forge.add_hook(json!({"url": format!("{}/{{path}}", receiver.url),
+                                     "url_variables": [{"key": "path", "value": "first"}]}));
+    let one = format!("{HOOKS}/{}", hook["id"]);
+    assert_eq!(forge.call("PUT", &format!("{one}/url_variables/path"), json!({"value": "second"})).0, 204);
+    assert_eq!(
+        forge.call("PUT", &format!("{one}/url_variables/bad-key"), json!({"value": "x"})),
+        (422, json!({"error": "Illegal key or value"}))
+    );
+    assert_eq!(forge.call("PUT", &format!("{one}/custom_headers/X-Team"), json!({"value": "core"})).0, 204);
+    assert_eq!(forge.call("PUT", &format!("{one}/custom_headers/X-Gone"), json!({"value": "x"})).0, 204);
+    assert_eq!(forge.call("DELETE", &format!("{one}/custom_headers/X-Gone"), Value::Null).0, 204);
+    assert_eq!(
+        forge.call("DELETE", &format!("{one}/custom_headers/X-Gone"), Value::Null),
+        (404, json!({"message": "404 Custom header Not Found"}))
+    );
+    assert_eq!(
+        forge.call("DELETE", &format!("{one}/url_variables/nope"), Value::Null),
+        (404, json!({"message": "404 URL variable Not Found"}))
+    );
+    let shown = forge.call("GET", &one, Value::Null).1;
+    assert_eq!(
+        (shown["url_variables"].clone(), shown["custom_headers"].clone()),
+        (json!([{"key": "path"}]), json!([{"key": "X-Team"}]))
+    );
+    let (status, edited) = forge.call(
+        "PUT",
+        &one,
+        json!({"custom_webhook_template": r#"{"branch":"{{ref}}","count":{{total_commits_count}}}"#}),
+    );
+    assert_eq!(status, 200, "{edited}");
+    std::fs::write(forge.work.join("t.txt"), "t\n").unwrap();
+    forge.commit("Templated");
+    forge.git(&["push", "-q", "origin", "main"]);
+    let got = receiver.next();
+    assert_eq!(got.target, "/second");
+    assert_eq!(got.header("X-Team"), Some("core"));
+    assert_eq!(got.header("X-Gone"), None);
+    assert_eq!(got.body, json!({"branch": "refs/heads/main", "count": 1}));
+}
+
 #[allow(dead_code)]
 fn url_of(forge: &Forge) -> &str {
     &forge.url

@@ -28,6 +28,49 @@ pub fn interpolate(url: &str, variables: &std::collections::BTreeMap<String, Str
     out
 }
 
+/// The body a custom webhook template makes of `payload`: each `{{a.b}}` replaced by the
+/// payload's value there (a string's JSON text without its quotes, anything else as JSON;
+/// nothing for a missing path), and the whole must be JSON (`WebHookService`'s
+/// `CustomWebhookTemplate`). `None`: it is not.
+pub fn render(template: &str, payload: &str) -> Option<String> {
+    let data: Value = serde_json::from_str(payload).ok()?;
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find("}}") else {
+            out.push_str(&rest[start..]);
+            rest = "";
+            break;
+        };
+        let mut value = &data;
+        let mut found = true;
+        for key in after[..end].trim().split('.') {
+            match value {
+                Value::Object(map) if map.contains_key(key) => value = &map[key],
+                Value::Array(items) if key.parse::<usize>().is_ok_and(|i| i < items.len()) => {
+                    value = &items[key.parse::<usize>().unwrap_or(0)]
+                }
+                _ => {
+                    found = false;
+                    break;
+                }
+            }
+        }
+        if found {
+            let text = value.to_string();
+            match value {
+                Value::String(_) => out.push_str(&text[1..text.len() - 1]),
+                _ => out.push_str(&text),
+            }
+        }
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    serde_json::from_str::<Value>(&out).ok().map(|_| out)
+}
+
 /// Sends `payload` (JSON text) for `hook_name` to `hook`.
 pub fn execute(
     rules: &Rules,
@@ -57,8 +100,15 @@ pub fn execute(
             headers.push((name.clone(), value.clone()));
         }
     }
+    let body = match &hook.custom_webhook_template {
+        Some(template) => render(template, payload),
+        None => Some(payload.to_string()),
+    };
     let started = Instant::now();
-    let result = rules.post(&url, &headers, payload.as_bytes(), hook.enable_ssl_verification);
+    let result = match &body {
+        Some(body) => rules.post(&url, &headers, body.as_bytes(), hook.enable_ssl_verification),
+        None => Err(Failure::Failed("Error while parsing rendered custom webhook template".into())),
+    };
     let duration = started.elapsed().as_micros() as i64;
     let mut logged = Map::new();
     for (name, value) in &headers {
@@ -105,4 +155,17 @@ pub fn execute(
         created_at: crate::store::now_seconds(),
     };
     Outcome { success, log, status, message: body }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn templates_are_filled_from_the_payload() {
+        let payload = r#"{"ref":"refs/heads/main","user":{"name":"A \"q\""},"total":3,"commits":[{"id":"c1"}]}"#;
+        let body =
+            super::render(r#"{"r":"{{ref}}","n":"{{user.name}}","t":{{total}},"c":"{{commits.0.id}}"}"#, payload);
+        let body: serde_json::Value = serde_json::from_str(&body.unwrap()).unwrap();
+        assert_eq!(body, serde_json::json!({"r": "refs/heads/main", "n": "A \"q\"", "t": 3, "c": "c1"}));
+        assert_eq!(super::render("{not json {{ref}}", payload), None);
+    }
 }

@@ -174,6 +174,18 @@ pub static ROUTES: &[Route] = &[
     route!("POST", "/projects/:id/hooks/:hook_id/events/:hook_log_id/resend", |c, _, a| {
         hooks::resend::resend(c, a[0], a[1], a[2])
     }),
+    route!("PUT", "/projects/:id/hooks/:hook_id/url_variables/:key", |c, r, a| {
+        hooks::url_variables::set(c, a[0], a[1], a[2], &r.params)
+    }),
+    route!("DELETE", "/projects/:id/hooks/:hook_id/url_variables/:key", |c, _, a| {
+        hooks::url_variables::unset(c, a[0], a[1], a[2])
+    }),
+    route!("PUT", "/projects/:id/hooks/:hook_id/custom_headers/:key", |c, r, a| {
+        hooks::custom_headers::set(c, a[0], a[1], a[2], &r.params)
+    }),
+    route!("DELETE", "/projects/:id/hooks/:hook_id/custom_headers/:key", |c, _, a| {
+        hooks::custom_headers::unset(c, a[0], a[1], a[2])
+    }),
     // Protected branches.
     route!("GET", "/projects/:id/protected_branches", |c, r, a| protected_branches::list::list(c, a[0], &r.params)),
     route!("POST", "/projects/:id/protected_branches", |c, r, a| {

@@ -4,6 +4,7 @@
 //! role's `admin_web_hook`). The entity never answers the token. Delivery is `crate::hooks`'.
 
 pub mod create;
+pub mod custom_headers;
 pub mod delete;
 pub mod events;
 pub mod get;
@@ -11,6 +12,7 @@ pub mod list;
 pub mod resend;
 pub mod test;
 pub mod update;
+pub mod url_variables;
 
 use super::Call;
 use crate::api::groups::Ordered;
@@ -180,9 +182,7 @@ pub fn apply(call: &Call, hook: &mut Hook, params: &Params, creating: bool) -> A
     }
     if let Some(variables) = pairs(params, "url_variables")? {
         for (key, value) in variables {
-            let key_ok = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            if !key_ok || value.is_empty() || value.chars().count() > 100 {
+            if !url_variables::valid(&key, &value) {
                 return Err(unprocessable("Url variables must be a valid json schema"));
             }
             hook.url_variables.insert(key, value);
@@ -200,8 +200,7 @@ pub fn apply(call: &Call, hook: &mut Hook, params: &Params, creating: bool) -> A
             })
         };
         for (key, value) in headers {
-            let key_ok = !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
-            if !key_ok || value.is_empty() || value.chars().count() > 2048 || value.contains(['\r', '\n', '\0']) {
+            if !custom_headers::valid(&key, &value) {
                 return Err(refused());
             }
             hook.custom_headers.insert(key, value);
