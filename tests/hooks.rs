@@ -780,6 +780,42 @@ fn url_variables_custom_headers_and_templates_shape_the_request() {
     assert_eq!(got.body, json!({"branch": "refs/heads/main", "count": 1}));
 }
 
+#[test]
+fn system_hooks_are_for_administrators_and_get_every_push() {
+    // Project hooks may not point at loopback here; system hooks may.
+    let forge = forge_with(with_store(json!({"hooks": {"poll_millis": 50, "timeout_millis": 2000,
+        "connect_timeout_millis": 1000, "lease_seconds": 4}})));
+    let receiver = receiver(false);
+    let admin = forge.instance.user_with_token("root", true);
+    let (status, body) = forge.call("POST", HOOKS, json!({"url": receiver.url}));
+    assert_eq!((status, body), (422, json!({"error": "Invalid url given"})));
+    assert_eq!(forge.call("POST", "/api/v4/hooks", json!({"url": receiver.url})).0, 403);
+    let (status, hook) = forge.instance.call(
+        "POST",
+        "/api/v4/hooks",
+        Some(&admin),
+        json!({"url": receiver.url, "push_events": true, "token": "sys"}),
+    );
+    assert_eq!(status, 201, "{hook}");
+    assert_eq!((hook["push_events"].clone(), hook["repository_update_events"].clone()), (json!(true), json!(true)));
+    assert!(hook.get("project_id").is_none() && hook.get("token").is_none(), "{hook}");
+    let one = format!("/api/v4/hooks/{}", hook["id"]);
+    let (status, list) = forge.instance.call("GET", "/api/v4/hooks", Some(&admin), Value::Null);
+    assert_eq!((status, list.as_array().unwrap().len()), (200, 1));
+    assert_eq!(forge.instance.call("GET", &format!("{HOOKS}/{}", hook["id"]), Some(&admin), Value::Null).0, 404);
+    std::fs::write(forge.work.join("sys.txt"), "s\n").unwrap();
+    let head = forge.commit("For the system hook");
+    forge.git(&["push", "-q", "origin", "main"]);
+    let got = receiver.next();
+    assert_eq!(got.header("X-Gitlab-Event"), Some("System Hook"));
+    assert_eq!(got.header("X-Gitlab-Token"), Some("sys"));
+    assert_eq!((got.body["object_kind"].clone(), got.body["after"].clone()), (json!("push"), json!(head)));
+    let (status, edited) = forge.instance.call("PUT", &one, Some(&admin), json!({"push_events": false}));
+    assert_eq!((status, edited["push_events"].clone()), (200, json!(false)));
+    assert_eq!(forge.instance.call("DELETE", &one, Some(&admin), Value::Null).0, 204);
+    assert_eq!(forge.instance.call("GET", &one, Some(&admin), Value::Null).0, 404);
+}
+
 #[allow(dead_code)]
 fn url_of(forge: &Forge) -> &str {
     &forge.url

@@ -29,6 +29,7 @@ pub mod projects;
 pub mod protected_branches;
 pub mod push;
 pub mod repository;
+pub mod system_hooks;
 pub mod users;
 pub mod version;
 

@@ -82,11 +82,21 @@ pub fn execute(
     event_uuid: &str,
 ) -> Outcome {
     let url = interpolate(&hook.url, &hook.url_variables);
+    // System hooks: always `System Hook`, and local addresses allowed (GitLab's
+    // `allow_local_requests_from_system_hooks`, on by default).
+    let system = hook.project_id.is_none();
+    let system_rules;
+    let rules = if system {
+        system_rules = Rules { allow_local_requests: true, ..rules.clone() };
+        &system_rules
+    } else {
+        rules
+    };
     let mut headers: Vec<(String, String)> = vec![
         ("Content-Type".into(), "application/json".into()),
         ("User-Agent".into(), format!("GitLab/{}", crate::api::version::GITLAB_VERSION)),
         ("Idempotency-Key".into(), idempotency_key.into()),
-        ("X-Gitlab-Event".into(), event_header(hook_name)),
+        ("X-Gitlab-Event".into(), if system { "System Hook".into() } else { event_header(hook_name) }),
         ("X-Gitlab-Webhook-UUID".into(), super::uuid()),
         ("X-Gitlab-Instance".into(), instance.into()),
     ];

@@ -234,7 +234,9 @@ impl Listener for Outbox {
 
     fn record(&self, db: &mut Db, event: &Event) -> Result<(), ApiError> {
         let Event::RefsMoved(moved) = event;
-        let all = hooks::list(db, moved.project_id)?;
+        // Project hooks, then system hooks with the same data (`execute_hooks`' order).
+        let mut all = hooks::list(db, moved.project_id)?;
+        all.extend(hooks::list_system(db)?);
         let wanted: Vec<&hooks::Hook> =
             all.iter().filter(|h| !h.disabled && (h.event("push_events") || h.event("tag_push_events"))).collect();
         if wanted.is_empty() {

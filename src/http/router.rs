@@ -13,7 +13,8 @@ use crate::api::repository::{
     archive, blobs, branches, changelog, commits, compare, contributors, files, health, merge_base, tags, tree,
 };
 use crate::api::{
-    groups, hooks, namespaces, personal_access_tokens as tokens, projects, protected_branches, users, version, Call,
+    groups, hooks, namespaces, personal_access_tokens as tokens, projects, protected_branches, system_hooks, users,
+    version, Call,
 };
 use crate::auth::scopes::Need;
 use crate::error::{ApiError, ApiResult};
@@ -186,6 +187,12 @@ pub static ROUTES: &[Route] = &[
     route!("DELETE", "/projects/:id/hooks/:hook_id/custom_headers/:key", |c, _, a| {
         hooks::custom_headers::unset(c, a[0], a[1], a[2])
     }),
+    // System hooks.
+    route!("GET", "/hooks", |c, r, _| system_hooks::list::list(c, &r.params)),
+    route!("GET", "/hooks/:hook_id", |c, _, a| system_hooks::get::get(c, a[0])),
+    route!("POST", "/hooks", |c, r, _| system_hooks::create::create(c, &r.params)),
+    route!("PUT", "/hooks/:hook_id", |c, r, a| system_hooks::update::update(c, a[0], &r.params)),
+    route!("DELETE", "/hooks/:hook_id", |c, _, a| system_hooks::delete::delete(c, a[0])),
     // Protected branches.
     route!("GET", "/projects/:id/protected_branches", |c, r, a| protected_branches::list::list(c, a[0], &r.params)),
     route!("POST", "/projects/:id/protected_branches", |c, r, a| {

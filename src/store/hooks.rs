@@ -77,6 +77,11 @@ pub fn list(db: &mut Db, project_id: i64) -> StoreResult<Vec<Hook>> {
     db.rows(&format!("SELECT {COLUMNS} FROM web_hooks WHERE project_id = $1 ORDER BY id"), &[&project_id], from_row)
 }
 
+/// The instance's system hooks (no project), by id.
+pub fn list_system(db: &mut Db) -> StoreResult<Vec<Hook>> {
+    db.rows(&format!("SELECT {COLUMNS} FROM web_hooks WHERE project_id IS NULL ORDER BY id"), &[], from_row)
+}
+
 /// The project's hook `id`.
 pub fn find(db: &mut Db, project_id: i64, id: i64) -> StoreResult<Option<Hook>> {
     db.row(&format!("SELECT {COLUMNS} FROM web_hooks WHERE project_id = $1 AND id = $2"), &[&project_id, &id], from_row)
@@ -156,9 +161,10 @@ pub fn record_outcome(db: &mut Db, id: i64, success: bool, now: i64) -> StoreRes
         )?;
         return Ok(());
     }
+    // System hooks are never disabled (GitLab applies auto-disabling to project hooks).
     db.execute(
         "UPDATE web_hooks SET recent_failures = CASE WHEN recent_failures >= 40 THEN 40 ELSE recent_failures + 1 END
-         WHERE id = $1",
+         WHERE id = $1 AND project_id IS NOT NULL",
         &[&id],
     )?;
     let Some(failures) = db.row("SELECT recent_failures FROM web_hooks WHERE id = $1", &[&id], |r| r.i64(0))? else {

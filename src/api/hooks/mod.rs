@@ -85,7 +85,7 @@ pub fn entity(hook: &Hook, full: bool) -> Ordered {
         ("push_events", flag("push_events")),
         ("tag_push_events", flag("tag_push_events")),
         ("merge_requests_events", flag("merge_requests_events")),
-        ("repository_update_events", json!(false)),
+        ("repository_update_events", flag("repository_update_events")),
         ("enable_ssl_verification", json!(hook.enable_ssl_verification)),
         ("alert_status", json!(alert_status(hook))),
         ("disabled_until", json!(hook.disabled_until.map(|u| rfc3339(u, 0).replace("+00:00", "Z")))),
@@ -156,7 +156,7 @@ pub fn apply(call: &Call, hook: &mut Hook, params: &Params, creating: bool) -> A
             *target = value;
         }
     }
-    for (flag, _) in FLAGS {
+    for flag in FLAGS.iter().map(|(f, _)| *f).chain(["repository_update_events"]) {
         if let Some(value) = params.bool(flag)? {
             hook.events.insert(flag.into(), Value::Bool(value));
         }
@@ -234,7 +234,14 @@ pub fn apply(call: &Call, hook: &mut Hook, params: &Params, creating: bool) -> A
         let keys = missing.iter().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ");
         return Err(unprocessable(&format!("Invalid URL template. Missing keys: [{keys}]")));
     }
-    if call.ctx.hooks.rules().validate(&interpolated).is_err() {
+    let local_allowed;
+    let rules = if hook.project_id.is_none() {
+        local_allowed = crate::outbound::Rules { allow_local_requests: true, ..call.ctx.hooks.rules().clone() };
+        &local_allowed
+    } else {
+        call.ctx.hooks.rules()
+    };
+    if rules.validate(&interpolated).is_err() {
         return Err(unprocessable("Invalid url given"));
     }
     Ok(())
