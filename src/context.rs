@@ -34,8 +34,8 @@ pub struct Context {
     pub git_places: Places,
     /// Housekeeping of the repositories served: a thread of its own, closed with the context.
     pub maintenance: Arc<Maintenance>,
-    /// Who hears of every change the core makes or accepts ([`Events`]): the open repository
-    /// handles and maintenance today.
+    /// Who hears of every change the core makes or accepts ([`Events`]): the default branch,
+    /// the open repository handles, maintenance and the webhook outbox.
     pub events: Events,
     /// Webhook deliveries: threads of their own, closed with the context.
     pub hooks: Arc<Delivery>,
