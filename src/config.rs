@@ -47,6 +47,63 @@ pub struct Config {
     /// Housekeeping of the repositories served (commit-graph, repacks).
     #[serde(default)]
     pub maintenance: MaintenanceConfig,
+    /// Webhooks: where they may point and how they are delivered (decisions D11).
+    #[serde(default)]
+    pub hooks: HooksConfig,
+}
+
+/// `"hooks": {"allow_local_requests": false, "allowlist": ["10.0.0.7", "*.internal"], ...}`:
+/// what webhook URLs may reach (GitLab's `allow_local_requests_from_web_hooks_and_services`
+/// and `outbound_local_requests_whitelist`: host names, `*.` suffixes, addresses and address
+/// blocks) and how deliveries go: `delivery_threads` threads per context (0: this host
+/// delivers nothing, another does), each waiting up to `poll_millis` for work; a request may
+/// take `connect_timeout_millis` to connect and `timeout_millis` in all (GitLab's
+/// `webhook_timeout`, 10 s); a delivery is tried up to `attempts` times, `retry_seconds` apart,
+/// doubling; a host claims a delivery for `lease_seconds` (past that, another host may take
+/// it); a push changing more than `push_event_hooks_limit` branches or tags at once fires no
+/// hooks for them (GitLab's `push_event_hooks_limit`, 3).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HooksConfig {
+    pub allow_local_requests: bool,
+    pub allowlist: Vec<String>,
+    pub delivery_threads: u32,
+    pub poll_millis: u64,
+    pub connect_timeout_millis: u64,
+    pub timeout_millis: u64,
+    pub attempts: u32,
+    pub retry_seconds: u64,
+    pub lease_seconds: u64,
+    pub push_event_hooks_limit: u32,
+}
+
+impl Default for HooksConfig {
+    fn default() -> Self {
+        HooksConfig {
+            allow_local_requests: false,
+            allowlist: Vec::new(),
+            delivery_threads: 2,
+            poll_millis: 1_000,
+            connect_timeout_millis: 5_000,
+            timeout_millis: 10_000,
+            attempts: 5,
+            retry_seconds: 60,
+            lease_seconds: 60,
+            push_event_hooks_limit: 3,
+        }
+    }
+}
+
+impl HooksConfig {
+    /// The outbound door's rules.
+    pub fn rules(&self) -> crate::outbound::Rules {
+        crate::outbound::Rules {
+            allow_local_requests: self.allow_local_requests,
+            allowlist: self.allowlist.clone(),
+            connect_timeout: Duration::from_millis(self.connect_timeout_millis),
+            timeout: Duration::from_millis(self.timeout_millis),
+        }
+    }
 }
 
 /// `"requests": {"trusted_proxies": ["10.0.0.0/8"], "trust_request_id": false}`.
@@ -350,6 +407,21 @@ impl Config {
         }
         if l.archive_builds == 0 {
             return Err("invalid configuration: archive_builds must be positive".into());
+        }
+        let h = &self.hooks;
+        if h.poll_millis == 0 || h.connect_timeout_millis == 0 || h.timeout_millis == 0 || h.attempts == 0 {
+            return Err(
+                "invalid configuration: hooks.poll_millis, connect_timeout_millis, timeout_millis and attempts must be positive"
+                    .into(),
+            );
+        }
+        if h.lease_seconds * 1000 <= h.timeout_millis + h.connect_timeout_millis {
+            return Err("invalid configuration: hooks.lease_seconds must be longer than a request may take".into());
+        }
+        for entry in &h.allowlist {
+            if entry.trim().is_empty() || entry.contains(['/', ' ']) && Cidr::parse(entry).is_err() {
+                return Err(format!("invalid configuration: hooks.allowlist entry {entry:?} is not a host or address"));
+            }
         }
         Ok(())
     }

@@ -11,6 +11,7 @@ use crate::git::command::Git;
 use crate::git::maintenance::{worker::Maintenance, Limits};
 use crate::git::places::Places;
 use crate::git::push_hook;
+use crate::hooks::{Delivery, Outbox};
 use crate::observe::metrics::Metrics;
 use crate::observe::record::{Setup, Trace};
 use crate::store::{self, projects::Project, Store};
@@ -21,7 +22,7 @@ use std::time::Duration;
 
 pub struct Context {
     pub config: Config,
-    pub store: Store,
+    pub store: Arc<Store>,
     pub caches: Caches,
     /// The bound on archives built at once (`limits.archive_builds`).
     pub archive_builds: Arc<Slots>,
@@ -33,9 +34,11 @@ pub struct Context {
     pub git_places: Places,
     /// Housekeeping of the repositories served: a thread of its own, closed with the context.
     pub maintenance: Arc<Maintenance>,
-    /// Who hears of every change the core makes or accepts ([`Events`]): the open repository
-    /// handles and maintenance today.
+    /// Who hears of every change the core makes or accepts ([`Events`]): the default branch,
+    /// the open repository handles, maintenance and the webhook outbox.
     pub events: Events,
+    /// Webhook deliveries: threads of their own, closed with the context.
+    pub hooks: Arc<Delivery>,
 }
 
 impl AsRef<Store> for Context {
@@ -54,7 +57,7 @@ impl Context {
         // The git binary first: a missing or old one refuses the open before anything is made.
         let git = Git::open(&config.git_binary, &config.data_dir, push_hook::HOOKS)?;
         push_hook::sweep(&push_hook::pushes_dir(&config.data_dir));
-        let store = Store::open(&config.store.backend(), &config.data_dir)?;
+        let store = Arc::new(Store::open(&config.store.backend(), &config.data_dir)?);
         let caches = Caches::open(&config.cache, &config.data_dir)?;
         let archive_builds = Arc::new(Slots::new(
             config.limits.archive_builds as usize,
@@ -67,10 +70,14 @@ impl Context {
         } else {
             Maintenance::off()
         });
+        let base = config.external_base().unwrap_or("http://localhost").to_string();
+        let hooks = Arc::new(Delivery::start(Arc::clone(&store), &config.hooks, base.clone()));
+        let outbox = Outbox { delivery: Arc::clone(&hooks), base, limit: config.hooks.push_event_hooks_limit as usize };
         let events = Events::new(vec![
             Arc::new(DefaultBranch),
             Arc::new(OpenHandles),
             Arc::clone(&maintenance) as Arc<dyn Listener>,
+            Arc::new(outbox),
         ]);
         Ok(Context {
             config,
@@ -82,6 +89,7 @@ impl Context {
             metrics: Arc::new(Metrics::new()),
             maintenance,
             events,
+            hooks,
         })
     }
 

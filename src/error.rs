@@ -105,6 +105,8 @@ pub enum ApiError {
     Conflict(String),
     /// 422 `{"message": text}`.
     Unprocessable(String),
+    /// 422 with Grape's `{"error": ...}` body (`error!(text, 422)`: webhooks' `Invalid url given`).
+    UnprocessableError(String),
     /// 429 `{"message":{"error": text}}` with `Retry-After` seconds.
     TooManyRequests { message: String, retry_after: u64 },
     /// 503: the store cannot serve the request now; the reason says why (the data directory is
@@ -148,7 +150,7 @@ impl ApiError {
             ApiError::PayloadTooLarge => 413,
             ApiError::UnsupportedMediaType => 415,
             ApiError::Conflict(_) => 409,
-            ApiError::Unprocessable(_) => 422,
+            ApiError::Unprocessable(_) | ApiError::UnprocessableError(_) => 422,
             ApiError::TooManyRequests { .. } => 429,
             ApiError::Unavailable(_) => 503,
             ApiError::Internal(_) => 500,
@@ -173,7 +175,7 @@ impl ApiError {
             ApiError::MissingParam(p) => json!({"error": format!("{p} is missing")}),
             ApiError::InvalidParam(p) => json!({"error": format!("{p} is invalid")}),
             ApiError::InvalidValue(p) => json!({"error": format!("{p} does not have a valid value")}),
-            ApiError::ParamError(text) => json!({"error": text}),
+            ApiError::ParamError(text) | ApiError::UnprocessableError(text) => json!({"error": text}),
             ApiError::Validation(message) => json!({"message": message}),
             ApiError::BadRequest(reason) => json!({"message": format!("400 Bad request - {reason}")}),
             ApiError::MethodNotAllowed => json!({"message": "405 Method Not Allowed"}),

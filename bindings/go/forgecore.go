@@ -67,6 +67,8 @@ type Config struct {
 	Features    json.RawMessage `json:"features,omitempty"`
 	Limits      json.RawMessage `json:"limits,omitempty"`
 	Maintenance json.RawMessage `json:"maintenance,omitempty"`
+	// Hooks: where webhooks may point and how they are delivered (`hooks` in the README).
+	Hooks json.RawMessage `json:"hooks,omitempty"`
 }
 
 // Error is a failure the core answered (fc_open refusing a configuration): its HTTP status

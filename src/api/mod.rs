@@ -18,6 +18,7 @@ mod call;
 pub mod ci_variables;
 pub mod conditional;
 pub mod groups;
+pub mod hooks;
 pub mod member_roles;
 pub mod members;
 pub mod monitoring;
@@ -29,6 +30,7 @@ pub mod projects;
 pub mod protected_branches;
 pub mod push;
 pub mod repository;
+pub mod system_hooks;
 pub mod users;
 pub mod version;
 

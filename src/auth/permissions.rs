@@ -43,6 +43,9 @@ pub enum ProjectAbility {
     /// Manage its CI/CD variables (GitLab's `admin_cicd_variables`, `project_policy.rb`: the
     /// Maintainer block): Maintainer and above, or a custom role's `admin_cicd_variables`.
     AdminCicdVariables,
+    /// Read and manage its webhooks (GitLab's `read_web_hook` and `admin_web_hook`):
+    /// Maintainer and above, or a custom role's `admin_web_hook`.
+    AdminWebHook,
 }
 
 /// The caller's standing on one project.
@@ -138,6 +141,7 @@ pub fn authorize_project(db: &mut Db, caller: &Caller, project: &Project, abilit
         ProjectAbility::AdminCicdVariables => {
             access.admin || access.level >= MAINTAINER || access.has_flag("admin_cicd_variables")
         }
+        ProjectAbility::AdminWebHook => access.admin || access.level >= MAINTAINER || access.has_flag("admin_web_hook"),
     };
     if allowed {
         Ok(())

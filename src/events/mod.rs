@@ -6,11 +6,12 @@
 //! branches, tags, the changelog commit), announced by the operation with the
 //! [`RefUpdate`]s the write path reported, and by a push, announced by the transport when
 //! receive-pack has ended. Today's listeners ([`listeners`]) are the default branch of an empty
-//! project's first branch, the repository handles a host keeps open and the maintenance queue. Merge requests, notes, releases and members will
+//! project's first branch, the repository handles a host keeps open, the maintenance queue and
+//! the webhook outbox (`crate::hooks::Outbox`, durable). Merge requests, notes, releases and members will
 //! announce through the same seam.
 //!
 //! Two kinds of listener, as Gitea's `services/notify` has one interface for all of them:
-//! - A durable listener (the webhook outbox to come) writes what it must keep in the store, in
+//! - A durable listener (the webhook outbox) writes what it must keep in the store, in
 //!   the same step as the change: [`Listener::record`] runs inside the store transaction that
 //!   makes a store change ([`Events::record`], called by the code making it), and for a change
 //!   outside the store (a ref moved in the repository) in a transaction of its own, right after

@@ -14,7 +14,8 @@ use crate::api::repository::{
     archive, blobs, branches, changelog, commits, compare, contributors, files, health, merge_base, tags, tree,
 };
 use crate::api::{
-    groups, namespaces, personal_access_tokens as tokens, projects, protected_branches, users, version, Call,
+    groups, hooks, namespaces, personal_access_tokens as tokens, projects, protected_branches, system_hooks, users,
+    version, Call,
 };
 use crate::auth::scopes::Need;
 use crate::error::{ApiError, ApiResult};
@@ -164,6 +165,35 @@ pub static ROUTES: &[Route] = &[
     route!("DELETE", "/projects/:id/members/:user_id", |c, r, a| {
         members::delete::delete(c, Members::Project(a[0]), a[1], &r.params)
     }),
+    // Project webhooks.
+    route!("GET", "/projects/:id/hooks", |c, r, a| hooks::list::list(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/hooks/:hook_id", |c, _, a| hooks::get::get(c, a[0], a[1])),
+    route!("POST", "/projects/:id/hooks", |c, r, a| hooks::create::create(c, a[0], &r.params)),
+    route!("PUT", "/projects/:id/hooks/:hook_id", |c, r, a| hooks::update::update(c, a[0], a[1], &r.params)),
+    route!("DELETE", "/projects/:id/hooks/:hook_id", |c, _, a| hooks::delete::delete(c, a[0], a[1])),
+    route!("POST", "/projects/:id/hooks/:hook_id/test/:trigger", |c, _, a| hooks::test::test(c, a[0], a[1], a[2])),
+    route!("GET", "/projects/:id/hooks/:hook_id/events", |c, r, a| hooks::events::list(c, a[0], a[1], &r.params)),
+    route!("POST", "/projects/:id/hooks/:hook_id/events/:hook_log_id/resend", |c, _, a| {
+        hooks::resend::resend(c, a[0], a[1], a[2])
+    }),
+    route!("PUT", "/projects/:id/hooks/:hook_id/url_variables/:key", |c, r, a| {
+        hooks::url_variables::set(c, a[0], a[1], a[2], &r.params)
+    }),
+    route!("DELETE", "/projects/:id/hooks/:hook_id/url_variables/:key", |c, _, a| {
+        hooks::url_variables::unset(c, a[0], a[1], a[2])
+    }),
+    route!("PUT", "/projects/:id/hooks/:hook_id/custom_headers/:key", |c, r, a| {
+        hooks::custom_headers::set(c, a[0], a[1], a[2], &r.params)
+    }),
+    route!("DELETE", "/projects/:id/hooks/:hook_id/custom_headers/:key", |c, _, a| {
+        hooks::custom_headers::unset(c, a[0], a[1], a[2])
+    }),
+    // System hooks.
+    route!("GET", "/hooks", |c, r, _| system_hooks::list::list(c, &r.params)),
+    route!("GET", "/hooks/:hook_id", |c, _, a| system_hooks::get::get(c, a[0])),
+    route!("POST", "/hooks", |c, r, _| system_hooks::create::create(c, &r.params)),
+    route!("PUT", "/hooks/:hook_id", |c, r, a| system_hooks::update::update(c, a[0], &r.params)),
+    route!("DELETE", "/hooks/:hook_id", |c, _, a| system_hooks::delete::delete(c, a[0])),
     // Protected branches.
     route!("GET", "/projects/:id/protected_branches", |c, r, a| protected_branches::list::list(c, a[0], &r.params)),
     route!("POST", "/projects/:id/protected_branches", |c, r, a| {

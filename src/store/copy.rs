@@ -175,6 +175,61 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
             ("description", OptText),
         ],
     ),
+    (
+        "web_hooks",
+        &[
+            ("id", Int),
+            ("project_id", OptInt),
+            ("url", Text),
+            ("name", Text),
+            ("description", Text),
+            ("token", Text),
+            ("events", Text),
+            ("enable_ssl_verification", Bool),
+            ("push_events_branch_filter", OptText),
+            ("branch_filter_strategy", Text),
+            ("custom_webhook_template", OptText),
+            ("custom_headers", Text),
+            ("url_variables", Text),
+            ("recent_failures", Int),
+            ("disabled_until", OptInt),
+            ("disabled", Bool),
+            ("created_at", Int),
+        ],
+    ),
+    (
+        "web_hook_deliveries",
+        &[
+            ("id", Int),
+            ("hook_id", Int),
+            ("hook_name", Text),
+            ("payload", Text),
+            ("idempotency_key", Text),
+            ("event_uuid", Text),
+            ("created_at", Int),
+            ("attempts", Int),
+            ("next_at", Int),
+            ("lease_owner", OptText),
+            ("lease_until", OptInt),
+            ("state", Text),
+        ],
+    ),
+    (
+        "web_hook_logs",
+        &[
+            ("id", Int),
+            ("hook_id", Int),
+            ("hook_name", Text),
+            ("url", Text),
+            ("request_headers", Text),
+            ("request_data", Text),
+            ("response_headers", Text),
+            ("response_body", Text),
+            ("response_status", Text),
+            ("execution_duration", Int),
+            ("created_at", Int),
+        ],
+    ),
 ];
 
 /// Tables whose `id` is an identity column to move past the copied ids.
@@ -188,6 +243,9 @@ const IDENTITIES: &[&str] = &[
     "member_roles",
     "members",
     "ci_variables",
+    "web_hooks",
+    "web_hook_deliveries",
+    "web_hook_logs",
 ];
 
 /// One value of a copied row.

@@ -20,6 +20,7 @@ pub mod ci_variables;
 pub mod copy;
 pub mod groups;
 pub mod health_reports;
+pub mod hooks;
 pub mod member_roles;
 pub mod members;
 pub mod migrations;

@@ -107,6 +107,8 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0011_ci_variables.sqlite.sql"),
         postgres: include_str!("0011_ci_variables.postgres.sql"),
     },
+    // 12 (issue #41): webhooks, their outbox of deliveries and their logs.
+    Migration { sqlite: include_str!("0012_hooks.sqlite.sql"), postgres: include_str!("0012_hooks.postgres.sql") },
 ];
 
 /// The version of a database that has run every migration.

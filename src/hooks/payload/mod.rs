@@ -1,0 +1,144 @@
+//! What a hook is sent for each kind of event: one file per kind, each building GitLab's
+//! payload from the event and the store. Today's kind is [`push`] (Push Hook and Tag Push
+//! Hook); merge requests, notes, issues and releases add a file each, and a `Trigger` here.
+
+pub mod push;
+
+use crate::store::projects::Project;
+use crate::store::{self, Db, StoreResult, Visibility};
+use serde_json::{json, Value};
+
+/// A hook's trigger: the hook flag that subscribes to it, its name as GitLab's hook logs
+/// give it, and its `X-Gitlab-Event`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trigger {
+    Push,
+    TagPush,
+}
+
+impl Trigger {
+    pub fn flag(self) -> &'static str {
+        match self {
+            Trigger::Push => "push_events",
+            Trigger::TagPush => "tag_push_events",
+        }
+    }
+
+    /// `push_hooks`, as `ProjectHook.triggers` names it.
+    pub fn hook_name(self) -> &'static str {
+        match self {
+            Trigger::Push => "push_hooks",
+            Trigger::TagPush => "tag_push_hooks",
+        }
+    }
+}
+
+/// `X-Gitlab-Event` for a hook name: `hook_name.singularize.titleize` (`push_hooks` →
+/// `Push Hook`).
+pub fn event_header(hook_name: &str) -> String {
+    let singular = hook_name.strip_suffix('s').unwrap_or(hook_name);
+    singular
+        .split('_')
+        .map(|word| {
+            let mut chars = word.chars();
+            chars.next().map(|c| c.to_uppercase().chain(chars).collect::<String>()).unwrap_or_default()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+pub fn visibility_level(visibility: Visibility) -> i64 {
+    match visibility {
+        Visibility::Private => 0,
+        Visibility::Internal => 10,
+        Visibility::Public => 20,
+    }
+}
+
+/// The project's namespace name (a group's name, or its user's), as `hook_attrs` shows it.
+fn namespace_name(db: &mut Db, project: &Project) -> StoreResult<String> {
+    if let Some(group) = project.group_id {
+        if let Some(group) = store::groups::find_by_id(db, group)? {
+            return Ok(group.name);
+        }
+    }
+    if let Some(user) = project.namespace_user_id {
+        if let Some(user) = store::users::find_by_id(db, user)? {
+            return Ok(user.name);
+        }
+    }
+    Ok(project.full_path.split('/').next().unwrap_or("").to_string())
+}
+
+/// `Project#hook_attrs`, in its order; `base` is the instance's URL.
+pub fn project_attrs(db: &mut Db, project: &Project, base: &str, default_branch: Option<&str>) -> StoreResult<J> {
+    let web_url = format!("{base}/{}", project.full_path);
+    let http_url = format!("{web_url}.git");
+    let namespace = namespace_name(db, project)?;
+    Ok(J::Obj(
+        vec![
+            ("id", json!(project.id)),
+            ("name", json!(project.name)),
+            ("description", json!(project.description)),
+            ("web_url", json!(web_url)),
+            ("avatar_url", Value::Null),
+            ("git_ssh_url", Value::Null),
+            ("git_http_url", json!(http_url)),
+            ("namespace", json!(namespace)),
+            ("visibility_level", json!(visibility_level(project.visibility))),
+            ("path_with_namespace", json!(project.full_path)),
+            ("default_branch", json!(default_branch)),
+            ("ci_config_path", Value::Null),
+            ("homepage", json!(web_url)),
+            ("url", Value::Null),
+            ("ssh_url", Value::Null),
+            ("http_url", json!(http_url)),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k, J::V(v)))
+        .collect(),
+    ))
+}
+
+/// JSON whose objects keep their keys in the order given (serde_json's own maps sort them):
+/// payloads are written in GitLab's order.
+pub enum J {
+    Obj(Vec<(&'static str, J)>),
+    Arr(Vec<J>),
+    V(Value),
+}
+
+impl From<Value> for J {
+    fn from(value: Value) -> J {
+        J::V(value)
+    }
+}
+
+impl serde::Serialize for J {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            J::Obj(entries) => {
+                let mut map = serializer.serialize_map(Some(entries.len()))?;
+                for (key, value) in entries {
+                    map.serialize_entry(key, value)?;
+                }
+                map.end()
+            }
+            J::Arr(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            J::V(value) => value.serialize(serializer),
+        }
+    }
+}
+
+impl J {
+    pub fn text(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| "{}".into())
+    }
+}
