@@ -27,7 +27,9 @@ pub mod personal_access_tokens;
 pub mod projects;
 pub mod protected_branches;
 pub mod push;
+pub mod releases;
 pub mod repository;
+pub mod statuses;
 pub mod users;
 pub mod version;
 

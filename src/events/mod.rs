@@ -33,6 +33,47 @@ use std::sync::{Arc, RwLock, RwLockReadGuard};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
     RefsMoved(RefsMoved),
+    /// A release was created, updated or deleted (issue #42), announced by the operation that
+    /// changed it, or by [`listeners::TagReleases`] when its tag was deleted.
+    Release(ReleaseChanged),
+    /// A commit status was posted, and what its pipeline's status is since (issue #42).
+    CommitStatus(StatusChanged),
+}
+
+/// What happened to a release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReleaseAction {
+    Created,
+    Updated,
+    Deleted,
+}
+
+/// A release of one project changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReleaseChanged {
+    pub project_id: i64,
+    pub release_id: i64,
+    pub tag_name: String,
+    pub action: ReleaseAction,
+    /// Who changed it (`None` for a job token or a push that deleted its tag anonymously).
+    pub user_id: Option<i64>,
+}
+
+/// A commit status was posted to an external pipeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusChanged {
+    pub project_id: i64,
+    pub pipeline_id: i64,
+    pub status_id: i64,
+    pub sha: String,
+    pub ref_name: String,
+    pub name: String,
+    /// The status's own state now.
+    pub status: String,
+    /// The pipeline's status before and after (equal when it did not change).
+    pub pipeline_before: String,
+    pub pipeline_status: String,
+    pub user_id: Option<i64>,
 }
 
 /// References of one project's repository moved.
@@ -149,7 +190,7 @@ mod tests {
             if self.fail {
                 return Err(ApiError::validation("refused"));
             }
-            let Event::RefsMoved(moved) = event;
+            let Event::RefsMoved(moved) = event else { return Ok(()) };
             crate::store::rate_limits::hit(db, &format!("probe:{}", moved.project_id), 100, 60, 0)?;
             Ok(())
         }

@@ -101,6 +101,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0010_tree_indexes.sqlite.sql"),
         postgres: include_str!("0010_tree_indexes.postgres.sql"),
     },
+    // 11 (helper G's 0017, issue #42; the lead renumbers at merge): releases and their asset
+    // links, commit statuses and the external pipelines GitLab makes for them.
+    Migration {
+        sqlite: include_str!("0017_releases_statuses.sqlite.sql"),
+        postgres: include_str!("0017_releases_statuses.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
