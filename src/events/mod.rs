@@ -2,12 +2,14 @@
 //! as a typed [`Event`], from the place that made it, and every party that must know of it is
 //! a [`Listener`] of the context's [`Events`]. No operation calls a listener by hand.
 //!
-//! Today's events are refs moved ([`RefsMoved`]): by the API's write path (files, commits,
-//! branches, tags, the changelog commit), announced by the operation with the
+//! Today's events are refs moved ([`RefsMoved`]), releases changed ([`ReleaseChanged`]) and
+//! commit statuses posted ([`StatusChanged`], with their pipeline's status). Refs move by the
+//! API's write path (files, commits, branches, tags, the changelog commit), announced by the operation with the
 //! [`RefUpdate`]s the write path reported, and by a push, announced by the transport when
 //! receive-pack has ended. Today's listeners ([`listeners`]) are the default branch of an empty
-//! project's first branch, the repository handles a host keeps open and the maintenance queue. Merge requests, notes, releases and members will
-//! announce through the same seam.
+//! project's first branch, the repository handles a host keeps open, the releases of deleted
+//! tags and the maintenance queue. Merge requests, notes and members will announce through the
+//! same seam.
 //!
 //! Two kinds of listener, as Gitea's `services/notify` has one interface for all of them:
 //! - A durable listener (the webhook outbox to come) writes what it must keep in the store, in
