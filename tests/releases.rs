@@ -180,6 +180,13 @@ fn semantic_release_publishes_on_its_pushed_tag() {
         json!({"tag_name": "v1.2.0", "description": "next", "released_at": "2030-01-01T00:00:00Z", "assets": {"links": []}}),
     );
     assert_eq!(status, 201);
+    // The tag shows its release (GitLab's TagRelease).
+    let (_, tag) = w.call("GET", "/api/v4/projects/fx%2Fwork/repository/tags/v1.2.0", None, Value::Null);
+    assert_eq!(tag["release"], json!({"tag_name": "v1.2.0", "description": "next"}));
+    let (_, tags) = w.call("GET", "/api/v4/projects/fx%2Fwork/repository/tags?per_page=100", None, Value::Null);
+    let light = tags.as_array().unwrap().iter().find(|t| t["name"] == "light").unwrap();
+    assert_eq!(light["release"], Value::Null);
+    assert!(tags.as_array().unwrap().iter().any(|t| t["release"]["description"] == "next"));
     let (status, list) = w.call("GET", RELEASES, Some(&w.tokens.reporter), Value::Null);
     assert_eq!(status, 200);
     let tags: Vec<&str> = list.as_array().unwrap().iter().map(|r| r["tag_name"].as_str().unwrap()).collect();
