@@ -291,3 +291,25 @@ fn who_may_post_and_read() {
     );
     assert_eq!(status, 403);
 }
+
+/// Posts racing for one commit make one pipeline and one job of each name (GitLab's lease per
+/// project and sha), on either store.
+#[test]
+fn racing_posts_make_one_pipeline() {
+    let w = world();
+    let sha = git_text(&w.work, &["rev-parse", "main"]);
+    std::thread::scope(|scope| {
+        for i in 0..4 {
+            let w = &w;
+            let sha = &sha;
+            scope.spawn(move || {
+                let (status, body) = w.post(sha, json!({"state": "running", "name": format!("job{i}"), "ref": "main"}));
+                assert_eq!(status, 201, "{body}");
+            });
+        }
+    });
+    let (_, list) = w.call("GET", &format!("{PROJECT}/pipelines"), Some(&w.tokens.reporter), Value::Null);
+    assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
+    assert_eq!(list[0]["status"], "running");
+    assert_eq!(w.statuses(&sha, "").len(), 4);
+}

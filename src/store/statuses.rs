@@ -3,7 +3,7 @@
 //! and each status is a job of it. A finished status is never changed: the next one of the
 //! same name retries it (`retried`). Times are seconds since the epoch.
 
-use super::db::{Db, Row};
+use super::db::{Db, Dialect, Row};
 use super::error::StoreResult;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,6 +82,16 @@ fn status_from_row(row: &Row) -> StoreResult<CommitStatus> {
         started_at: row.opt_i64(13)?,
         finished_at: row.opt_i64(14)?,
     })
+}
+
+/// Holds the project's row until the transaction ends: GitLab's lease
+/// `api:commit_statuses:project:<id>:sha:<sha>`, so that two hosts posting for one commit at
+/// once find or make one pipeline and one job. SQLite's writes are already one at a time.
+pub fn lock(db: &mut Db, project_id: i64) -> StoreResult<()> {
+    if db.dialect() == Dialect::Postgres {
+        db.rows("SELECT id FROM projects WHERE id = $1 FOR UPDATE", &[&project_id], |_| Ok(()))?;
+    }
+    Ok(())
 }
 
 /// The pipeline `id` of the project.

@@ -163,6 +163,7 @@ pub fn create(call: &Call, id: &str, sha: &str, params: &Params) -> ApiResult<Re
     let now = store::now_seconds();
     let user_id = Some(user.id);
     let changed = call.ctx.store.write(|db: &mut Db| -> ApiResult<_> {
+        statuses::lock(db, project.id)?;
         let pipeline = match pipeline_id {
             Some(pid) => statuses::pipeline(db, project.id, pid)?
                 .filter(|p| p.sha == sha && p.ref_name == ref_name)
