@@ -5,7 +5,7 @@ use crate::cache::archives::Slots;
 use crate::cache::Caches;
 use crate::config::{Config, RateLimit};
 use crate::error::{ApiError, ApiResult};
-use crate::events::listeners::{DefaultBranch, OpenHandles};
+use crate::events::listeners::{DefaultBranch, OpenHandles, TagReleases};
 use crate::events::{Events, Listener};
 use crate::git::command::Git;
 use crate::git::maintenance::{worker::Maintenance, Limits};
@@ -76,6 +76,7 @@ impl Context {
         let events = Events::new(vec![
             Arc::new(DefaultBranch),
             Arc::new(OpenHandles),
+            Arc::new(TagReleases),
             Arc::clone(&maintenance) as Arc<dyn Listener>,
             Arc::new(outbox),
         ]);

@@ -76,6 +76,9 @@ pub enum ApiError {
     InsufficientScope(String),
     /// 404 `{"message":"404 <what> Not Found"}` for a `what` made at run time.
     NotFoundNamed(String),
+    /// 404 `{"message": text}`: a service's own words (`render_api_error!(text, 404)`), such
+    /// as the releases' `Tag does not exist`.
+    Missing(String),
     /// 403 `{"message":"403 Forbidden[ - reason]"}`.
     Forbidden(Option<String>),
     /// 403 `{"message": text}`: a service's refusal (`render_api_error!(message, :forbidden)`).
@@ -137,7 +140,7 @@ impl ApiError {
 
     pub fn status(&self) -> u16 {
         match self {
-            ApiError::NotFound(_) | ApiError::RecordNotFound | ApiError::NotFoundNamed(_) => 404,
+            ApiError::NotFound(_) | ApiError::RecordNotFound | ApiError::NotFoundNamed(_) | ApiError::Missing(_) => 404,
             ApiError::Unauthorized | ApiError::InvalidToken(_) => 401,
             ApiError::Forbidden(_) | ApiError::Denied(_) | ApiError::InsufficientScope(_) => 403,
             ApiError::MissingParam(_)
@@ -184,6 +187,7 @@ impl ApiError {
             ApiError::Conflict(text)
             | ApiError::Unprocessable(text)
             | ApiError::Denied(text)
+            | ApiError::Missing(text)
             | ApiError::NotAllowed(text) => {
                 json!({"message": text})
             }

@@ -46,6 +46,19 @@ pub enum ProjectAbility {
     /// Read and manage its webhooks (GitLab's `read_web_hook` and `admin_web_hook`):
     /// Maintainer and above, or a custom role's `admin_web_hook`.
     AdminWebHook,
+    /// Read its releases (GitLab's `read_release`): whoever sees the project (guests of a
+    /// private one included); a job token reads its own project's.
+    ReadRelease,
+    /// Create, update or delete its releases (GitLab's `create_release`, `update_release`,
+    /// `destroy_release`, all Developer in the newest `project_policy.rb`); never on an
+    /// archived project.
+    ManageRelease,
+    /// Read commit statuses and pipelines (GitLab's `read_commit_status`, `read_pipeline`):
+    /// whoever reads the code (guests of a private project do not).
+    ReadCommitStatus,
+    /// Post commit statuses (GitLab's `create_commit_status`, `update_pipeline`): Developer
+    /// and above, never on an archived project.
+    CreateCommitStatus,
 }
 
 /// The caller's standing on one project.
@@ -111,10 +124,16 @@ impl ProjectAccess {
 pub fn authorize_project(db: &mut Db, caller: &Caller, project: &Project, ability: ProjectAbility) -> ApiResult<()> {
     if let Caller::Job { project_id } = caller {
         return match ability {
-            ProjectAbility::ReadChangelog | ProjectAbility::DownloadCode if *project_id == project.id => Ok(()),
-            ProjectAbility::ReadChangelog | ProjectAbility::Read | ProjectAbility::DownloadCode => {
-                authorize_project(db, &Caller::Anonymous, project, ability)
+            ProjectAbility::ReadChangelog | ProjectAbility::DownloadCode | ProjectAbility::ReadRelease
+                if *project_id == project.id =>
+            {
+                Ok(())
             }
+            ProjectAbility::ReadChangelog
+            | ProjectAbility::Read
+            | ProjectAbility::DownloadCode
+            | ProjectAbility::ReadRelease
+            | ProjectAbility::ReadCommitStatus => authorize_project(db, &Caller::Anonymous, project, ability),
             _ if *project_id == project.id => Err(ApiError::Unauthorized),
             // Refused for what the token may not do, but only where anyone may see the
             // project: elsewhere the answer is the 404 of a missing project, so a job token
@@ -142,6 +161,11 @@ pub fn authorize_project(db: &mut Db, caller: &Caller, project: &Project, abilit
             access.admin || access.level >= MAINTAINER || access.has_flag("admin_cicd_variables")
         }
         ProjectAbility::AdminWebHook => access.admin || access.level >= MAINTAINER || access.has_flag("admin_web_hook"),
+        ProjectAbility::ReadRelease => true,
+        ProjectAbility::ReadCommitStatus => access.can_read_code(project.visibility),
+        ProjectAbility::ManageRelease | ProjectAbility::CreateCommitStatus => {
+            !project.archived && (access.admin || access.level >= DEVELOPER)
+        }
     };
     if allowed {
         Ok(())

@@ -2,13 +2,14 @@
 //! as a typed [`Event`], from the place that made it, and every party that must know of it is
 //! a [`Listener`] of the context's [`Events`]. No operation calls a listener by hand.
 //!
-//! Today's events are refs moved ([`RefsMoved`]): by the API's write path (files, commits,
-//! branches, tags, the changelog commit), announced by the operation with the
+//! Today's events are refs moved ([`RefsMoved`]), releases changed ([`ReleaseChanged`]) and
+//! commit statuses posted ([`StatusChanged`], with their pipeline's status). Refs move by the
+//! API's write path (files, commits, branches, tags, the changelog commit), announced by the operation with the
 //! [`RefUpdate`]s the write path reported, and by a push, announced by the transport when
 //! receive-pack has ended. Today's listeners ([`listeners`]) are the default branch of an empty
-//! project's first branch, the repository handles a host keeps open, the maintenance queue and
-//! the webhook outbox (`crate::hooks::Outbox`, durable). Merge requests, notes, releases and members will
-//! announce through the same seam.
+//! project's first branch, the repository handles a host keeps open, the maintenance queue, the
+//! releases of deleted tags and the webhook outbox (`crate::hooks::Outbox`, durable). Merge
+//! requests, notes and members will announce through the same seam.
 //!
 //! Two kinds of listener, as Gitea's `services/notify` has one interface for all of them:
 //! - A durable listener (the webhook outbox) writes what it must keep in the store, in
@@ -34,6 +35,47 @@ use std::sync::{Arc, RwLock, RwLockReadGuard};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
     RefsMoved(RefsMoved),
+    /// A release was created, updated or deleted (issue #42), announced by the operation that
+    /// changed it, or by [`listeners::TagReleases`] when its tag was deleted.
+    Release(ReleaseChanged),
+    /// A commit status was posted, and what its pipeline's status is since (issue #42).
+    CommitStatus(StatusChanged),
+}
+
+/// What happened to a release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReleaseAction {
+    Created,
+    Updated,
+    Deleted,
+}
+
+/// A release of one project changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReleaseChanged {
+    pub project_id: i64,
+    pub release_id: i64,
+    pub tag_name: String,
+    pub action: ReleaseAction,
+    /// Who changed it (`None` for a job token or a push that deleted its tag anonymously).
+    pub user_id: Option<i64>,
+}
+
+/// A commit status was posted to an external pipeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusChanged {
+    pub project_id: i64,
+    pub pipeline_id: i64,
+    pub status_id: i64,
+    pub sha: String,
+    pub ref_name: String,
+    pub name: String,
+    /// The status's own state now.
+    pub status: String,
+    /// The pipeline's status before and after (equal when it did not change).
+    pub pipeline_before: String,
+    pub pipeline_status: String,
+    pub user_id: Option<i64>,
 }
 
 /// References of one project's repository moved.
@@ -150,7 +192,7 @@ mod tests {
             if self.fail {
                 return Err(ApiError::validation("refused"));
             }
-            let Event::RefsMoved(moved) = event;
+            let Event::RefsMoved(moved) = event else { return Ok(()) };
             crate::store::rate_limits::hit(db, &format!("probe:{}", moved.project_id), 100, 60, 0)?;
             Ok(())
         }

@@ -228,12 +228,12 @@ pub struct Outbox {
 
 impl Listener for Outbox {
     fn durable(&self, event: &Event) -> bool {
-        let Event::RefsMoved(moved) = event;
+        let Event::RefsMoved(moved) = event else { return false };
         moved.updates.iter().any(|u| u.name.starts_with("refs/heads/") || u.name.starts_with("refs/tags/"))
     }
 
     fn record(&self, db: &mut Db, event: &Event) -> Result<(), ApiError> {
-        let Event::RefsMoved(moved) = event;
+        let Event::RefsMoved(moved) = event else { return Ok(()) };
         // Project hooks, then system hooks with the same data (`execute_hooks`' order).
         let mut all = hooks::list(db, moved.project_id)?;
         all.extend(hooks::list_system(db)?);

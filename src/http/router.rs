@@ -10,12 +10,13 @@ use super::request::Request;
 use crate::api::ci_variables::{self as variables, Scope as Variables};
 use crate::api::member_roles::{self, Scope};
 use crate::api::members::{self, Scope as Members};
+use crate::api::releases::{self, links};
 use crate::api::repository::{
     archive, blobs, branches, changelog, commits, compare, contributors, files, health, merge_base, tags, tree,
 };
 use crate::api::{
-    groups, hooks, namespaces, personal_access_tokens as tokens, projects, protected_branches, system_hooks, users,
-    version, Call,
+    groups, hooks, namespaces, personal_access_tokens as tokens, projects, protected_branches, statuses, system_hooks,
+    users, version, Call,
 };
 use crate::auth::scopes::Need;
 use crate::error::{ApiError, ApiResult};
@@ -303,6 +304,40 @@ pub static ROUTES: &[Route] = &[
     route!("POST", "/projects/:id/repository/tags", |c, r, a| tags::create::create(c, a[0], &r.params)),
     route!("GET", "/projects/:id/repository/tags/:tag_name", |c, _, a| tags::get::get(c, a[0], a[1])),
     route!("DELETE", "/projects/:id/repository/tags/:tag_name", |c, _, a| tags::delete::delete(c, a[0], a[1])),
+    // Releases, then their links.
+    route!("GET", "/projects/:id/releases", |c, r, a| releases::list::list(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/releases/:tag_name", |c, r, a| releases::get::get(c, a[0], a[1], &r.params)),
+    route!("POST", "/projects/:id/releases", |c, r, a| releases::create::create(c, a[0], &r.params)),
+    route!("PUT", "/projects/:id/releases/:tag_name", |c, r, a| releases::update::update(c, a[0], a[1], &r.params)),
+    route!("DELETE", "/projects/:id/releases/:tag_name", |c, _, a| releases::delete::delete(c, a[0], a[1])),
+    route!("GET", "/projects/:id/releases/permalink/latest", |c, _, a| releases::latest::latest(c, a[0], None)),
+    route!("GET", "/groups/:id/releases", |c, r, a| releases::list::list_of_group(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/releases/:tag_name/assets/links", |c, r, a| {
+        links::list::list(c, a[0], a[1], &r.params)
+    }),
+    route!("POST", "/projects/:id/releases/:tag_name/assets/links", |c, r, a| {
+        links::create::create(c, a[0], a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/releases/:tag_name/assets/links/:link_id", |c, _, a| {
+        links::get::get(c, a[0], a[1], a[2])
+    }),
+    route!("PUT", "/projects/:id/releases/:tag_name/assets/links/:link_id", |c, r, a| {
+        links::update::update(c, a[0], a[1], a[2], &r.params)
+    }),
+    route!("DELETE", "/projects/:id/releases/:tag_name/assets/links/:link_id", |c, _, a| {
+        links::delete::delete(c, a[0], a[1], a[2])
+    }),
+    // Commit statuses, then the pipelines they make.
+    route!("GET", "/projects/:id/repository/commits/:sha/statuses", |c, r, a| {
+        statuses::list::list(c, a[0], a[1], &r.params)
+    }),
+    route!("POST", "/projects/:id/statuses/:sha", |c, r, a| statuses::create::create(c, a[0], a[1], &r.params)),
+    route!("GET", "/projects/:id/pipelines", |c, r, a| statuses::pipelines::list(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/pipelines/latest", |c, r, a| statuses::pipelines::latest(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/pipelines/:pipeline_id", |c, _, a| statuses::pipelines::get(c, a[0], a[1])),
+    route!("GET", "/projects/:id/pipelines/:pipeline_id/jobs", |c, r, a| {
+        statuses::pipelines::jobs(c, a[0], a[1], &r.params)
+    }),
 ];
 
 /// The values of `pattern`'s `:name` segments in `segments`, or `None` when it does not match.

@@ -230,6 +230,70 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
             ("created_at", Int),
         ],
     ),
+    (
+        "releases",
+        &[
+            ("id", Int),
+            ("project_id", Int),
+            ("tag_name", Text),
+            ("name", Text),
+            ("description", Text),
+            ("author_id", OptInt),
+            ("sha", OptText),
+            ("created_at", Int),
+            ("released_at", Int),
+            ("updated_at", Int),
+        ],
+    ),
+    (
+        "release_links",
+        &[
+            ("id", Int),
+            ("release_id", Int),
+            ("name", Text),
+            ("url", Text),
+            ("filepath", OptText),
+            ("link_type", Text),
+            ("created_at", Int),
+        ],
+    ),
+    (
+        "pipelines",
+        &[
+            ("id", Int),
+            ("project_id", Int),
+            ("iid", Int),
+            ("sha", Text),
+            ("ref_name", Text),
+            ("status", Text),
+            ("source", Text),
+            ("user_id", OptInt),
+            ("created_at", Int),
+            ("updated_at", Int),
+            ("started_at", OptInt),
+            ("finished_at", OptInt),
+        ],
+    ),
+    (
+        "commit_statuses",
+        &[
+            ("id", Int),
+            ("project_id", Int),
+            ("pipeline_id", Int),
+            ("sha", Text),
+            ("ref_name", Text),
+            ("name", Text),
+            ("status", Text),
+            ("target_url", OptText),
+            ("description", OptText),
+            ("coverage", OptText),
+            ("user_id", OptInt),
+            ("retried", Bool),
+            ("created_at", Int),
+            ("started_at", OptInt),
+            ("finished_at", OptInt),
+        ],
+    ),
 ];
 
 /// Tables whose `id` is an identity column to move past the copied ids.
@@ -246,6 +310,10 @@ const IDENTITIES: &[&str] = &[
     "web_hooks",
     "web_hook_deliveries",
     "web_hook_logs",
+    "releases",
+    "release_links",
+    "pipelines",
+    "commit_statuses",
 ];
 
 /// One value of a copied row.

@@ -28,6 +28,8 @@ pub mod namespaces;
 pub mod projects;
 pub mod protected_branches;
 pub mod rate_limits;
+pub mod releases;
+pub mod statuses;
 pub mod tokens;
 pub mod users;
 

@@ -1,6 +1,6 @@
 //! `GET /projects/:id/repository/commits/:sha`: `Entities::CommitDetail` of the commit a SHA,
-//! branch, tag or revision names (`stats` default true; `status` and `last_pipeline` null:
-//! there are no pipelines; `project_id`). Unknown: `404 Commit Not Found`. Trailers are `{}`,
+//! branch, tag or revision names (`stats` default true; `status` and `last_pipeline` of the
+//! newest pipeline commit statuses made, else null; `project_id`). Unknown: `404 Commit Not Found`. Trailers are `{}`,
 //! as GitLab's `FindCommit` reads none.
 
 use super::{detail, find};

@@ -122,8 +122,8 @@ pub fn entity_with_trailers(project_url: &str, commit: &CommitInfo) -> Value {
     value
 }
 
-/// `Entities::CommitDetail`: the entity, `stats` when asked for, no pipeline (`status` and
-/// `last_pipeline` null) and the project's id.
+/// `Entities::CommitDetail`: the entity, `stats` when asked for, the newest pipeline's
+/// `status` and `last_pipeline` (null without one) and the project's id.
 pub fn detail(
     call: &Call,
     project: &Project,
@@ -135,9 +135,14 @@ pub fn detail(
     if with_stats {
         value["stats"] = commit_stats(repo, commit, deadline(call))?;
     }
-    value["status"] = Value::Null;
+    // The newest pipeline of the commit (the external ones commit statuses make, issue #42):
+    // `status` is its status, `last_pipeline` its PipelineBasic, both null without one.
+    let sha = commit.id.to_string();
+    let pipeline = call.ctx.store.read(|db| crate::api::statuses::head_pipeline(db, project.id, &sha))?;
+    value["status"] = pipeline.as_ref().map_or(Value::Null, |p| json!(p.status));
     value["project_id"] = json!(project.id);
-    value["last_pipeline"] = Value::Null;
+    value["last_pipeline"] =
+        pipeline.as_ref().map_or(Value::Null, |p| crate::api::statuses::pipeline_basic_value(call, project, p));
     Ok(value)
 }
 

@@ -10,5 +10,9 @@ pub fn get(call: &Call, project: &str, name: &str) -> ApiResult<Response> {
     let project = call.project(project, ProjectAbility::ReadCode)?;
     let repo = call.repository(&project, "Tag")?;
     let tag = find(&repo, name)?;
-    Ok(Response::json(200, &entity(&repo, &call.web_url(&project.full_path), &tag)?))
+    let mut value = entity(&repo, &call.web_url(&project.full_path), &tag)?;
+    if let Some(release) = super::releases_of(call, project.id)?.remove(&tag.name) {
+        value["release"] = release;
+    }
+    Ok(Response::json(200, &value))
 }

@@ -103,9 +103,14 @@ pub fn list(call: &Call, project: &str, params: &Params) -> ApiResult<Response> 
     }
 
     let project_url = call.web_url(&project.full_path);
+    let releases = super::releases_of(call, project.id)?;
     let entity_of = |(name, target): &(String, gix::ObjectId)| -> ApiResult<Value> {
         let tag = git::refs::tag_of(&repo, name.clone(), *target).or_broken()?;
-        super::entity(&repo, &project_url, &tag)
+        let mut value = super::entity(&repo, &project_url, &tag)?;
+        if let Some(release) = releases.get(name) {
+            value["release"] = release.clone();
+        }
+        Ok(value)
     };
     if keyset {
         let start = match &token {

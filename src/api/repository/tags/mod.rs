@@ -1,7 +1,8 @@
 //! Tags (`gitlab-repository-families.md` §4): list, get, create, delete; one file per
 //! operation. This module builds GitLab's Tag entity once: `name`, `message` (the annotation,
 //! `""` for a lightweight tag), `target` (the tag object of an annotated tag, else the commit),
-//! `commit` (peeled), `release` (null: releases are not kept), `protected` (false: protected
+//! `commit` (peeled), `release` (GitLab's `TagRelease`, `{tag_name, description}` of the tag's
+//! release, null without one: [`releases_of`]), `protected` (false: protected
 //! tags are not kept) and `created_at` (the tagger's date; null for a lightweight tag).
 
 pub mod create;
@@ -41,6 +42,19 @@ pub fn entity(repo: &gix::Repository, project_url: &str, tag: &Tag) -> ApiResult
         "protected": false,
         "created_at": created_at,
     }))
+}
+
+/// The `release` of each tag of the project that has one (GitLab's `TagRelease`:
+/// `tag_name`, `description`), by tag name, to set into the entities shown.
+pub fn releases_of(call: &crate::api::Call, project_id: i64) -> ApiResult<std::collections::HashMap<String, Value>> {
+    let all = call
+        .ctx
+        .store
+        .read(|db| crate::store::releases::list(db, &[project_id], crate::store::releases::Order::ReleasedAt, false))?;
+    Ok(all
+        .into_iter()
+        .map(|r| (r.tag_name.clone(), json!({"tag_name": r.tag_name, "description": r.description})))
+        .collect())
 }
 
 /// The tag named by the path, or 404 `Tag Not Found`.
