@@ -103,6 +103,9 @@ pub enum ApiError {
     UnsupportedMediaType,
     /// 409 `{"message": text}`: what the request would create exists (GitLab's `conflict!`).
     Conflict(String),
+    /// 409 `{"message": messages}`: a service's full error messages (`conflict!(result.message)`
+    /// with an array, as `POST /projects/:id/fork` answers a taken name or path).
+    ConflictMessages(Vec<String>),
     /// 422 `{"message": text}`.
     Unprocessable(String),
     /// 429 `{"message":{"error": text}}` with `Retry-After` seconds.
@@ -147,7 +150,7 @@ impl ApiError {
             ApiError::MethodNotAllowed | ApiError::NotAllowed(_) => 405,
             ApiError::PayloadTooLarge => 413,
             ApiError::UnsupportedMediaType => 415,
-            ApiError::Conflict(_) => 409,
+            ApiError::Conflict(_) | ApiError::ConflictMessages(_) => 409,
             ApiError::Unprocessable(_) => 422,
             ApiError::TooManyRequests { .. } => 429,
             ApiError::Unavailable(_) => 503,
@@ -185,6 +188,7 @@ impl ApiError {
             | ApiError::NotAllowed(text) => {
                 json!({"message": text})
             }
+            ApiError::ConflictMessages(messages) => json!({ "message": messages }),
             ApiError::TooManyRequests { message, .. } => json!({"message": {"error": message}}),
             ApiError::Unavailable(reason) => json!({"message": format!("503 Service Unavailable - {reason}")}),
             ApiError::Internal(_) => json!({"message": "500 Internal Server Error"}),

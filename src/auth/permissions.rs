@@ -40,6 +40,13 @@ pub enum ProjectAbility {
     /// Delete or restore it (GitLab's `remove_project`): Owner, or a custom role's
     /// `remove_project`.
     RemoveProject,
+    /// Fork it (GitLab's `fork_project`): whoever signed in may download its code.
+    ForkProject,
+    /// Mark it as a fork of another or remove its fork relation (GitLab's
+    /// `link_forked_project`, `remove_fork_project`), or move it to another namespace
+    /// (`change_namespace`): Owner.
+    ManageFork,
+    ChangeNamespace,
 }
 
 /// The caller's standing on one project.
@@ -132,6 +139,8 @@ pub fn authorize_project(db: &mut Db, caller: &Caller, project: &Project, abilit
         ProjectAbility::ChangeVisibility => access.admin || access.level >= OWNER,
         ProjectAbility::ArchiveProject => access.admin || access.level >= OWNER || access.has_flag("archive_project"),
         ProjectAbility::RemoveProject => access.admin || access.level >= OWNER || access.has_flag("remove_project"),
+        ProjectAbility::ForkProject => access.signed_in && access.can_download_code(project.visibility),
+        ProjectAbility::ManageFork | ProjectAbility::ChangeNamespace => access.admin || access.level >= OWNER,
     };
     if allowed {
         Ok(())

@@ -119,6 +119,11 @@ pub static ROUTES: &[Route] = &[
     route!("POST", "/projects/:id/unarchive", |c, _, a| projects::archive::unarchive(c, a[0])),
     route!("DELETE", "/projects/:id", |c, r, a| projects::delete::delete(c, a[0], &r.params)),
     route!("POST", "/projects/:id/restore", |c, _, a| projects::restore::restore(c, a[0])),
+    // Forks, transfer and sharing (issue #38, helper B).
+    route!("POST", "/projects/:id/fork", |c, r, a| projects::fork::fork(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/forks", |c, r, a| projects::forks::list(c, a[0], &r.params)),
+    route!("POST", "/projects/:id/fork/:forked_from_id", |c, _, a| projects::fork_link::link(c, a[0], a[1])),
+    route!("DELETE", "/projects/:id/fork", |c, _, a| projects::fork_link::unlink(c, a[0])),
     // Member roles, of the instance and of a group.
     route!("GET", "/member_roles", |c, _, _| member_roles::list::list(c, Scope::Instance)),
     route!("POST", "/member_roles", |c, r, _| member_roles::create::create(c, Scope::Instance, &r.params)),

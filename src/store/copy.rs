@@ -117,6 +117,8 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
             ("creator_id", OptInt),
             ("namespace_user_id", OptInt),
             ("topics", Text),
+            ("fork_network_root_id", OptInt),
+            ("mr_default_target_self", Bool),
         ],
     ),
     (
@@ -158,6 +160,28 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
         ],
     ),
     ("health_reports", &[("project_id", Int), ("report", Text), ("updated_at", Int)]),
+    (
+        "project_group_links",
+        &[
+            ("id", Int),
+            ("project_id", Int),
+            ("group_id", Int),
+            ("group_access", Int),
+            ("expires_at", OptText),
+            ("created_at", Int),
+        ],
+    ),
+    (
+        "group_group_links",
+        &[
+            ("id", Int),
+            ("shared_group_id", Int),
+            ("shared_with_group_id", Int),
+            ("group_access", Int),
+            ("expires_at", OptText),
+            ("created_at", Int),
+        ],
+    ),
 ];
 
 /// Tables whose `id` is an identity column to move past the copied ids.
@@ -170,6 +194,8 @@ const IDENTITIES: &[&str] = &[
     "job_tokens",
     "member_roles",
     "members",
+    "project_group_links",
+    "group_group_links",
 ];
 
 /// One value of a copied row.

@@ -111,6 +111,10 @@ impl Serialize for Entity<'_> {
         }
         map.serialize_entry("mirror", &false)?;
         map.serialize_entry("creator_id", &project.creator_id)?;
+        // Forks only (`Entities::Project`: `expose :mr_default_target_self, if: ->(p) { p.forked? }`).
+        if project.forked_from_id.is_some() {
+            map.serialize_entry("mr_default_target_self", &project.mr_default_target_self)?;
+        }
         let settings = &project.settings;
         map.serialize_entry("merge_method", &settings.merge_method)?;
         map.serialize_entry("squash_option", &settings.squash_option)?;

@@ -9,6 +9,9 @@ pub mod archive;
 pub mod create;
 pub mod delete;
 pub mod entity;
+pub mod fork;
+pub mod fork_link;
+pub mod forks;
 pub mod get;
 pub mod list;
 pub mod purge;
@@ -78,6 +81,7 @@ fn listed(call_ctx: &Context, caller: &Caller, project: &Project) -> ApiResult<O
         id_after: None,
         id_before: None,
         only_id: Some(project.id),
+        forked_from_id: None,
         order: projects::Order::Id,
         ascending: true,
         limit: 1,

@@ -101,6 +101,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0010_tree_indexes.sqlite.sql"),
         postgres: include_str!("0010_tree_indexes.postgres.sql"),
     },
+    // 11 here, file 0012 (issue #38, helper B; the lead renumbers at merge): fork networks,
+    // `mr_default_target_self`, and projects and groups shared with groups.
+    Migration {
+        sqlite: include_str!("0012_forks_and_shares.sqlite.sql"),
+        postgres: include_str!("0012_forks_and_shares.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
