@@ -388,3 +388,84 @@ fn forks_are_listed_linked_and_unlinked_and_the_network_is_stored() {
         (400, json!({"message": "Target project cannot be equal to source project"}))
     );
 }
+
+/// `PUT /projects/:id/transfer` (GitLab's `Projects::TransferService`): Owners move a project
+/// to a namespace they may create projects in; the repository stays, the paths change.
+#[test]
+fn transfers_move_the_project_and_keep_its_repository() {
+    let f = forge();
+    let alice = f.user("alice");
+    let bob = f.user("bob");
+    let project = f.project(&alice, json!({"name": "Tool", "visibility": "public"}));
+    let id = project["id"].as_i64().unwrap();
+    let dir = f.git_dir(id);
+    let head = git_text(&dir, &["rev-parse", "main"]);
+    let (_, group) =
+        f.send("POST", "/api/v4/groups", &f.root, json!({"name": "Ops", "path": "ops", "visibility": "internal"}));
+    let gid = group["id"].as_i64().unwrap();
+    let alice_id = f.send("GET", "/api/v4/user", &alice, Value::Null).1["id"].clone();
+    let bob_id = f.send("GET", "/api/v4/user", &bob, Value::Null).1["id"].clone();
+    let put = |token: &str, body: Value| f.send("PUT", &format!("/api/v4/projects/{id}/transfer"), token, body);
+
+    assert_eq!(put("", json!({"namespace": "ops"})).0, 401);
+    assert_eq!(put(&alice, Value::Null), (400, json!({"error": "namespace is missing"})));
+    assert_eq!(put(&alice, json!({"namespace": "nowhere"})), (404, json!({"message": "404 Namespace Not Found"})));
+    assert_eq!(
+        put(&alice, json!({"namespace": "ops"})),
+        (
+            400,
+            json!({"message": "Failed to transfer project {:new_namespace=>[\"You don't have permission to transfer projects into that namespace.\"]}"})
+        )
+    );
+    assert_eq!(
+        put(&alice, json!({"namespace": "alice"})),
+        (
+            400,
+            json!({"message": "Failed to transfer project {:new_namespace=>[\"Project is already in this namespace.\"]}"})
+        )
+    );
+    // Bob, a Maintainer of the project, is no Owner: 403.
+    f.send("POST", &format!("/api/v4/projects/{id}/members"), &alice, json!({"user_id": bob_id, "access_level": 40}));
+    assert_eq!(put(&bob, json!({"namespace": "bob"})), (403, json!({"message": "403 Forbidden"})));
+
+    let (status, _) = f.send(
+        "POST",
+        &format!("/api/v4/groups/{gid}/members"),
+        &f.root,
+        json!({"user_id": alice_id, "access_level": 40}),
+    );
+    assert_eq!(status, 201);
+    let (status, moved) = put(&alice, json!({"namespace": gid}));
+    assert_eq!(status, 200, "{moved}");
+    assert_eq!(moved["path_with_namespace"], "ops/Tool");
+    assert_eq!(moved["web_url"], "http://localhost/ops/Tool");
+    assert_eq!(moved["namespace"]["kind"], "group");
+    assert_eq!(moved["visibility"], "internal", "no more visible than its new group");
+    assert!(moved.get("owner").is_none());
+    assert_eq!(f.send("GET", "/api/v4/projects/alice%2FTool", &alice, Value::Null).0, 404);
+    assert_eq!(f.send("GET", "/api/v4/projects/ops%2FTool", &alice, Value::Null).1["id"], id);
+    assert_eq!(f.git_dir(id), dir, "the repository stays where it is");
+    assert_eq!(git_text(&dir, &["rev-parse", "main"]), head);
+    // Clone at the new path.
+    let work = f.dir.path().join("moved");
+    ok(&f.client(f.dir.path(), &["clone", "-q", &f.remote("ops/Tool", &alice), work.to_str().unwrap()]));
+    assert_eq!(git_text(&work, &["rev-parse", "HEAD"]), head);
+
+    // A project of the same path there already: refused.
+    let other = f.project(&alice, json!({"name": "Tool"}));
+    assert_eq!(
+        f.send("PUT", &format!("/api/v4/projects/{}/transfer", other["id"]), &alice, json!({"namespace": "ops"})),
+        (
+            400,
+            json!({"message": "Failed to transfer project {:new_namespace=>[\"Project with same name or path in target namespace already exists\"]}"})
+        )
+    );
+    // An administrator moves it into Bob's namespace: Bob owns it.
+    let (status, to_bob) =
+        f.send("PUT", &format!("/api/v4/projects/{id}/transfer"), &f.root, json!({"namespace": "bob"}));
+    assert_eq!(status, 200, "{to_bob}");
+    assert_eq!(to_bob["path_with_namespace"], "bob/Tool");
+    assert_eq!(to_bob["owner"]["username"], "bob");
+    let (_, seen) = f.send("GET", &format!("/api/v4/projects/{id}"), &bob, Value::Null);
+    assert_eq!(seen["permissions"]["project_access"]["access_level"], 50);
+}

@@ -124,6 +124,7 @@ pub static ROUTES: &[Route] = &[
     route!("GET", "/projects/:id/forks", |c, r, a| projects::forks::list(c, a[0], &r.params)),
     route!("POST", "/projects/:id/fork/:forked_from_id", |c, _, a| projects::fork_link::link(c, a[0], a[1])),
     route!("DELETE", "/projects/:id/fork", |c, _, a| projects::fork_link::unlink(c, a[0])),
+    route!("PUT", "/projects/:id/transfer", |c, r, a| projects::transfer::transfer(c, a[0], &r.params)),
     // Member roles, of the instance and of a group.
     route!("GET", "/member_roles", |c, _, _| member_roles::list::list(c, Scope::Instance)),
     route!("POST", "/member_roles", |c, r, _| member_roles::create::create(c, Scope::Instance, &r.params)),

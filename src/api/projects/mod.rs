@@ -17,6 +17,7 @@ pub mod list;
 pub mod purge;
 pub mod restore;
 pub mod settings;
+pub mod transfer;
 pub mod update;
 
 pub use entity::Entity;
