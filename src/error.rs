@@ -66,6 +66,9 @@ pub enum ApiError {
     /// 404 `{"message":"404 Not found"}`: a record looked up with `find_by!` is missing (Grape's
     /// `ActiveRecord::RecordNotFound` rescue, lower-case `found`).
     RecordNotFound,
+    /// 404 `{"message": text}`: a service's own 404 (`render_api_error!(message, 404)`, as the
+    /// group-link services answer `Not Found`).
+    NotFoundText(&'static str),
     /// 401 `{"message":"401 Unauthorized"}`.
     Unauthorized,
     /// 401 for an expired or revoked token, as rack-oauth2 answers it for GitLab:
@@ -138,7 +141,10 @@ impl ApiError {
 
     pub fn status(&self) -> u16 {
         match self {
-            ApiError::NotFound(_) | ApiError::RecordNotFound | ApiError::NotFoundNamed(_) => 404,
+            ApiError::NotFound(_)
+            | ApiError::RecordNotFound
+            | ApiError::NotFoundNamed(_)
+            | ApiError::NotFoundText(_) => 404,
             ApiError::Unauthorized | ApiError::InvalidToken(_) => 401,
             ApiError::Forbidden(_) | ApiError::Denied(_) | ApiError::InsufficientScope(_) => 403,
             ApiError::MissingParam(_)
@@ -164,6 +170,7 @@ impl ApiError {
             ApiError::NotFound(what) => json!({"message": format!("404 {what} Not Found")}),
             ApiError::NotFoundNamed(what) => json!({"message": format!("404 {what} Not Found")}),
             ApiError::RecordNotFound => json!({"message": "404 Not found"}),
+            ApiError::NotFoundText(text) => json!({ "message": text }),
             ApiError::Unauthorized => json!({"message": "401 Unauthorized"}),
             ApiError::InvalidToken(text) => json!({"error": "invalid_token", "error_description": text}),
             ApiError::InsufficientScope(scope) => json!({

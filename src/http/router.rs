@@ -105,6 +105,9 @@ pub static ROUTES: &[Route] = &[
     route!("GET", "/groups/:id", |c, r, a| groups::get::get(c, a[0], &r.params)),
     route!("POST", "/groups", |c, r, _| groups::create::create(c, &r.params)),
     route!("PUT", "/groups/:id", |c, r, a| groups::update::update(c, a[0], &r.params)),
+    // Sharing with groups (issue #38, helper B).
+    route!("POST", "/groups/:id/share", |c, r, a| groups::share::share(c, a[0], &r.params)),
+    route!("DELETE", "/groups/:id/share/:group_id", |c, _, a| groups::share::unshare(c, a[0], a[1])),
     // Namespaces.
     route!("GET", "/namespaces", |c, r, _| namespaces::list::list(c, &r.params)),
     route!("GET", "/namespaces/:id", |c, _, a| namespaces::get::get(c, a[0])),
@@ -125,6 +128,8 @@ pub static ROUTES: &[Route] = &[
     route!("POST", "/projects/:id/fork/:forked_from_id", |c, _, a| projects::fork_link::link(c, a[0], a[1])),
     route!("DELETE", "/projects/:id/fork", |c, _, a| projects::fork_link::unlink(c, a[0])),
     route!("PUT", "/projects/:id/transfer", |c, r, a| projects::transfer::transfer(c, a[0], &r.params)),
+    route!("POST", "/projects/:id/share", |c, r, a| projects::share::share(c, a[0], &r.params)),
+    route!("DELETE", "/projects/:id/share/:group_id", |c, _, a| projects::share::unshare(c, a[0], a[1])),
     // Member roles, of the instance and of a group.
     route!("GET", "/member_roles", |c, _, _| member_roles::list::list(c, Scope::Instance)),
     route!("POST", "/member_roles", |c, r, _| member_roles::create::create(c, Scope::Instance, &r.params)),

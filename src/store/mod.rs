@@ -26,6 +26,7 @@ pub mod namespaces;
 pub mod projects;
 pub mod protected_branches;
 pub mod rate_limits;
+pub mod shares;
 pub mod tokens;
 pub mod users;
 

@@ -173,5 +173,5 @@ fn entity<'a>(call: &'a Call, listed: Listed, view: View) -> ApiResult<Entity<'a
         (false, Some(_)) => super::fork_parent(call.ctx, &call.caller, &call.base_url, project)?,
         _ => None,
     };
-    Ok(details(call.ctx, &call.base_url, listed, View { read_code, ..view }, parent))
+    Ok(details(call.ctx, &call.base_url, listed, View { read_code, ..view }, parent, Some(&call.caller)))
 }
