@@ -234,6 +234,16 @@ fn a_project_shared_with_a_group_gives_its_members_the_lower_level_on_every_path
                 "expires_at": null}])
     );
     assert_eq!(f.send("GET", &format!("/api/v4/projects/{pid}/repository/tree"), &carol, Value::Null).0, 200);
+    // The lists follow: a shared private project is one of bob's, eve's lists do not show it.
+    let listed = |token: &str, query: &str| -> Vec<i64> {
+        let (status, body) = f.send("GET", &format!("/api/v4/projects?{query}"), token, Value::Null);
+        assert_eq!(status, 200, "{body}");
+        body.as_array().unwrap().iter().map(|p| p["id"].as_i64().unwrap()).collect()
+    };
+    assert!(listed(&bob, "membership=true").contains(&pid));
+    assert!(listed(&bob, "").contains(&pid));
+    assert!(listed(&bob, "page=2&per_page=1").len() <= 1);
+    assert!(!listed(&eve, "").contains(&pid));
     assert_eq!(f.send("GET", &format!("/api/v4/projects/{pid}"), &eve, Value::Null).0, 404);
     let (status, all) = f.send("GET", &format!("/api/v4/projects/{pid}/members/all"), &alice, Value::Null);
     assert_eq!(status, 200);
@@ -295,6 +305,7 @@ fn a_project_shared_with_a_group_gives_its_members_the_lower_level_on_every_path
     // Expired: nothing any more, anywhere.
     f.expire_links("project_group_links");
     assert_eq!(f.send("GET", &format!("/api/v4/projects/{pid}"), &bob, Value::Null).0, 404);
+    assert!(!listed(&bob, "").contains(&pid), "an expired share lists nothing");
     assert!(!f.push(path, &bob, &work, "bob-3"));
     let (_, all) = f.send("GET", &format!("/api/v4/projects/{pid}/members/all"), &alice, Value::Null);
     assert!(all.as_array().unwrap().iter().all(|m| m["username"] != "bob"), "{all}");
@@ -373,6 +384,8 @@ fn a_group_shared_with_a_group_reaches_its_projects_and_subgroups() {
     assert_eq!(f.send("GET", &format!("/api/v4/groups/{platform}"), &bob, Value::Null).0, 200);
     assert_eq!(f.send("GET", &format!("/api/v4/groups/{inner}"), &bob, Value::Null).0, 200);
     assert_eq!(f.send("GET", &format!("/api/v4/projects/{pid}"), &bob, Value::Null).0, 200);
+    let (_, mine) = f.send("GET", "/api/v4/projects?membership=true", &bob, Value::Null);
+    assert!(mine.as_array().unwrap().iter().any(|p| p["id"] == pid), "{mine}");
     let work = f.dir.path().join("bob-core");
     assert!(f.clone_ok("platform/inner/Core", &bob, &work));
     assert!(f.push("platform/inner/Core", &bob, &work, "from-bob"));
@@ -386,6 +399,8 @@ fn a_group_shared_with_a_group_reaches_its_projects_and_subgroups() {
     // Expiry, then unsharing.
     f.expire_links("group_group_links");
     assert_eq!(f.send("GET", &format!("/api/v4/projects/{pid}"), &bob, Value::Null).0, 404);
+    let (_, mine) = f.send("GET", "/api/v4/projects", &bob, Value::Null);
+    assert!(mine.as_array().unwrap().iter().all(|p| p["id"] != pid), "{mine}");
     assert_eq!(
         f.send("GET", &format!("/api/v4/groups/{platform}"), &dana, Value::Null).1["shared_with_groups"],
         json!([])
