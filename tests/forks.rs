@@ -469,3 +469,80 @@ fn transfers_move_the_project_and_keep_its_repository() {
     let (_, seen) = f.send("GET", &format!("/api/v4/projects/{id}"), &bob, Value::Null);
     assert_eq!(seen["permissions"]["project_access"]["access_level"], 50);
 }
+
+/// `POST /groups/:id/transfer` (GitLab's `Groups::TransferService`): the group, its subgroups
+/// and projects move; repositories stay; the service's refusals answer `Transfer failed: ...`.
+#[test]
+fn group_transfers_move_the_tree() {
+    let f = forge();
+    let olga = f.user("olga");
+    let olga_id = f.send("GET", "/api/v4/user", &olga, Value::Null).1["id"].clone();
+    let group = |body: Value| {
+        let (status, group) = f.send("POST", "/api/v4/groups", &f.root, body);
+        assert_eq!(status, 201, "{group}");
+        group["id"].as_i64().unwrap()
+    };
+    let a = group(json!({"name": "a", "path": "a"}));
+    let b = group(json!({"name": "b", "path": "b"}));
+    let team = group(json!({"name": "team", "path": "team", "parent_id": a}));
+    let inner = group(json!({"name": "inner", "path": "inner", "parent_id": team}));
+    f.send("POST", &format!("/api/v4/groups/{team}/members"), &f.root, json!({"user_id": olga_id, "access_level": 50}));
+    let (status, project) = f.send(
+        "POST",
+        "/api/v4/projects",
+        &olga,
+        json!({"name": "svc", "namespace_id": inner, "initialize_with_readme": true}),
+    );
+    assert_eq!(status, 201, "{project}");
+    let pid = project["id"].as_i64().unwrap();
+    let dir = f.git_dir(pid);
+    let post =
+        |token: &str, id: i64, body: Value| f.send("POST", &format!("/api/v4/groups/{id}/transfer"), token, body);
+
+    // Olga owns team but may not create subgroups in b.
+    assert_eq!(
+        post(&olga, team, json!({"group_id": b})),
+        (404, json!({"message": "404 Group Not Found"})),
+        "b is private and unseen"
+    );
+    assert_eq!(post(&olga, a, json!({"group_id": b})), (403, json!({"message": "403 Forbidden"})), "no Owner of a");
+    let open = group(json!({"name": "open", "path": "open", "visibility": "public"}));
+    assert_eq!(
+        post(&olga, team, json!({"group_id": open})),
+        (400, json!({"message": "Transfer failed: You don't have enough permissions."}))
+    );
+    assert_eq!(
+        post(&f.root, team, json!({"group_id": a})),
+        (400, json!({"message": "Transfer failed: Group is already associated to the parent group."}))
+    );
+    assert_eq!(
+        post(&f.root, a, Value::Null),
+        (400, json!({"message": "Transfer failed: Group is already a root group."}))
+    );
+    assert_eq!(
+        post(&f.root, team, json!({"group_id": inner})),
+        (400, json!({"message": "Transfer failed: Cannot transfer group to one of its subgroup."}))
+    );
+    let (status, moved) = post(&f.root, team, json!({"group_id": b}));
+    assert_eq!(status, 201, "{moved}");
+    assert_eq!((moved["full_path"].as_str(), moved["parent_id"].as_i64()), (Some("b/team"), Some(b)));
+    let (_, svc) = f.send("GET", &format!("/api/v4/projects/{pid}"), &olga, Value::Null);
+    assert_eq!(svc["path_with_namespace"], "b/team/inner/svc");
+    assert_eq!(f.send("GET", "/api/v4/groups/b%2Fteam%2Finner", &olga, Value::Null).1["id"], inner);
+    assert_eq!(f.send("GET", "/api/v4/projects/a%2Fteam%2Finner%2Fsvc", &olga, Value::Null).0, 404);
+    assert_eq!(f.git_dir(pid), dir);
+    // Olga still owns the tree she owned; promoted to the top level by an administrator.
+    let (status, top) = post(&f.root, team, Value::Null);
+    assert_eq!(status, 201, "{top}");
+    assert_eq!((top["full_path"].as_str(), top["parent_id"].as_i64()), (Some("team"), None));
+    let (_, svc) = f.send("GET", &format!("/api/v4/projects/{pid}"), &olga, Value::Null);
+    assert_eq!(svc["path_with_namespace"], "team/inner/svc");
+    let _ = group(json!({"name": "team", "path": "team", "parent_id": a}));
+    assert_eq!(
+        post(&f.root, team, json!({"group_id": a})),
+        (
+            400,
+            json!({"message": "Transfer failed: The parent group already has a subgroup or a project with the same path."})
+        )
+    );
+}

@@ -108,6 +108,7 @@ pub static ROUTES: &[Route] = &[
     // Sharing with groups (issue #38, helper B).
     route!("POST", "/groups/:id/share", |c, r, a| groups::share::share(c, a[0], &r.params)),
     route!("DELETE", "/groups/:id/share/:group_id", |c, _, a| groups::share::unshare(c, a[0], a[1])),
+    route!("POST", "/groups/:id/transfer", |c, r, a| groups::transfer::transfer(c, a[0], &r.params)),
     // Namespaces.
     route!("GET", "/namespaces", |c, r, _| namespaces::list::list(c, &r.params)),
     route!("GET", "/namespaces/:id", |c, _, a| namespaces::get::get(c, a[0])),

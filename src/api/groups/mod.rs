@@ -10,6 +10,7 @@ pub mod get;
 pub mod list;
 pub mod restore;
 pub mod share;
+pub mod transfer;
 pub mod update;
 
 use crate::api::Call;
