@@ -482,10 +482,10 @@ fn group_transfers_move_the_tree() {
         assert_eq!(status, 201, "{group}");
         group["id"].as_i64().unwrap()
     };
-    let a = group(json!({"name": "a", "path": "a"}));
+    let a = group(json!({"name": "a", "path": "a", "visibility": "public"}));
     let b = group(json!({"name": "b", "path": "b"}));
-    let team = group(json!({"name": "team", "path": "team", "parent_id": a}));
-    let inner = group(json!({"name": "inner", "path": "inner", "parent_id": team}));
+    let team = group(json!({"name": "team", "path": "team", "parent_id": a, "visibility": "public"}));
+    let inner = group(json!({"name": "inner", "path": "inner", "parent_id": team, "visibility": "public"}));
     f.send("POST", &format!("/api/v4/groups/{team}/members"), &f.root, json!({"user_id": olga_id, "access_level": 50}));
     let (status, project) = f.send(
         "POST",
@@ -523,8 +523,14 @@ fn group_transfers_move_the_tree() {
         post(&f.root, team, json!({"group_id": inner})),
         (400, json!({"message": "Transfer failed: Cannot transfer group to one of its subgroup."}))
     );
+    let (status, made_public) =
+        f.send("PUT", &format!("/api/v4/projects/{pid}"), &f.root, json!({"visibility": "public"}));
+    assert_eq!((status, made_public["visibility"].as_str()), (200, Some("public")), "{made_public}");
     let (status, moved) = post(&f.root, team, json!({"group_id": b}));
     assert_eq!(status, 201, "{moved}");
+    assert_eq!(moved["visibility"], "private", "no more visible than b");
+    let (_, svc) = f.send("GET", &format!("/api/v4/projects/{pid}"), &olga, Value::Null);
+    assert_eq!(svc["visibility"], "private");
     assert_eq!((moved["full_path"].as_str(), moved["parent_id"].as_i64()), (Some("b/team"), Some(b)));
     let (_, svc) = f.send("GET", &format!("/api/v4/projects/{pid}"), &olga, Value::Null);
     assert_eq!(svc["path_with_namespace"], "b/team/inner/svc");

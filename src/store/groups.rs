@@ -260,6 +260,27 @@ pub fn transfer(db: &mut Db, group: &Group, parent: Option<&Group>) -> StoreResu
         &format!("UPDATE projects SET full_path = $1 || substr(full_path, {start}) WHERE group_id IN ({list})"),
         &[&new_full_path],
     )?;
+    // No more visible than the new parent: the group, its subgroups and their projects
+    // (`update_children_and_projects_visibility`).
+    if let Some(parent) = parent {
+        let above: Vec<&str> = [Visibility::Internal, Visibility::Public]
+            .into_iter()
+            .filter(|v| *v > parent.visibility)
+            .map(Visibility::as_str)
+            .collect();
+        if !above.is_empty() {
+            let above = above.iter().map(|v| format!("'{v}'")).collect::<Vec<_>>().join(", ");
+            let to = parent.visibility.as_str();
+            db.execute(
+                &format!("UPDATE groups SET visibility = $1 WHERE id IN ({list}) AND visibility IN ({above})"),
+                &[&to],
+            )?;
+            db.execute(
+                &format!("UPDATE projects SET visibility = $1 WHERE group_id IN ({list}) AND visibility IN ({above})"),
+                &[&to],
+            )?;
+        }
+    }
     Ok(new_full_path)
 }
 
