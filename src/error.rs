@@ -66,6 +66,9 @@ pub enum ApiError {
     /// 404 `{"message":"404 Not found"}`: a record looked up with `find_by!` is missing (Grape's
     /// `ActiveRecord::RecordNotFound` rescue, lower-case `found`).
     RecordNotFound,
+    /// 404 `{"message": text}`: a service's own 404 (`render_api_error!(message, 404)`, as the
+    /// group-link services answer `Not Found`).
+    NotFoundText(&'static str),
     /// 401 `{"message":"401 Unauthorized"}`.
     Unauthorized,
     /// 401 for an expired or revoked token, as rack-oauth2 answers it for GitLab:
@@ -106,6 +109,9 @@ pub enum ApiError {
     UnsupportedMediaType,
     /// 409 `{"message": text}`: what the request would create exists (GitLab's `conflict!`).
     Conflict(String),
+    /// 409 `{"message": messages}`: a service's full error messages (`conflict!(result.message)`
+    /// with an array, as `POST /projects/:id/fork` answers a taken name or path).
+    ConflictMessages(Vec<String>),
     /// 422 `{"message": text}`.
     Unprocessable(String),
     /// 422 with Grape's `{"error": ...}` body (`error!(text, 422)`: webhooks' `Invalid url given`).
@@ -140,7 +146,11 @@ impl ApiError {
 
     pub fn status(&self) -> u16 {
         match self {
-            ApiError::NotFound(_) | ApiError::RecordNotFound | ApiError::NotFoundNamed(_) | ApiError::Missing(_) => 404,
+            ApiError::NotFound(_)
+            | ApiError::RecordNotFound
+            | ApiError::NotFoundNamed(_)
+            | ApiError::Missing(_)
+            | ApiError::NotFoundText(_) => 404,
             ApiError::Unauthorized | ApiError::InvalidToken(_) => 401,
             ApiError::Forbidden(_) | ApiError::Denied(_) | ApiError::InsufficientScope(_) => 403,
             ApiError::MissingParam(_)
@@ -152,7 +162,7 @@ impl ApiError {
             ApiError::MethodNotAllowed | ApiError::NotAllowed(_) => 405,
             ApiError::PayloadTooLarge => 413,
             ApiError::UnsupportedMediaType => 415,
-            ApiError::Conflict(_) => 409,
+            ApiError::Conflict(_) | ApiError::ConflictMessages(_) => 409,
             ApiError::Unprocessable(_) | ApiError::UnprocessableError(_) => 422,
             ApiError::TooManyRequests { .. } => 429,
             ApiError::Unavailable(_) => 503,
@@ -166,6 +176,7 @@ impl ApiError {
             ApiError::NotFound(what) => json!({"message": format!("404 {what} Not Found")}),
             ApiError::NotFoundNamed(what) => json!({"message": format!("404 {what} Not Found")}),
             ApiError::RecordNotFound => json!({"message": "404 Not found"}),
+            ApiError::NotFoundText(text) => json!({ "message": text }),
             ApiError::Unauthorized => json!({"message": "401 Unauthorized"}),
             ApiError::InvalidToken(text) => json!({"error": "invalid_token", "error_description": text}),
             ApiError::InsufficientScope(scope) => json!({
@@ -191,6 +202,7 @@ impl ApiError {
             | ApiError::NotAllowed(text) => {
                 json!({"message": text})
             }
+            ApiError::ConflictMessages(messages) => json!({ "message": messages }),
             ApiError::TooManyRequests { message, .. } => json!({"message": {"error": message}}),
             ApiError::Unavailable(reason) => json!({"message": format!("503 Service Unavailable - {reason}")}),
             ApiError::Internal(_) => json!({"message": "500 Internal Server Error"}),

@@ -364,6 +364,8 @@ fn tables() -> Vec<Table> {
                 added("creator_id", Int, Since::both(7), Filled::With(NULL)),
                 added("namespace_user_id", Int, Since::both(7), Filled::With(NULL)),
                 added("topics", Text, Since::both(7), Filled::With(Value::Text("[]".into()))),
+                added("fork_network_root_id", Int, Since::both(14), Filled::With(NULL)),
+                added("mr_default_target_self", Bool, Since::both(14), Filled::With(Value::Bool(false))),
             ],
             rows: vec![
                 row![
@@ -391,7 +393,9 @@ fn tables() -> Vec<Table> {
                     false,
                     NULL,
                     NULL,
-                    "[]"
+                    "[]",
+                    NULL,
+                    false
                 ],
                 row![
                     2,
@@ -418,7 +422,9 @@ fn tables() -> Vec<Table> {
                     true,
                     2,
                     2,
-                    "[\"go\",\"tools\"]"
+                    "[\"go\",\"tools\"]",
+                    1,
+                    true
                 ],
             ],
         },
@@ -722,6 +728,32 @@ fn tables() -> Vec<Table> {
                 NULL,
                 NULL
             ]],
+        },
+        Table {
+            name: "project_group_links",
+            since: Since::both(14),
+            columns: vec![
+                col("id", Int),
+                col("project_id", Int),
+                col("group_id", Int),
+                col("group_access", Int),
+                col("expires_at", Text),
+                col("created_at", Int),
+            ],
+            rows: vec![row![1, 1, 2, 30, "2031-02-28", 1_700_003_000], row![2, 2, 1, 20, NULL, 1_700_003_100]],
+        },
+        Table {
+            name: "group_group_links",
+            since: Since::both(14),
+            columns: vec![
+                col("id", Int),
+                col("shared_group_id", Int),
+                col("shared_with_group_id", Int),
+                col("group_access", Int),
+                col("expires_at", Text),
+                col("created_at", Int),
+            ],
+            rows: vec![row![1, 1, 2, 40, NULL, 1_700_003_200]],
         },
     ]
 }

@@ -59,6 +59,13 @@ pub enum ProjectAbility {
     /// Post commit statuses (GitLab's `create_commit_status`, `update_pipeline`): Developer
     /// and above, never on an archived project.
     CreateCommitStatus,
+    /// Fork it (GitLab's `fork_project`): whoever signed in may download its code.
+    ForkProject,
+    /// Mark it as a fork of another or remove its fork relation (GitLab's
+    /// `link_forked_project`, `remove_fork_project`), or move it to another namespace
+    /// (`change_namespace`): Owner.
+    ManageFork,
+    ChangeNamespace,
 }
 
 /// The caller's standing on one project.
@@ -166,6 +173,8 @@ pub fn authorize_project(db: &mut Db, caller: &Caller, project: &Project, abilit
         ProjectAbility::ManageRelease | ProjectAbility::CreateCommitStatus => {
             !project.archived && (access.admin || access.level >= DEVELOPER)
         }
+        ProjectAbility::ForkProject => access.signed_in && access.can_download_code(project.visibility),
+        ProjectAbility::ManageFork | ProjectAbility::ChangeNamespace => access.admin || access.level >= OWNER,
     };
     if allowed {
         Ok(())

@@ -13,6 +13,7 @@ pub mod commit_head;
 pub mod contributors;
 pub mod diff;
 pub mod error;
+pub mod fork_copy;
 pub mod fork_view;
 pub mod head_file;
 pub mod health;

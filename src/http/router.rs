@@ -108,6 +108,10 @@ pub static ROUTES: &[Route] = &[
     route!("GET", "/groups/:id", |c, r, a| groups::get::get(c, a[0], &r.params)),
     route!("POST", "/groups", |c, r, _| groups::create::create(c, &r.params)),
     route!("PUT", "/groups/:id", |c, r, a| groups::update::update(c, a[0], &r.params)),
+    // Sharing with groups (issue #38, helper B).
+    route!("POST", "/groups/:id/share", |c, r, a| groups::share::share(c, a[0], &r.params)),
+    route!("DELETE", "/groups/:id/share/:group_id", |c, _, a| groups::share::unshare(c, a[0], a[1])),
+    route!("POST", "/groups/:id/transfer", |c, r, a| groups::transfer::transfer(c, a[0], &r.params)),
     // Namespaces.
     route!("GET", "/namespaces", |c, r, _| namespaces::list::list(c, &r.params)),
     route!("GET", "/namespaces/:id", |c, _, a| namespaces::get::get(c, a[0])),
@@ -122,6 +126,14 @@ pub static ROUTES: &[Route] = &[
     route!("POST", "/projects/:id/unarchive", |c, _, a| projects::archive::unarchive(c, a[0])),
     route!("DELETE", "/projects/:id", |c, r, a| projects::delete::delete(c, a[0], &r.params)),
     route!("POST", "/projects/:id/restore", |c, _, a| projects::restore::restore(c, a[0])),
+    // Forks, transfer and sharing (issue #38, helper B).
+    route!("POST", "/projects/:id/fork", |c, r, a| projects::fork::fork(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/forks", |c, r, a| projects::forks::list(c, a[0], &r.params)),
+    route!("POST", "/projects/:id/fork/:forked_from_id", |c, _, a| projects::fork_link::link(c, a[0], a[1])),
+    route!("DELETE", "/projects/:id/fork", |c, _, a| projects::fork_link::unlink(c, a[0])),
+    route!("PUT", "/projects/:id/transfer", |c, r, a| projects::transfer::transfer(c, a[0], &r.params)),
+    route!("POST", "/projects/:id/share", |c, r, a| projects::share::share(c, a[0], &r.params)),
+    route!("DELETE", "/projects/:id/share/:group_id", |c, _, a| projects::share::unshare(c, a[0], a[1])),
     // Member roles, of the instance and of a group.
     route!("GET", "/member_roles", |c, _, _| member_roles::list::list(c, Scope::Instance)),
     route!("POST", "/member_roles", |c, r, _| member_roles::create::create(c, Scope::Instance, &r.params)),

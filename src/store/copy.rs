@@ -294,6 +294,28 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
             ("finished_at", OptInt),
         ],
     ),
+    (
+        "project_group_links",
+        &[
+            ("id", Int),
+            ("project_id", Int),
+            ("group_id", Int),
+            ("group_access", Int),
+            ("expires_at", OptText),
+            ("created_at", Int),
+        ],
+    ),
+    (
+        "group_group_links",
+        &[
+            ("id", Int),
+            ("shared_group_id", Int),
+            ("shared_with_group_id", Int),
+            ("group_access", Int),
+            ("expires_at", OptText),
+            ("created_at", Int),
+        ],
+    ),
 ];
 
 /// Tables whose `id` is an identity column to move past the copied ids.
@@ -314,6 +336,8 @@ const IDENTITIES: &[&str] = &[
     "release_links",
     "pipelines",
     "commit_statuses",
+    "project_group_links",
+    "group_group_links",
 ];
 
 /// One value of a copied row.

@@ -259,6 +259,53 @@ pub fn rename(db: &mut Db, group: &Group, path: &str) -> StoreResult<String> {
     Ok(new_full_path)
 }
 
+/// Moves the group below `parent` (`None`: to the top level), its subgroups and projects with
+/// it, as [`rename`] moves them (GitLab's `Groups::TransferService`); its new full path.
+pub fn transfer(db: &mut Db, group: &Group, parent: Option<&Group>) -> StoreResult<String> {
+    let new_full_path = match parent {
+        Some(parent) => format!("{}/{}", parent.full_path, group.path),
+        None => group.path.clone(),
+    };
+    let ids = lock_tree(db, group.id)?;
+    let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+    let list = list.join(", ");
+    let start = group.full_path.chars().count() + 1;
+    db.execute(
+        &format!("UPDATE groups SET full_path = $1 || substr(full_path, {start}) WHERE id IN ({list}) AND id <> $2"),
+        &[&new_full_path, &group.id],
+    )?;
+    db.execute(
+        "UPDATE groups SET parent_id = $2, full_path = $3 WHERE id = $1",
+        &[&group.id, &parent.map(|p| p.id), &new_full_path],
+    )?;
+    db.execute(
+        &format!("UPDATE projects SET full_path = $1 || substr(full_path, {start}) WHERE group_id IN ({list})"),
+        &[&new_full_path],
+    )?;
+    // No more visible than the new parent: the group, its subgroups and their projects
+    // (`update_children_and_projects_visibility`).
+    if let Some(parent) = parent {
+        let above: Vec<&str> = [Visibility::Internal, Visibility::Public]
+            .into_iter()
+            .filter(|v| *v > parent.visibility)
+            .map(Visibility::as_str)
+            .collect();
+        if !above.is_empty() {
+            let above = above.iter().map(|v| format!("'{v}'")).collect::<Vec<_>>().join(", ");
+            let to = parent.visibility.as_str();
+            db.execute(
+                &format!("UPDATE groups SET visibility = $1 WHERE id IN ({list}) AND visibility IN ({above})"),
+                &[&to],
+            )?;
+            db.execute(
+                &format!("UPDATE projects SET visibility = $1 WHERE group_id IN ({list}) AND visibility IN ({above})"),
+                &[&to],
+            )?;
+        }
+    }
+    Ok(new_full_path)
+}
+
 /// The ids of a group and every group below it, each row held until the transaction ends
 /// (PostgreSQL; SQLite's writes are one at a time): whoever creates a subgroup or a project
 /// below locks its parent first ([`lock`]), so none appears under a path being changed. A

@@ -243,18 +243,21 @@ pub fn list_direct(
 /// user's best one ranked first: the highest level, then the source's own, then the oldest.
 /// `$1` is the source's id, `$3` today.
 fn ranked_reaching(source: Source) -> String {
-    let (chain_start, reach, own) = match source {
+    let (chain_start, reach, own, links) = match source {
         Source::Group(_) => (
             "SELECT id, parent_id, 0 FROM groups WHERE id = $1",
             "m.group_id IN (SELECT id FROM chain)",
             "m.group_id = $1",
+            super::shares::GROUP_LINKS.to_string(),
         ),
         Source::Project(_) => (
             "SELECT g.id, g.parent_id, 0 FROM groups g JOIN projects p ON p.group_id = g.id WHERE p.id = $1",
             "(m.project_id = $1 OR m.group_id IN (SELECT id FROM chain))",
             "m.project_id = $1",
+            super::shares::PROJECT_LINKS.replace("{id}", "$1"),
         ),
     };
+    let shared_in = super::shares::shared_in_cte(&links);
     format!(
         "WITH RECURSIVE chain(id, parent_id, depth) AS (
              {chain_start}
@@ -262,12 +265,24 @@ fn ranked_reaching(source: Source) -> String {
              SELECT g.id, g.parent_id, chain.depth + 1 FROM groups g JOIN chain ON g.id = chain.parent_id
              WHERE chain.depth < 100
          ),
+         {shared_in},
+         reaching AS (
+             SELECT m.id, m.user_id, m.group_id, m.project_id, m.access_level, m.member_role_id, m.expires_at,
+                    m.created_at, m.created_by
+             FROM members m WHERE {reach} AND (m.expires_at IS NULL OR m.expires_at > $3)
+             UNION ALL
+             SELECT m.id, m.user_id, m.group_id, m.project_id,
+                    CASE WHEN s.access < m.access_level THEN s.access ELSE m.access_level END, NULL, m.expires_at,
+                    m.created_at, m.created_by
+             FROM shared_in s JOIN members m ON m.group_id = s.anc
+             WHERE m.expires_at IS NULL OR m.expires_at > $3
+         ),
          ranked AS (
              SELECT m.*, ROW_NUMBER() OVER (
                  PARTITION BY m.user_id
                  ORDER BY m.access_level DESC, CASE WHEN {own} THEN 0 ELSE 1 END, m.id
              ) AS rank_in_user
-             FROM members m WHERE {reach} AND (m.expires_at IS NULL OR m.expires_at > $3)
+             FROM reaching m
          )"
     )
 }
@@ -356,10 +371,17 @@ pub fn for_project(db: &mut Db, user_id: i64, project_id: i64) -> StoreResult<Ve
              UNION ALL
              SELECT g.id, g.parent_id, chain.depth + 1 FROM groups g JOIN chain ON g.id = chain.parent_id
              WHERE chain.depth < 100
-         )
+         ),
+         {shared_in}
          SELECT m.access_level, r.permissions FROM members m LEFT JOIN member_roles r ON r.id = m.member_role_id
          WHERE m.user_id = $1 AND (m.project_id = $2 OR m.group_id IN (SELECT id FROM chain))
-         AND (m.expires_at IS NULL OR m.expires_at > $3)",
+         AND (m.expires_at IS NULL OR m.expires_at > $3)
+         UNION ALL
+         SELECT CASE WHEN s.access < m.access_level THEN s.access ELSE m.access_level END, NULL
+         FROM shared_in s JOIN members m ON m.group_id = s.anc
+         WHERE m.user_id = $1 AND (m.expires_at IS NULL OR m.expires_at > $3)"
+            .replace("{shared_in}", &super::shares::shared_in_cte(&super::shares::PROJECT_LINKS.replace("{id}", "$2")))
+            .as_str(),
         &[&user_id, &project_id, &today()],
     )
 }
@@ -373,10 +395,17 @@ pub fn for_group(db: &mut Db, user_id: i64, group_id: i64) -> StoreResult<Vec<Me
              UNION ALL
              SELECT g.id, g.parent_id, chain.depth + 1 FROM groups g JOIN chain ON g.id = chain.parent_id
              WHERE chain.depth < 100
-         )
+         ),
+         {shared_in}
          SELECT m.access_level, r.permissions FROM members m LEFT JOIN member_roles r ON r.id = m.member_role_id
          WHERE m.user_id = $1 AND m.group_id IN (SELECT id FROM chain)
-         AND (m.expires_at IS NULL OR m.expires_at > $3)",
+         AND (m.expires_at IS NULL OR m.expires_at > $3)
+         UNION ALL
+         SELECT CASE WHEN s.access < m.access_level THEN s.access ELSE m.access_level END, NULL
+         FROM shared_in s JOIN members m ON m.group_id = s.anc
+         WHERE m.user_id = $1 AND (m.expires_at IS NULL OR m.expires_at > $3)"
+            .replace("{shared_in}", &super::shares::shared_in_cte(super::shares::GROUP_LINKS))
+            .as_str(),
         &[&user_id, &group_id, &today()],
     )
 }

@@ -29,6 +29,7 @@ pub mod projects;
 pub mod protected_branches;
 pub mod rate_limits;
 pub mod releases;
+pub mod shares;
 pub mod statuses;
 pub mod tokens;
 pub mod users;

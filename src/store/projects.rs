@@ -41,6 +41,11 @@ pub struct Project {
     /// project in a group or one registered outside any namespace.
     pub namespace_user_id: Option<i64>,
     pub topics: Vec<String>,
+    /// The fork network the project belongs to: the id of the project it grew from (GitLab's
+    /// `fork_networks.root_project_id`); `None` for a project never forked nor a fork.
+    pub fork_network_root_id: Option<i64>,
+    /// A fork's merge requests target the fork itself by default.
+    pub mr_default_target_self: bool,
 }
 
 /// The merge settings a project keeps and answers (`PUT /projects/:id`).
@@ -75,10 +80,10 @@ const COLUMNS: &str = "id, group_id, path, full_path, name, repo_dir, visibility
                        marked_for_deletion_by, created_repository, merge_method, squash_option, \
                        remove_source_branch_after_merge, only_allow_merge_if_pipeline_succeeds, \
                        allow_merge_on_skipped_pipeline, only_allow_merge_if_all_discussions_are_resolved, \
-                       creator_id, namespace_user_id, topics";
+                       creator_id, namespace_user_id, topics, fork_network_root_id, mr_default_target_self";
 
 /// How many columns [`COLUMNS`] names.
-const COLUMN_COUNT: usize = 25;
+const COLUMN_COUNT: usize = 27;
 
 fn from_row(row: &Row) -> StoreResult<Project> {
     Ok(Project {
@@ -109,6 +114,8 @@ fn from_row(row: &Row) -> StoreResult<Project> {
         creator_id: row.opt_i64(22)?,
         namespace_user_id: row.opt_i64(23)?,
         topics: serde_json::from_str(&row.string(24)?).unwrap_or_default(),
+        fork_network_root_id: row.opt_i64(25)?,
+        mr_default_target_self: row.bool(26)?,
     })
 }
 
@@ -174,6 +181,8 @@ pub fn insert(db: &mut Db, new: &NewProject) -> StoreResult<Project> {
         creator_id: None,
         namespace_user_id: None,
         topics: Vec::new(),
+        fork_network_root_id: None,
+        mr_default_target_self: false,
     })
 }
 
@@ -299,7 +308,123 @@ pub fn remove(db: &mut Db, id: i64) -> StoreResult<Option<Project>> {
     let Some(project) = find_by_id(db, id)? else { return Ok(None) };
     db.execute("UPDATE projects SET forked_from_id = NULL WHERE forked_from_id = $1", &[&id])?;
     let removed = db.execute("DELETE FROM projects WHERE id = $1", &[&id])?;
+    // Its forks stay in the network, as GitLab keeps a fork network whose root is deleted.
+    if let Some(network) = project.fork_network_root_id {
+        rekey_network(db, network)?;
+    }
     Ok((removed > 0).then_some(project))
+}
+
+/// Makes `project_id` a fork of `parent` (GitLab's `fork_network_member`): its parent is
+/// `parent`, its network `parent`'s (or a new one rooted at `parent`, which joins it).
+pub fn link_fork(db: &mut Db, project_id: i64, parent: &Project, mr_default_target_self: bool) -> StoreResult<()> {
+    let root = parent.fork_network_root_id.unwrap_or(parent.id);
+    db.execute(
+        "UPDATE projects SET fork_network_root_id = $2 WHERE id = $1 AND fork_network_root_id IS NULL",
+        &[&parent.id, &root],
+    )?;
+    db.execute(
+        "UPDATE projects SET forked_from_id = $2, fork_network_root_id = $3, mr_default_target_self = $4 WHERE id = $1",
+        &[&project_id, &parent.id, &root, &mr_default_target_self],
+    )?;
+    Ok(())
+}
+
+/// Removes `project` from its fork network (GitLab's `Projects::UnlinkForkService`): it is
+/// no longer a fork, and its own forks become forks of its parent (of none when it was the
+/// root); they stay in the network. Whether it was in one.
+pub fn unlink_fork(db: &mut Db, project: &Project) -> StoreResult<bool> {
+    let Some(network) = project.fork_network_root_id else { return Ok(false) };
+    db.execute(
+        "UPDATE projects SET forked_from_id = $2 WHERE forked_from_id = $1",
+        &[&project.id, &project.forked_from_id],
+    )?;
+    db.execute(
+        "UPDATE projects SET forked_from_id = NULL, fork_network_root_id = NULL, mr_default_target_self = FALSE
+         WHERE id = $1",
+        &[&project.id],
+    )?;
+    rekey_network(db, network)?;
+    Ok(true)
+}
+
+/// Keeps a network's id one of its members' ids after a member left (so a project outside
+/// any network never names one by its own id): a network that lost the member it was named
+/// after takes its oldest member's id; a network of one project is no network.
+fn rekey_network(db: &mut Db, network: i64) -> StoreResult<()> {
+    let members =
+        db.rows("SELECT id FROM projects WHERE fork_network_root_id = $1 ORDER BY id", &[&network], |r| r.i64(0))?;
+    if members.len() < 2 {
+        db.execute("UPDATE projects SET fork_network_root_id = NULL WHERE fork_network_root_id = $1", &[&network])?;
+    } else if !members.contains(&network) {
+        db.execute(
+            "UPDATE projects SET fork_network_root_id = $2 WHERE fork_network_root_id = $1",
+            &[&network, &members[0]],
+        )?;
+    }
+    Ok(())
+}
+
+/// Whether `a` and `b` are two projects of one fork network (GitLab's `forked_from?` and
+/// `in_fork_network_of?`: what a merge request between them needs).
+pub fn same_fork_network(db: &mut Db, a: i64, b: i64) -> StoreResult<bool> {
+    db.one(
+        "SELECT EXISTS (SELECT 1 FROM projects x JOIN projects y ON x.fork_network_root_id = y.fork_network_root_id
+             WHERE x.id = $1 AND y.id = $2)",
+        &[&a, &b],
+        |r| r.bool(0),
+    )
+}
+
+/// Whether `fork` descends from `ancestor` through fork parents (a fork of a fork counts).
+pub fn is_fork_of(db: &mut Db, fork: i64, ancestor: i64) -> StoreResult<bool> {
+    db.one(
+        "WITH RECURSIVE up(id, parent, depth) AS (
+             SELECT id, forked_from_id, 0 FROM projects WHERE id = $1
+             UNION ALL
+             SELECT p.id, p.forked_from_id, up.depth + 1 FROM projects p JOIN up ON p.id = up.parent WHERE up.depth < 100
+         )
+         SELECT EXISTS (SELECT 1 FROM up WHERE parent = $2)",
+        &[&fork, &ancestor],
+        |r| r.bool(0),
+    )
+}
+
+/// The names and ids of the projects in a namespace: group `group_id`, or the personal one of
+/// `user_id` (a project's name is unique in its namespace, as GitLab validates it).
+pub fn names_in_namespace(db: &mut Db, group_id: Option<i64>, user_id: Option<i64>) -> StoreResult<Vec<(String, i64)>> {
+    match (group_id, user_id) {
+        (Some(group), _) => {
+            db.rows("SELECT name, id FROM projects WHERE group_id = $1", &[&group], |r| Ok((r.string(0)?, r.i64(1)?)))
+        }
+        (None, Some(user)) => {
+            db.rows("SELECT name, id FROM projects WHERE group_id IS NULL AND namespace_user_id = $1", &[&user], |r| {
+                Ok((r.string(0)?, r.i64(1)?))
+            })
+        }
+        (None, None) => Ok(Vec::new()),
+    }
+}
+
+/// The ids of the direct forks of `project_id`, oldest first.
+pub fn fork_ids(db: &mut Db, project_id: i64) -> StoreResult<Vec<i64>> {
+    db.rows("SELECT id FROM projects WHERE forked_from_id = $1 ORDER BY id", &[&project_id], |r| r.i64(0))
+}
+
+/// Moves a project to another namespace (GitLab's `Projects::TransferService`): its group or
+/// personal owner, path and full path change; its repository stays where it is.
+pub fn transfer(
+    db: &mut Db,
+    id: i64,
+    group_id: Option<i64>,
+    namespace_user_id: Option<i64>,
+    full_path: &str,
+) -> StoreResult<()> {
+    db.execute(
+        "UPDATE projects SET group_id = $2, namespace_user_id = $3, full_path = $4 WHERE id = $1",
+        &[&id, &group_id, &namespace_user_id, &full_path],
+    )?;
+    Ok(())
 }
 
 /// Marks the project's protections as the rows of `protected_branches` from now on.
@@ -373,6 +498,8 @@ pub struct ListQuery {
     pub id_before: Option<i64>,
     /// Only this project (a single project's entity, already authorized).
     pub only_id: Option<i64>,
+    /// Only the direct forks of this project (`GET /projects/:id/forks`).
+    pub forked_from_id: Option<i64>,
     pub order: Order,
     pub ascending: bool,
     pub limit: i64,
@@ -407,11 +534,18 @@ const GROUP_LEVEL: &str = "(SELECT max(mg.level) FROM mg WHERE mg.id = p.group_i
 /// `projects_group`: with that index it would fetch every project of the caller's groups and
 /// sort them for each page (19 ms for the first keyset page of 10,000 projects in the
 /// administration bench, against 1.6 ms scanning in the list's order).
+/// Shares count too (`project_group_links` with one of the caller's groups, and `sg`: the
+/// groups shared with one of them, and everything below those), while they live (`{today}`).
 const MEMBER: &str = "(p.id IN (SELECT m.project_id FROM members m WHERE m.user_id = $1 AND m.project_id IS NOT NULL)
-                      OR {group_id} IN (SELECT mg.id FROM mg))";
+                      OR {group_id} IN (SELECT mg.id FROM mg)
+                      OR p.id IN (SELECT l.project_id FROM project_group_links l WHERE l.group_id IN (SELECT mg.id FROM mg)
+                                  AND (l.expires_at IS NULL OR l.expires_at > '{today}'))
+                      OR {group_id} IN (SELECT sg.id FROM sg))";
 
 fn member(dialect: Dialect) -> String {
-    MEMBER.replace("{group_id}", if dialect == Dialect::Sqlite { "+p.group_id" } else { "p.group_id" })
+    MEMBER
+        .replace("{group_id}", if dialect == Dialect::Sqlite { "+p.group_id" } else { "p.group_id" })
+        .replace("{today}", &super::members::today())
 }
 
 /// The projects `query` selects, with `select` as the columns. `mg` holds the groups the caller
@@ -429,6 +563,10 @@ fn list_sql(query: &ListQuery, select: &str, dialect: Dialect) -> (String, Vec<B
     if let Some(id) = query.only_id {
         let at = bind(Box::new(id), &mut params);
         conditions.push(format!("p.id = {at}"));
+    }
+    if let Some(id) = query.forked_from_id {
+        let at = bind(Box::new(id), &mut params);
+        conditions.push(format!("p.forked_from_id = {at}"));
     }
     if !query.admin {
         let internal = if query.user_id.is_some() { " OR p.visibility = 'internal'" } else { "" };
@@ -466,11 +604,18 @@ fn list_sql(query: &ListQuery, select: &str, dialect: Dialect) -> (String, Vec<B
         conditions.push(format!("p.id < {at}"));
     }
     let filter = if conditions.is_empty() { String::new() } else { format!("WHERE {}", conditions.join(" AND ")) };
+    let today = super::members::today();
     let sql = format!(
         "WITH RECURSIVE mg(id, level, depth) AS (
              SELECT group_id, access_level, 0 FROM members WHERE user_id = $1 AND group_id IS NOT NULL
              UNION ALL
              SELECT g.id, mg.level, mg.depth + 1 FROM groups g JOIN mg ON g.parent_id = mg.id WHERE mg.depth < 100
+         ),
+         sg(id, depth) AS (
+             SELECT gl.shared_group_id, 0 FROM group_group_links gl WHERE gl.shared_with_group_id IN (SELECT mg.id FROM mg)
+             AND (gl.expires_at IS NULL OR gl.expires_at > '{today}')
+             UNION ALL
+             SELECT g.id, sg.depth + 1 FROM groups g JOIN sg ON g.parent_id = sg.id WHERE sg.depth < 100
          )
          SELECT {select} FROM projects p LEFT JOIN groups g ON g.id = p.group_id
          LEFT JOIN users u ON u.id = p.namespace_user_id {filter}"

@@ -37,7 +37,7 @@ pub fn may_create_top_level_group(user: &User) -> bool {
 }
 
 /// Whether `user` may create a subgroup of `parent` (GitLab's `create_subgroup`).
-fn may_create_subgroup(db: &mut Db, user: &User, parent: &Group) -> ApiResult<bool> {
+pub(super) fn may_create_subgroup(db: &mut Db, user: &User, parent: &Group) -> ApiResult<bool> {
     if user.is_admin {
         return Ok(true);
     }

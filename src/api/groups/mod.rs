@@ -9,6 +9,8 @@ pub mod delete;
 pub mod get;
 pub mod list;
 pub mod restore;
+pub mod share;
+pub mod transfer;
 pub mod update;
 
 use crate::api::Call;
@@ -92,14 +94,18 @@ pub fn detailed(db: &mut Db, group: &Group) -> ApiResult<Detailed> {
     crate::store::groups::detailed(db, group)?.ok_or(ApiError::NotFound("Group"))
 }
 
-/// GitLab's `GroupDetail`: the `Group` entity, `shared_with_groups` (no sharing here: `[]`),
+/// GitLab's `GroupDetail`: the `Group` entity, `shared_with_groups` (the live links to groups
+/// the caller may see, `shared_with_group_links_visible_to_user`),
 /// `prevent_sharing_groups_outside_hierarchy` on root groups and, with `with_projects`, the
 /// group's own projects the caller may see (at most 100, GitLab's limit; the projects family's
 /// entities as `GET /groups/:id/projects` answers them) and `shared_projects`. A JSON answer
 /// with `status`.
 pub fn detail(call: &Call, detailed: &Detailed, with_projects: bool, status: u16) -> ApiResult<Response> {
     let mut fields = entity(&call.base_url, detailed);
-    fields.push(("shared_with_groups", json!([])));
+    fields.push((
+        "shared_with_groups",
+        share::shared_with_groups(call, crate::store::shares::Shared::Group(detailed.group.id))?,
+    ));
     if detailed.group.parent_id.is_none() {
         fields.push(("prevent_sharing_groups_outside_hierarchy", json!(false)));
     }

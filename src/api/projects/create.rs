@@ -66,7 +66,7 @@ fn namespace(db: &mut Db, call: &Call, owner: &User, namespace_id: Option<i64>) 
 }
 
 /// GitLab's hashed-storage relative path of a project: `@hashed/ab/cd/<sha256 of id>.git`.
-fn hashed_path(id: i64) -> String {
+pub(super) fn hashed_path(id: i64) -> String {
     let hash = hex(&Sha256::digest(id.to_string().as_bytes()));
     format!("@hashed/{}/{}/{hash}.git", &hash[..2], &hash[2..4])
 }
@@ -78,7 +78,7 @@ fn hex(bytes: &[u8]) -> String {
 /// The storage a new repository goes on: the named one (administrators only, as GitLab's
 /// `repository_storage`), else `default`, else the first configured, else none (the data
 /// directory's `repositories/`).
-fn storage(call: &Call, params: &Params) -> ApiResult<Option<(String, PathBuf)>> {
+pub(super) fn storage(call: &Call, params: &Params) -> ApiResult<Option<(String, PathBuf)>> {
     let storages = &call.ctx.config.storages;
     if let Some(name) = params.string("repository_storage")?.filter(|_| call.caller.is_admin()) {
         return match storages.get(&name) {

@@ -49,6 +49,8 @@ pub struct Entity<'a> {
     pub(super) facts: Facts,
     /// The fork parent's entity, when the project is a fork whose parent the caller can see.
     pub(super) parent: Option<Value>,
+    /// `shared_with_groups`: the project's live links to groups the caller may see.
+    pub(super) shared: Option<Value>,
 }
 
 impl Serialize for Entity<'_> {
@@ -115,9 +117,16 @@ impl Serialize for Entity<'_> {
         }
         map.serialize_entry("mirror", &false)?;
         map.serialize_entry("creator_id", &project.creator_id)?;
+        // Forks only (`Entities::Project`: `expose :mr_default_target_self, if: ->(p) { p.forked? }`).
+        if project.forked_from_id.is_some() {
+            map.serialize_entry("mr_default_target_self", &project.mr_default_target_self)?;
+        }
         let settings = &project.settings;
         map.serialize_entry("merge_method", &settings.merge_method)?;
         map.serialize_entry("squash_option", &settings.squash_option)?;
+        if let Some(shared) = &self.shared {
+            map.serialize_entry("shared_with_groups", shared)?;
+        }
         map.serialize_entry("only_allow_merge_if_pipeline_succeeds", &settings.only_allow_merge_if_pipeline_succeeds)?;
         map.serialize_entry("allow_merge_on_skipped_pipeline", &settings.allow_merge_on_skipped_pipeline)?;
         map.serialize_entry(

@@ -22,7 +22,7 @@ const MAX_COUNT: i64 = 10_000;
 /// `GET /projects`.
 pub fn list(call: &Call, params: &Params) -> ApiResult<Response> {
     super::purge::purge_due(call.ctx)?;
-    answer(call, params, None)
+    answer(call, params, None, None)
 }
 
 /// `GET /groups/:id/projects`: the group's projects (`include_subgroups`: and its subgroups').
@@ -34,7 +34,7 @@ pub fn list_of_group(call: &Call, group: &str, params: &Params) -> ApiResult<Res
     } else {
         vec![group.id]
     };
-    answer(call, params, Some(ids))
+    answer(call, params, Some(ids), None)
 }
 
 fn order(params: &Params, keyset: bool) -> ApiResult<Order> {
@@ -50,7 +50,18 @@ fn order(params: &Params, keyset: bool) -> ApiResult<Order> {
     })
 }
 
-fn answer(call: &Call, params: &Params, group_ids: Option<Vec<i64>>) -> ApiResult<Response> {
+/// `GET /projects/:id/forks`: the direct forks the caller may see, filtered, ordered and paged
+/// as `GET /projects` (GitLab's `ForkProjectsFinder` with `project_finder_params`).
+pub fn list_forks(call: &Call, project_id: i64, params: &Params) -> ApiResult<Response> {
+    answer(call, params, None, Some(project_id))
+}
+
+fn answer(
+    call: &Call,
+    params: &Params,
+    group_ids: Option<Vec<i64>>,
+    forked_from_id: Option<i64>,
+) -> ApiResult<Response> {
     let keyset = pagination::is_keyset(params)?;
     let order = order(params, keyset)?;
     // GitLab pages projects by keyset in id order only (`Gitlab::Pagination::Keyset.available?`).
@@ -101,6 +112,7 @@ fn answer(call: &Call, params: &Params, group_ids: Option<Vec<i64>>) -> ApiResul
         id_after: params.int("id_after")?,
         id_before: params.int("id_before")?,
         only_id: None,
+        forked_from_id,
         order,
         ascending,
         limit: page.per_page as i64,
@@ -161,5 +173,5 @@ fn entity<'a>(call: &'a Call, listed: Listed, view: View) -> ApiResult<Entity<'a
         (false, Some(_)) => super::fork_parent(call.ctx, &call.caller, &call.base_url, project)?,
         _ => None,
     };
-    Ok(details(call.ctx, &call.base_url, listed, View { read_code, ..view }, parent))
+    Ok(details(call.ctx, &call.base_url, listed, View { read_code, ..view }, parent, Some(&call.caller)))
 }

@@ -9,11 +9,16 @@ pub mod archive;
 pub mod create;
 pub mod delete;
 pub mod entity;
+pub mod fork;
+pub mod fork_link;
+pub mod forks;
 pub mod get;
 pub mod list;
 pub mod purge;
 pub mod restore;
 pub mod settings;
+pub mod share;
+pub mod transfer;
 pub mod update;
 
 pub use entity::Entity;
@@ -58,9 +63,23 @@ fn repository_facts(ctx: &Context, project: &Project, want_empty: bool) -> Facts
 
 /// The entity of one listed project for the caller `view` describes. `parent` is the fork
 /// parent's entity when the project is a fork the caller can see the parent of.
-pub fn details<'a>(ctx: &Context, base_url: &'a str, listed: Listed, view: View, parent: Option<Value>) -> Entity<'a> {
+/// `viewer` is whom `shared_with_groups` is for (`None`: the administration, which sees all).
+pub fn details<'a>(
+    ctx: &Context,
+    base_url: &'a str,
+    listed: Listed,
+    view: View,
+    parent: Option<Value>,
+    viewer: Option<&Caller>,
+) -> Entity<'a> {
     let facts = repository_facts(ctx, &listed.project, !view.simple);
-    Entity { base_url, listed, view, facts, parent }
+    let shared = if view.simple {
+        None
+    } else {
+        let shared = crate::store::shares::Shared::Project(listed.project.id);
+        crate::api::groups::share::visible_links(ctx, viewer, shared).ok()
+    };
+    Entity { base_url, listed, view, facts, parent, shared }
 }
 
 /// The list entry of a project (its group, levels and fork count) seen by `caller`, whose
@@ -78,6 +97,7 @@ fn listed(call_ctx: &Context, caller: &Caller, project: &Project) -> ApiResult<O
         id_after: None,
         id_before: None,
         only_id: Some(project.id),
+        forked_from_id: None,
         order: projects::Order::Id,
         ascending: true,
         limit: 1,
@@ -98,7 +118,7 @@ fn fork_parent(ctx: &Context, caller: &Caller, base_url: &str, project: &Project
         ctx.store.read(|db| permissions::authorize_project(db, caller, &parent, ProjectAbility::ReadCode)).is_ok();
     let Some(listed) = listed(ctx, caller, &parent)? else { return Ok(None) };
     let view = View { simple: true, with_access: false, read_code };
-    Ok(serde_json::to_value(details(ctx, base_url, listed, view, None)).ok())
+    Ok(serde_json::to_value(details(ctx, base_url, listed, view, None, Some(caller))).ok())
 }
 
 /// The full entity of `project` for `caller` (visibility already checked), as `view` says.
@@ -111,7 +131,7 @@ pub fn entity_for<'a>(
 ) -> ApiResult<Entity<'a>> {
     let Some(listed) = listed(ctx, caller, project)? else { return Err(crate::error::ApiError::NotFound("Project")) };
     let parent = if view.simple { None } else { fork_parent(ctx, caller, base_url, project)? };
-    Ok(details(ctx, base_url, listed, view, parent))
+    Ok(details(ctx, base_url, listed, view, parent, Some(caller)))
 }
 
 /// The entity of `project` as an administrator sees it, its `web_url` under `base_url`
@@ -123,7 +143,7 @@ pub fn entity(ctx: &Context, base_url: &str, project: &Project) -> Value {
         Ok(Some(listed)) => {
             // The parent by id only: what the command line prints, whoever may see it.
             let parent = project.forked_from_id.map(|id| json!({"id": id}));
-            serde_json::to_value(details(ctx, base_url, listed, view, parent)).unwrap_or(Value::Null)
+            serde_json::to_value(details(ctx, base_url, listed, view, parent, None)).unwrap_or(Value::Null)
         }
         _ => json!({"id": project.id, "path_with_namespace": project.full_path}),
     }

@@ -109,10 +109,17 @@ pub const MIGRATIONS: &[Migration] = &[
     },
     // 12 (issue #41): webhooks, their outbox of deliveries and their logs.
     Migration { sqlite: include_str!("0012_hooks.sqlite.sql"), postgres: include_str!("0012_hooks.postgres.sql") },
-    // 13 (issue #42): releases and their asset links, commit statuses and the external pipelines GitLab makes for them.
+    // 13 (issue #42): releases and their asset links, commit statuses and the external
+    // pipelines GitLab makes for them.
     Migration {
         sqlite: include_str!("0013_releases_statuses.sqlite.sql"),
         postgres: include_str!("0013_releases_statuses.postgres.sql"),
+    },
+    // 14 (issue #38): fork networks, `mr_default_target_self`, and projects and groups shared
+    // with groups.
+    Migration {
+        sqlite: include_str!("0014_forks_and_shares.sqlite.sql"),
+        postgres: include_str!("0014_forks_and_shares.postgres.sql"),
     },
 ];
 
