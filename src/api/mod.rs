@@ -28,6 +28,7 @@ pub mod projects;
 pub mod protected_branches;
 pub mod push;
 pub mod repository;
+pub mod resource_access_tokens;
 pub mod users;
 pub mod version;
 

@@ -45,6 +45,7 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
             ("job_title", Text),
             ("note", OptText),
             ("updated_at", Int),
+            ("user_type", Text),
         ],
     ),
     (
@@ -62,6 +63,8 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
             ("last_used_at", OptInt),
             // A rotation's successor has the larger id, so the row it names is copied first.
             ("previous_id", OptInt),
+            ("resource_type", OptText),
+            ("resource_id", OptInt),
         ],
     ),
     (
@@ -158,6 +161,22 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
         ],
     ),
     ("health_reports", &[("project_id", Int), ("report", Text), ("updated_at", Int)]),
+    (
+        "deploy_tokens",
+        &[
+            ("id", Int),
+            ("project_id", OptInt),
+            ("group_id", OptInt),
+            ("name", Text),
+            ("username", Text),
+            ("digest", Bytes),
+            ("scopes", Text),
+            ("expires_at", OptInt),
+            ("revoked", Bool),
+            ("created_at", Int),
+            ("last_used_at", OptInt),
+        ],
+    ),
 ];
 
 /// Tables whose `id` is an identity column to move past the copied ids.
@@ -170,6 +189,7 @@ const IDENTITIES: &[&str] = &[
     "job_tokens",
     "member_roles",
     "members",
+    "deploy_tokens",
 ];
 
 /// One value of a copied row.

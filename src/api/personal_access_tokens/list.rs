@@ -38,6 +38,7 @@ pub fn list(call: &Call, params: &Params) -> ApiResult<Response> {
         expires_after: date_param(params, "expires_after")?,
         expires_before: date_param(params, "expires_before")?,
         active_on: state,
+        resource: None,
     };
     let page = pagination::page(call, params)?;
     let tokens = call

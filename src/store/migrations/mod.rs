@@ -101,6 +101,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0010_tree_indexes.sqlite.sql"),
         postgres: include_str!("0010_tree_indexes.postgres.sql"),
     },
+    // 11 (file prefix 0011): users' `user_type` (project bots), the resource of a project or
+    // group access token, and deploy tokens (issue #38).
+    Migration {
+        sqlite: include_str!("0011_access_tokens.sqlite.sql"),
+        postgres: include_str!("0011_access_tokens.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
