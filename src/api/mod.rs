@@ -16,6 +16,7 @@
 pub mod admin;
 mod call;
 pub mod conditional;
+pub mod deploy_tokens;
 pub mod groups;
 pub mod member_roles;
 pub mod members;

@@ -7,6 +7,7 @@
 //! (tests/openapi.rs checks that they agree).
 
 use super::request::Request;
+use crate::api::deploy_tokens::{self, Scope as Deploy};
 use crate::api::member_roles::{self, Scope};
 use crate::api::members::{self, Scope as Members};
 use crate::api::repository::{
@@ -124,6 +125,32 @@ pub static ROUTES: &[Route] = &[
     }),
     route!("DELETE", "/projects/:id/access_tokens/:token_id", |c, _, a| {
         access_tokens::revoke::revoke(c, Tokens::Project(a[0]), a[1])
+    }),
+    // Deploy tokens.
+    route!("GET", "/deploy_tokens", |c, r, _| deploy_tokens::list::list_all(c, &r.params)),
+    route!("GET", "/projects/:id/deploy_tokens", |c, r, a| deploy_tokens::list::list(
+        c,
+        Deploy::Project(a[0]),
+        &r.params
+    )),
+    route!("POST", "/projects/:id/deploy_tokens", |c, r, a| {
+        deploy_tokens::create::create(c, Deploy::Project(a[0]), &r.params)
+    }),
+    route!("GET", "/projects/:id/deploy_tokens/:token_id", |c, _, a| {
+        deploy_tokens::get::get(c, Deploy::Project(a[0]), a[1])
+    }),
+    route!("DELETE", "/projects/:id/deploy_tokens/:token_id", |c, _, a| {
+        deploy_tokens::delete::delete(c, Deploy::Project(a[0]), a[1])
+    }),
+    route!("GET", "/groups/:id/deploy_tokens", |c, r, a| deploy_tokens::list::list(c, Deploy::Group(a[0]), &r.params)),
+    route!("POST", "/groups/:id/deploy_tokens", |c, r, a| {
+        deploy_tokens::create::create(c, Deploy::Group(a[0]), &r.params)
+    }),
+    route!("GET", "/groups/:id/deploy_tokens/:token_id", |c, _, a| {
+        deploy_tokens::get::get(c, Deploy::Group(a[0]), a[1])
+    }),
+    route!("DELETE", "/groups/:id/deploy_tokens/:token_id", |c, _, a| {
+        deploy_tokens::delete::delete(c, Deploy::Group(a[0]), a[1])
     }),
     // Groups.
     route!("GET", "/groups", |c, r, _| groups::list::list(c, &r.params)),

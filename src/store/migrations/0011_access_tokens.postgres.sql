@@ -24,3 +24,10 @@ CREATE TABLE IF NOT EXISTS deploy_tokens (
 );
 CREATE INDEX IF NOT EXISTS deploy_tokens_project ON deploy_tokens(project_id, id);
 CREATE INDEX IF NOT EXISTS deploy_tokens_group ON deploy_tokens(group_id, id);
+-- A use of a token writes its `last_used_at` (at most every 10 minutes); that changes nothing a
+-- host keeps in memory, so only the columns that decide what a token authenticates tell the
+-- hosts to forget (version 2's trigger fired on every update).
+DROP TRIGGER IF EXISTS personal_access_tokens_auth_changed ON personal_access_tokens;
+CREATE TRIGGER personal_access_tokens_auth_changed
+    AFTER UPDATE OF user_id, digest, revoked, scopes, expires_at OR DELETE OR TRUNCATE ON personal_access_tokens
+    FOR EACH STATEMENT EXECUTE FUNCTION forgecore_auth_changed();

@@ -115,14 +115,15 @@ pub fn list_deploy(
     offset: i64,
 ) -> StoreResult<Vec<DeployToken>> {
     let (owner_clause, owner_id) = match owner {
-        None => ("$1 = 0", 0),
+        // Every id is above 0; the comparison types `$1` on PostgreSQL.
+        None => ("id > $1", 0),
         Some(DeployOwner::Project(id)) => ("project_id = $1", id),
         Some(DeployOwner::Group(id)) => ("group_id = $1", id),
     };
     let active_clause = match active {
         Some((true, _)) => "NOT revoked AND (expires_at IS NULL OR expires_at > $2)",
         Some((false, _)) => "(revoked OR expires_at <= $2)",
-        None => "$2 = $2",
+        None => "COALESCE(expires_at, $2) IS NOT NULL",
     };
     let now = active.map_or(0, |(_, now)| now);
     let sql = format!(

@@ -14,6 +14,8 @@ pub struct Grant {
     pub scopes: Vec<String>,
     pub expires_at: Option<String>,
     pub revoked: bool,
+    /// When it was last used (seconds), as far as the lookup knew.
+    pub last_used_at: Option<i64>,
 }
 
 /// A token as the API shows it (never its text: only its digest is stored).
@@ -103,7 +105,7 @@ fn insert_with_previous(db: &mut Db, token: &NewToken, digest: &[u8], previous: 
 /// the caller is identified (`Call`, git over HTTP), with GitLab's answers.
 pub fn personal_token_user(db: &mut Db, digest: &[u8]) -> StoreResult<Option<(User, Grant)>> {
     let sql = format!(
-        "SELECT {}, t.id, t.scopes, t.expires_at, t.revoked
+        "SELECT {}, t.id, t.scopes, t.expires_at, t.revoked, t.last_used_at
          FROM personal_access_tokens t JOIN users u ON u.id = t.user_id
          WHERE t.digest = $1",
         users::columns("u")
@@ -116,6 +118,7 @@ pub fn personal_token_user(db: &mut Db, digest: &[u8]) -> StoreResult<Option<(Us
             scopes: parse_scopes(&r.string(at + 1)?),
             expires_at: r.opt_string(at + 2)?,
             revoked: r.bool(at + 3)?,
+            last_used_at: r.opt_i64(at + 4)?,
         };
         Ok((user, grant))
     })
