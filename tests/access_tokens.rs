@@ -328,3 +328,23 @@ fn group_tokens_reach_the_projects_below() {
     let (status, body) = w.call("GET", &format!("{GROUP}/{pid}"), &w.owner, Value::Null);
     assert_eq!((status, body), (404, json!({"message": "404 group Access Token Not Found"})));
 }
+
+#[test]
+fn a_bot_is_the_member_of_its_resource_only() {
+    let w = world();
+    let (status, other) = w.call("POST", "/api/v4/projects", &w.admin, json!({"name": "other", "path": "other"}));
+    assert_eq!(status, 201, "{other}");
+    let (_, made) = w.call("POST", PROJECT, &w.maintainer, json!({"name": "b", "scopes": ["api"]}));
+    let bot = made["user_id"].as_i64().unwrap();
+    let target = format!("/api/v4/projects/{}/members", other["id"]);
+    let (status, body) = w.call("POST", &target, &w.admin, json!({"user_id": bot, "access_level": 30}));
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body, json!({"message": {"user_id": ["project bots cannot be added to other groups / projects"]}}));
+    let (status, body) =
+        w.call("POST", "/api/v4/groups/corp/members", &w.admin, json!({"user_id": bot, "access_level": 30}));
+    assert_eq!(status, 400, "{body}");
+    // Anyone else still may be added.
+    let (_, me) = w.call("GET", "/api/v4/user", &w.outsider, Value::Null);
+    let (status, _) = w.call("POST", &target, &w.admin, json!({"user_id": me["id"], "access_level": 30}));
+    assert_eq!(status, 201);
+}

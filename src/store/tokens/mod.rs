@@ -13,7 +13,7 @@ pub use deploy_tokens::{
     delete_deploy, deploy_token_by_digest, find_deploy, insert_deploy, list_deploy, touch_deploy, DeployOwner,
     DeployToken, NewDeployToken,
 };
-pub use resource_access_tokens::{insert_bot, is_bot};
+pub use resource_access_tokens::{insert_bot, is_bot, is_placed_bot};
 
 pub use job_tokens::{insert_job, job_token_project, revoke_job};
 pub use personal_access_tokens::{

@@ -23,3 +23,10 @@ pub fn is_bot(db: &mut Db, user_id: i64) -> StoreResult<bool> {
         .row("SELECT user_type FROM users WHERE id = $1", &[&user_id], |r| r.string(0))?
         .is_some_and(|t| t == "project_bot"))
 }
+
+/// Whether the user is a bot that already is a member somewhere: GitLab's `Member` validates
+/// a bot's `user_id` as unique, so a bot stays the member of its own project or group only.
+pub fn is_placed_bot(db: &mut Db, user_id: i64) -> StoreResult<bool> {
+    Ok(is_bot(db, user_id)?
+        && db.row("SELECT id FROM members WHERE user_id = $1 LIMIT 1", &[&user_id], |r| r.i64(0))?.is_some())
+}
