@@ -167,6 +167,8 @@ fn tables() -> Vec<Table> {
                 added("job_title", Text, Since::both(8), Filled::With("".into())),
                 added("note", Text, Since::both(8), Filled::With(NULL)),
                 added("updated_at", Int, Since::both(8), Filled::Now),
+                // 15: project bots (issue #38).
+                added("user_type", Text, Since::both(15), Filled::With(Value::from("human"))),
             ],
             rows: vec![
                 row![
@@ -187,7 +189,8 @@ fn tables() -> Vec<Table> {
                     "Example",
                     "Operator",
                     "bootstrap administrator",
-                    1_700_000_050
+                    1_700_000_050,
+                    "human"
                 ],
                 row![
                     2,
@@ -207,7 +210,8 @@ fn tables() -> Vec<Table> {
                     "",
                     "",
                     NULL,
-                    1_700_000_150
+                    1_700_000_150,
+                    "project_bot"
                 ],
             ],
         },
@@ -226,6 +230,8 @@ fn tables() -> Vec<Table> {
                 added("description", Text, Since::both(9), Filled::With(NULL)),
                 added("last_used_at", Int, Since::both(9), Filled::With(NULL)),
                 added("previous_id", Int, Since::both(9), Filled::With(NULL)),
+                added("resource_type", Text, Since::both(15), Filled::With(NULL)),
+                added("resource_id", Int, Since::both(15), Filled::With(NULL)),
             ],
             rows: vec![
                 row![
@@ -237,6 +243,8 @@ fn tables() -> Vec<Table> {
                     1_700_000_200,
                     r#"["api","sudo"]"#,
                     "2027-01-31",
+                    NULL,
+                    NULL,
                     NULL,
                     NULL,
                     NULL
@@ -252,6 +260,8 @@ fn tables() -> Vec<Table> {
                     NULL,
                     "CI",
                     1_700_000_400,
+                    1,
+                    "project",
                     1
                 ],
             ],
@@ -754,6 +764,51 @@ fn tables() -> Vec<Table> {
                 col("created_at", Int),
             ],
             rows: vec![row![1, 1, 2, 40, NULL, 1_700_003_200]],
+        },
+        Table {
+            name: "deploy_tokens",
+            since: Since::both(15),
+            columns: vec![
+                col("id", Int),
+                col("project_id", Int),
+                col("group_id", Int),
+                col("name", Text),
+                col("username", Text),
+                col("digest", Bytes),
+                col("scopes", Text),
+                col("expires_at", Int),
+                col("revoked", Bool),
+                col("created_at", Int),
+                col("last_used_at", Int),
+            ],
+            rows: vec![
+                row![
+                    1,
+                    1,
+                    NULL,
+                    "ci",
+                    "gitlab+deploy-token-1",
+                    [0x33; 32],
+                    r#"["read_repository"]"#,
+                    NULL,
+                    false,
+                    1_700_003_000,
+                    NULL
+                ],
+                row![
+                    2,
+                    NULL,
+                    1,
+                    "registry",
+                    "deployer",
+                    [0x44; 32],
+                    r#"["read_registry"]"#,
+                    1_800_000_000,
+                    true,
+                    1_700_003_100,
+                    1_700_003_200
+                ],
+            ],
         },
     ]
 }

@@ -16,6 +16,34 @@ pub mod tokens;
 use crate::error::{ApiError, ApiResult};
 use crate::store::{self, users::User, Store};
 
+/// How often a token's `last_used_at` is written at most, in seconds (GitLab's
+/// `PersonalAccessTokens::LastUsedService` and deploy tokens: once per 10 minutes).
+pub const LAST_USED_EVERY: i64 = 600;
+
+/// Whether a use of the token with `digest`, last used at `known` as its lookup says, is to be
+/// written now: not when `known` is recent, nor when this process wrote one within
+/// [`LAST_USED_EVERY`] (GitLab takes an exclusive lease for the same purpose): on PostgreSQL a
+/// host answers tokens from memory, and writing `last_used_at` does not make hosts forget
+/// them (the notification trigger ignores that column), so `known` may be older than the row.
+/// Keyed by digest, so contexts on different stores in one process never share an entry.
+fn use_is_due(digest: &[u8], known: Option<i64>, now: i64) -> bool {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static WRITTEN: OnceLock<Mutex<HashMap<Vec<u8>, i64>>> = OnceLock::new();
+    if known.is_some_and(|at| at > now - LAST_USED_EVERY) {
+        return false;
+    }
+    let mut written = WRITTEN.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+    if written.get(digest).is_some_and(|at| *at > now - LAST_USED_EVERY) {
+        return false;
+    }
+    if written.len() >= 100_000 {
+        written.retain(|_, at| *at > now - LAST_USED_EVERY);
+    }
+    written.insert(digest.to_vec(), now);
+    true
+}
+
 /// The authenticated party of one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Caller {
@@ -148,6 +176,12 @@ pub fn authenticate(
             }
             if grant.revoked {
                 return Err(ApiError::InvalidToken(scopes::REVOKED));
+            }
+            let now = store::now_seconds();
+            if use_is_due(&digest, grant.last_used_at, now) {
+                // One statement, atomic by itself: not a `write`, whose commit makes a
+                // PostgreSQL host forget every token it keeps (a use changes none of them).
+                store.as_ref().read(|db| store::tokens::touch_personal(db, grant.id, now, LAST_USED_EVERY))?;
             }
             Ok((Caller::User(user), Some(grant)))
         }

@@ -66,6 +66,13 @@ pub enum ProjectAbility {
     /// (`change_namespace`): Owner.
     ManageFork,
     ChangeNamespace,
+    /// Read, create, rotate and revoke project access tokens (GitLab's
+    /// `*_resource_access_tokens`): Maintainer (`admin_project`), or a custom role's
+    /// `manage_project_access_tokens`.
+    ManageAccessTokens,
+    /// Read, create and delete deploy tokens (GitLab's `*_deploy_token`): Maintainer, or a
+    /// custom role's `manage_deploy_tokens`.
+    ManageDeployTokens,
 }
 
 /// The caller's standing on one project.
@@ -175,6 +182,12 @@ pub fn authorize_project(db: &mut Db, caller: &Caller, project: &Project, abilit
         }
         ProjectAbility::ForkProject => access.signed_in && access.can_download_code(project.visibility),
         ProjectAbility::ManageFork | ProjectAbility::ChangeNamespace => access.admin || access.level >= OWNER,
+        ProjectAbility::ManageAccessTokens => {
+            access.admin || access.level >= MAINTAINER || access.has_flag("manage_project_access_tokens")
+        }
+        ProjectAbility::ManageDeployTokens => {
+            access.admin || access.level >= MAINTAINER || access.has_flag("manage_deploy_tokens")
+        }
     };
     if allowed {
         Ok(())
@@ -246,4 +259,28 @@ pub fn can_remove_group(db: &mut Db, caller: &Caller, group: &Group) -> ApiResul
 pub fn can_admin_group_cicd_variables(db: &mut Db, caller: &Caller, group: &Group) -> ApiResult<bool> {
     let access = group_access(db, caller, group)?;
     Ok(access.admin || access.level >= OWNER || access.has_flag("admin_cicd_variables"))
+}
+
+/// What one might want to do with a group's tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupAbility {
+    /// Group access tokens (GitLab's `*_resource_access_tokens` on a group, `admin_group`):
+    /// Owner, or a custom role's `manage_group_access_tokens`.
+    ManageAccessTokens,
+    /// Read its deploy tokens (`read_deploy_token`): Maintainer, or `manage_deploy_tokens`.
+    ReadDeployTokens,
+    /// Create and delete deploy tokens (`create_deploy_token`, `destroy_deploy_token`): Owner,
+    /// or `manage_deploy_tokens`.
+    ManageDeployTokens,
+}
+
+/// Whether `caller` may do `ability` on `group` (one it can see).
+pub fn group_may(db: &mut Db, caller: &Caller, group: &Group, ability: GroupAbility) -> ApiResult<bool> {
+    let access = group_access(db, caller, group)?;
+    Ok(access.admin
+        || match ability {
+            GroupAbility::ManageAccessTokens => access.level >= OWNER || access.has_flag("manage_group_access_tokens"),
+            GroupAbility::ReadDeployTokens => access.level >= MAINTAINER || access.has_flag("manage_deploy_tokens"),
+            GroupAbility::ManageDeployTokens => access.level >= OWNER || access.has_flag("manage_deploy_tokens"),
+        })
 }

@@ -148,7 +148,13 @@ mod tests {
     use super::*;
 
     fn grant(scopes: &[&str]) -> Grant {
-        Grant { id: 1, scopes: scopes.iter().map(|s| s.to_string()).collect(), expires_at: None, revoked: false }
+        Grant {
+            id: 1,
+            scopes: scopes.iter().map(|s| s.to_string()).collect(),
+            expires_at: None,
+            revoked: false,
+            last_used_at: None,
+        }
     }
 
     #[test]

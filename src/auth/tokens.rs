@@ -29,3 +29,11 @@ pub fn generate(prefix: &str) -> std::io::Result<String> {
     token.extend(random.iter().map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char));
     Ok(token)
 }
+
+/// `bytes` random bytes from the OS's random source as lower-case hex (Ruby's
+/// `SecureRandom.hex(bytes)`).
+pub fn random_hex(bytes: usize) -> std::io::Result<String> {
+    let mut random = vec![0u8; bytes];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut random)?;
+    Ok(random.iter().map(|b| format!("{b:02x}")).collect())
+}

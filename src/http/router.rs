@@ -8,12 +8,14 @@
 
 use super::request::Request;
 use crate::api::ci_variables::{self as variables, Scope as Variables};
+use crate::api::deploy_tokens::{self, Scope as Deploy};
 use crate::api::member_roles::{self, Scope};
 use crate::api::members::{self, Scope as Members};
 use crate::api::releases::{self, links};
 use crate::api::repository::{
     archive, blobs, branches, changelog, commits, compare, contributors, files, health, merge_base, tags, tree,
 };
+use crate::api::resource_access_tokens::{self as access_tokens, Scope as Tokens};
 use crate::api::{
     groups, hooks, namespaces, personal_access_tokens as tokens, projects, protected_branches, statuses, system_hooks,
     users, version, Call,
@@ -98,6 +100,61 @@ pub static ROUTES: &[Route] = &[
     route!("POST", "/personal_access_tokens/:id/rotate", |c, r, a| tokens::rotate::rotate(c, a[0], &r.params)),
     route!("DELETE", "/personal_access_tokens/self", |c, _, _| tokens::revoke::revoke_self(c), any),
     route!("DELETE", "/personal_access_tokens/:id", |c, _, a| tokens::revoke::revoke(c, a[0])),
+    // Project and group access tokens.
+    route!("GET", "/groups/:id/access_tokens", |c, r, a| access_tokens::list::list(c, Tokens::Group(a[0]), &r.params)),
+    route!("GET", "/groups/:id/access_tokens/:token_id", |c, _, a| {
+        access_tokens::get::get(c, Tokens::Group(a[0]), a[1])
+    }),
+    route!("POST", "/groups/:id/access_tokens", |c, r, a| {
+        access_tokens::create::create(c, Tokens::Group(a[0]), &r.params)
+    }),
+    route!("POST", "/groups/:id/access_tokens/:token_id/rotate", |c, r, a| {
+        access_tokens::rotate::rotate(c, Tokens::Group(a[0]), a[1], &r.params)
+    }),
+    route!("DELETE", "/groups/:id/access_tokens/:token_id", |c, _, a| {
+        access_tokens::revoke::revoke(c, Tokens::Group(a[0]), a[1])
+    }),
+    route!("GET", "/projects/:id/access_tokens", |c, r, a| {
+        access_tokens::list::list(c, Tokens::Project(a[0]), &r.params)
+    }),
+    route!("GET", "/projects/:id/access_tokens/:token_id", |c, _, a| {
+        access_tokens::get::get(c, Tokens::Project(a[0]), a[1])
+    }),
+    route!("POST", "/projects/:id/access_tokens", |c, r, a| {
+        access_tokens::create::create(c, Tokens::Project(a[0]), &r.params)
+    }),
+    route!("POST", "/projects/:id/access_tokens/:token_id/rotate", |c, r, a| {
+        access_tokens::rotate::rotate(c, Tokens::Project(a[0]), a[1], &r.params)
+    }),
+    route!("DELETE", "/projects/:id/access_tokens/:token_id", |c, _, a| {
+        access_tokens::revoke::revoke(c, Tokens::Project(a[0]), a[1])
+    }),
+    // Deploy tokens.
+    route!("GET", "/deploy_tokens", |c, r, _| deploy_tokens::list::list_all(c, &r.params)),
+    route!("GET", "/projects/:id/deploy_tokens", |c, r, a| deploy_tokens::list::list(
+        c,
+        Deploy::Project(a[0]),
+        &r.params
+    )),
+    route!("POST", "/projects/:id/deploy_tokens", |c, r, a| {
+        deploy_tokens::create::create(c, Deploy::Project(a[0]), &r.params)
+    }),
+    route!("GET", "/projects/:id/deploy_tokens/:token_id", |c, _, a| {
+        deploy_tokens::get::get(c, Deploy::Project(a[0]), a[1])
+    }),
+    route!("DELETE", "/projects/:id/deploy_tokens/:token_id", |c, _, a| {
+        deploy_tokens::delete::delete(c, Deploy::Project(a[0]), a[1])
+    }),
+    route!("GET", "/groups/:id/deploy_tokens", |c, r, a| deploy_tokens::list::list(c, Deploy::Group(a[0]), &r.params)),
+    route!("POST", "/groups/:id/deploy_tokens", |c, r, a| {
+        deploy_tokens::create::create(c, Deploy::Group(a[0]), &r.params)
+    }),
+    route!("GET", "/groups/:id/deploy_tokens/:token_id", |c, _, a| {
+        deploy_tokens::get::get(c, Deploy::Group(a[0]), a[1])
+    }),
+    route!("DELETE", "/groups/:id/deploy_tokens/:token_id", |c, _, a| {
+        deploy_tokens::delete::delete(c, Deploy::Group(a[0]), a[1])
+    }),
     // Groups.
     route!("GET", "/groups", |c, r, _| groups::list::list(c, &r.params)),
     route!("GET", "/groups/:id/subgroups", |c, r, a| groups::list::subgroups(c, a[0], &r.params)),

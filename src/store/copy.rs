@@ -45,6 +45,7 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
             ("job_title", Text),
             ("note", OptText),
             ("updated_at", Int),
+            ("user_type", Text),
         ],
     ),
     (
@@ -62,6 +63,8 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
             ("last_used_at", OptInt),
             // A rotation's successor has the larger id, so the row it names is copied first.
             ("previous_id", OptInt),
+            ("resource_type", OptText),
+            ("resource_id", OptInt),
         ],
     ),
     (
@@ -316,6 +319,22 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
             ("created_at", Int),
         ],
     ),
+    (
+        "deploy_tokens",
+        &[
+            ("id", Int),
+            ("project_id", OptInt),
+            ("group_id", OptInt),
+            ("name", Text),
+            ("username", Text),
+            ("digest", Bytes),
+            ("scopes", Text),
+            ("expires_at", OptInt),
+            ("revoked", Bool),
+            ("created_at", Int),
+            ("last_used_at", OptInt),
+        ],
+    ),
 ];
 
 /// Tables whose `id` is an identity column to move past the copied ids.
@@ -338,6 +357,7 @@ const IDENTITIES: &[&str] = &[
     "commit_statuses",
     "project_group_links",
     "group_group_links",
+    "deploy_tokens",
 ];
 
 /// One value of a copied row.

@@ -375,7 +375,13 @@ mod tests {
             is_admin: false,
             ..User::default()
         };
-        let grant = crate::store::tokens::Grant { id: 1, scopes: vec!["api".into()], expires_at: None, revoked: false };
+        let grant = crate::store::tokens::Grant {
+            id: 1,
+            scopes: vec!["api".into()],
+            expires_at: None,
+            revoked: false,
+            last_used_at: None,
+        };
         Principal::User(user, grant)
     }
 

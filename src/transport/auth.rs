@@ -147,7 +147,10 @@ pub fn authorize(
     let credentials = credentials(headers).map_err(|()| Refused::nobody(challenge()))?;
     let (caller, grant) = match identify(ctx, credentials) {
         Ok(found) => found,
-        Err(ApiError::Unauthorized | ApiError::InvalidToken(_)) => return Err(Refused::nobody(challenge())),
+        // GitLab's `deploy_token_check` comes after the personal access token's.
+        Err(ApiError::Unauthorized | ApiError::InvalidToken(_)) => {
+            return deploy_token(ctx, full_path, service, headers).map_err(Refused::nobody)
+        }
         Err(e) => return Err(Refused::nobody(failed(e))),
     };
     let user = caller.user().map(|u| (u.id, u.username.clone()));
@@ -215,6 +218,71 @@ fn admit(
     }
     let git_dir = super::repository_dir(ctx, &project)?;
     Ok(Access { caller, project, git_dir })
+}
+
+/// A deploy token as the password (GitLab's `deploy_token_check`, `lib/gitlab/auth.rb`): a
+/// live one (not revoked, not expired) whose username is the Basic user name, on its project
+/// or a project in its group's tree; anything else is the challenge. It fetches with
+/// `read_repository` (`download_code`) and never pushes (403 as a token without the scope).
+/// A use is recorded in `last_used_at`, at most every 10 minutes.
+fn deploy_token(
+    ctx: &Context,
+    full_path: &str,
+    service: Service,
+    headers: &[(String, String)],
+) -> Result<Access, Response> {
+    use crate::store::tokens::DeployOwner;
+    let (user, secret) = basic_pair(headers).ok_or_else(challenge)?;
+    if !auth::tokens::plausible(&secret) {
+        return Err(challenge());
+    }
+    let digest = auth::tokens::digest(&secret);
+    let now = crate::store::now_seconds();
+    let token =
+        ctx.store.read(|db| crate::store::tokens::deploy_token_by_digest(db, &digest)).map_err(|e| failed(e.into()))?;
+    let Some(token) = token.filter(|t| !t.revoked && !t.expired(now) && t.username == user) else {
+        return Err(challenge());
+    };
+    let project = match ctx.store.project(&Name::FullPath(full_path.to_string())) {
+        Ok(Some(project)) => project,
+        Ok(None) => return Err(challenge()),
+        Err(e) => return Err(failed(e.into())),
+    };
+    let reaches = match token.owner {
+        DeployOwner::Project(id) => id == project.id,
+        DeployOwner::Group(id) => match project.group_id {
+            Some(group) => ctx
+                .store
+                .read(|db| crate::store::groups::group_and_descendant_ids(db, id))
+                .map_err(|e| failed(e.into()))?
+                .contains(&group),
+            None => false,
+        },
+    };
+    if !reaches {
+        return Err(challenge());
+    }
+    ctx.store
+        .read(|db| crate::store::tokens::touch_deploy(db, token.id, now, auth::LAST_USED_EVERY))
+        .map_err(|e| failed(e.into()))?;
+    if service != Service::UploadPack || !token.scopes.iter().any(|s| s == scopes::READ_REPOSITORY) {
+        return Err(not_scoped(service));
+    }
+    let git_dir = super::repository_dir(ctx, &project)?;
+    Ok(Access { caller: Caller::Anonymous, project, git_dir })
+}
+
+/// The user name and password of a Basic `Authorization` header.
+fn basic_pair(headers: &[(String, String)]) -> Option<(String, String)> {
+    let value = super::header(headers, "authorization")?.trim();
+    let (scheme, encoded) = value.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let decoded = base64::engine::general_purpose::STANDARD.decode(encoded.trim()).ok()?;
+    let (user, secret) =
+        String::from_utf8(decoded).ok()?.split_once(':').map(|(u, s)| (u.to_string(), s.to_string()))?;
+    Some((user, secret))
 }
 
 #[cfg(test)]

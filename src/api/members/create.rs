@@ -39,6 +39,11 @@ pub fn add(ctx: &Context, actor: &Actor, target: &Target, user: &User, addition:
         if store::members::find_direct(db, source, user.id)?.is_some() {
             return Err(ApiError::Conflict("Member already exists".into()));
         }
+        // A project or group access token's bot belongs to its resource only (GitLab's
+        // `validates :user_id, uniqueness` for `project_bot?` members, `app/models/member.rb`).
+        if store::tokens::is_placed_bot(db, user.id)? {
+            return Err(invalid("user_id", "project bots cannot be added to other groups / projects"));
+        }
         standing.require_owner_assignment(addition.access_level)?;
         let role = match addition.member_role_id {
             Some(id) => Some(checked_role(db, target, id, addition.access_level)?),

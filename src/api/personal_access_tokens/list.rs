@@ -38,6 +38,7 @@ pub fn list(call: &Call, params: &Params) -> ApiResult<Response> {
         expires_after: date_param(params, "expires_after")?,
         expires_before: date_param(params, "expires_before")?,
         active_on: state,
+        resource: None,
     };
     let page = pagination::page(call, params)?;
     let tokens = call
@@ -52,7 +53,7 @@ pub fn list(call: &Call, params: &Params) -> ApiResult<Response> {
 
 /// A time parameter (Grape's `DateTime`): `YYYY-MM-DD`, optionally `THH:MM[:SS[.fff]]` and `Z`
 /// or an offset; seconds since the epoch. 400 `<name> is invalid` otherwise.
-fn time_param(params: &Params, name: &str) -> ApiResult<Option<i64>> {
+pub fn time_param(params: &Params, name: &str) -> ApiResult<Option<i64>> {
     let Some(text) = params.string(name)?.filter(|t| !t.trim().is_empty()) else { return Ok(None) };
     let invalid = || ApiError::InvalidParam(name.into());
     let text = text.trim();

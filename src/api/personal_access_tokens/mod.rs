@@ -61,7 +61,7 @@ pub struct Entity<'t> {
 }
 
 /// A time as GitLab's API writes one in UTC (`2026-01-31T09:00:00.000Z`).
-fn utc(seconds: i64) -> String {
+pub fn utc(seconds: i64) -> String {
     let text = rfc3339(seconds, 0);
     text.strip_suffix("+00:00").map_or(text.clone(), |t| format!("{t}Z"))
 }

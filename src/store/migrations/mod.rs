@@ -121,6 +121,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0014_forks_and_shares.sqlite.sql"),
         postgres: include_str!("0014_forks_and_shares.postgres.sql"),
     },
+    // 15: users' `user_type` (project bots), the resource of a project or
+    // group access token, and deploy tokens (issue #38).
+    Migration {
+        sqlite: include_str!("0015_access_tokens.sqlite.sql"),
+        postgres: include_str!("0015_access_tokens.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.

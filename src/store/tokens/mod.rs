@@ -4,13 +4,21 @@
 //! project), whose functions are used from here; this module owns what spans both, what a
 //! live token authenticates ([`principal`]), the one lookup every authenticated request makes.
 
+mod deploy_tokens;
 mod job_tokens;
 mod personal_access_tokens;
+mod resource_access_tokens;
+
+pub use deploy_tokens::{
+    delete_deploy, deploy_token_by_digest, find_deploy, insert_deploy, list_deploy, touch_deploy, DeployOwner,
+    DeployToken, NewDeployToken,
+};
+pub use resource_access_tokens::{insert_bot, is_bot, is_placed_bot};
 
 pub use job_tokens::{insert_job, job_token_project, revoke_job};
 pub use personal_access_tokens::{
     find_personal, insert_personal, list_personal, personal_token_user, revoke_personal, revoke_personal_by_id,
-    rotate_personal, Filter, Grant, NewToken, PersonalToken,
+    rotate_personal, set_resource, touch_personal, Filter, Grant, NewToken, PersonalToken,
 };
 
 use super::db::Db;

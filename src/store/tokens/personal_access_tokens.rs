@@ -14,6 +14,8 @@ pub struct Grant {
     pub scopes: Vec<String>,
     pub expires_at: Option<String>,
     pub revoked: bool,
+    /// When it was last used (seconds), as far as the lookup knew.
+    pub last_used_at: Option<i64>,
 }
 
 /// A token as the API shows it (never its text: only its digest is stored).
@@ -29,6 +31,8 @@ pub struct PersonalToken {
     /// Seconds since the Unix epoch.
     pub created_at: i64,
     pub last_used_at: Option<i64>,
+    /// A project or group access token's resource: `("project" | "group", id)`.
+    pub resource: Option<(String, i64)>,
 }
 
 /// What a new token is made of.
@@ -50,7 +54,8 @@ fn scopes_text(scopes: &[String]) -> String {
     serde_json::Value::from(scopes.to_vec()).to_string()
 }
 
-const COLUMNS: &str = "id, user_id, name, description, scopes, expires_at, revoked, created_at, last_used_at";
+const COLUMNS: &str =
+    "id, user_id, name, description, scopes, expires_at, revoked, created_at, last_used_at, resource_type, resource_id";
 
 fn from_row(row: &Row) -> StoreResult<PersonalToken> {
     Ok(PersonalToken {
@@ -63,6 +68,10 @@ fn from_row(row: &Row) -> StoreResult<PersonalToken> {
         revoked: row.bool(6)?,
         created_at: row.i64(7)?,
         last_used_at: row.opt_i64(8)?,
+        resource: match (row.opt_string(9)?, row.opt_i64(10)?) {
+            (Some(kind), Some(id)) => Some((kind, id)),
+            _ => None,
+        },
     })
 }
 
@@ -96,7 +105,7 @@ fn insert_with_previous(db: &mut Db, token: &NewToken, digest: &[u8], previous: 
 /// the caller is identified (`Call`, git over HTTP), with GitLab's answers.
 pub fn personal_token_user(db: &mut Db, digest: &[u8]) -> StoreResult<Option<(User, Grant)>> {
     let sql = format!(
-        "SELECT {}, t.id, t.scopes, t.expires_at, t.revoked
+        "SELECT {}, t.id, t.scopes, t.expires_at, t.revoked, t.last_used_at
          FROM personal_access_tokens t JOIN users u ON u.id = t.user_id
          WHERE t.digest = $1",
         users::columns("u")
@@ -109,6 +118,7 @@ pub fn personal_token_user(db: &mut Db, digest: &[u8]) -> StoreResult<Option<(Us
             scopes: parse_scopes(&r.string(at + 1)?),
             expires_at: r.opt_string(at + 2)?,
             revoked: r.bool(at + 3)?,
+            last_used_at: r.opt_i64(at + 4)?,
         };
         Ok((user, grant))
     })
@@ -144,6 +154,8 @@ pub struct Filter {
     /// `(true, today)`: live tokens only (not revoked, not expired on `today`); `(false, today)`:
     /// revoked or expired ones.
     pub active_on: Option<(bool, String)>,
+    /// The tokens of one project (`"project"`) or group (`"group"`) only.
+    pub resource: Option<(&'static str, i64)>,
 }
 
 /// The tokens `filter` selects, by id, `limit` from `offset`.
@@ -164,6 +176,11 @@ pub fn list_personal(db: &mut Db, filter: &Filter, limit: i64, offset: i64) -> S
             ints.push(value);
             conditions.push(format!("{condition}${}", ints.len()));
         }
+    }
+    if let Some((kind, id)) = filter.resource {
+        ints.push(id);
+        let kind = if kind == "group" { "group" } else { "project" };
+        conditions.push(format!("resource_type = '{kind}' AND resource_id = ${}", ints.len()));
     }
     if let Some(revoked) = filter.revoked {
         conditions.push(if revoked { "revoked".into() } else { "NOT revoked".into() });
@@ -239,5 +256,30 @@ pub fn rotate_personal(
         scopes: &old.scopes,
         expires_at,
     };
-    insert_with_previous(db, &token, digest, Some(old.id)).map(Some)
+    let id = insert_with_previous(db, &token, digest, Some(old.id))?;
+    if let Some((kind, resource_id)) = &old.resource {
+        set_resource(db, id, kind, *resource_id)?;
+    }
+    Ok(Some(id))
+}
+
+/// Marks the token `id` as the access token of a project or group (`kind`: `project`, `group`).
+pub fn set_resource(db: &mut Db, id: i64, kind: &str, resource_id: i64) -> StoreResult<()> {
+    db.execute(
+        "UPDATE personal_access_tokens SET resource_type = $2, resource_id = $3 WHERE id = $1",
+        &[&id, &kind, &resource_id],
+    )?;
+    Ok(())
+}
+
+/// Records a use of the token `id` at `now`, unless one was recorded less than `every` seconds
+/// before (GitLab's `PersonalAccessTokens::LastUsedService` writes at most every 10 minutes).
+/// True when it wrote.
+pub fn touch_personal(db: &mut Db, id: i64, now: i64, every: i64) -> StoreResult<bool> {
+    let changed = db.execute(
+        "UPDATE personal_access_tokens SET last_used_at = $2
+         WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= $3)",
+        &[&id, &now, &(now - every)],
+    )?;
+    Ok(changed > 0)
 }
