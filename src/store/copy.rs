@@ -158,6 +158,54 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
         ],
     ),
     ("health_reports", &[("project_id", Int), ("report", Text), ("updated_at", Int)]),
+    (
+        "labels",
+        &[
+            ("id", Int),
+            ("project_id", Int),
+            ("title", Text),
+            ("color", Text),
+            ("description", OptText),
+            ("priority", OptInt),
+            ("created_at", Int),
+            ("updated_at", Int),
+        ],
+    ),
+    ("internal_ids", &[("project_id", Int), ("usage", Text), ("last_value", Int)]),
+    (
+        "issues",
+        &[
+            ("id", Int),
+            ("project_id", Int),
+            ("iid", Int),
+            ("author_id", OptInt),
+            ("title", Text),
+            ("description", OptText),
+            ("state", Text),
+            ("confidential", Bool),
+            ("created_at", Int),
+            ("updated_at", Int),
+            ("closed_at", OptInt),
+            ("closed_by_id", OptInt),
+        ],
+    ),
+    ("issue_assignees", &[("issue_id", Int), ("user_id", Int)]),
+    ("label_links", &[("target_type", Text), ("target_id", Int), ("label_id", Int)]),
+    (
+        "notes",
+        &[
+            ("id", Int),
+            ("project_id", Int),
+            ("noteable_type", Text),
+            ("noteable_id", Int),
+            ("author_id", OptInt),
+            ("body", Text),
+            ("system", Bool),
+            ("internal", Bool),
+            ("created_at", Int),
+            ("updated_at", Int),
+        ],
+    ),
 ];
 
 /// Tables whose `id` is an identity column to move past the copied ids.
@@ -170,6 +218,9 @@ const IDENTITIES: &[&str] = &[
     "job_tokens",
     "member_roles",
     "members",
+    "labels",
+    "issues",
+    "notes",
 ];
 
 /// One value of a copied row.

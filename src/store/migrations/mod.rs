@@ -101,6 +101,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0010_tree_indexes.sqlite.sql"),
         postgres: include_str!("0010_tree_indexes.postgres.sql"),
     },
+    // 11 (helper E's 0014, issue #40; renumbered at merge): labels and their links to issues
+    // and merge requests, per-project internal ids, issues and their assignees, notes.
+    Migration {
+        sqlite: include_str!("0014_issues_labels_notes.sqlite.sql"),
+        postgres: include_str!("0014_issues_labels_notes.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
