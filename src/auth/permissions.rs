@@ -7,7 +7,7 @@
 //! 403. Custom flags only add the abilities they name; managing member roles is for owners and
 //! administrators only.
 
-use super::roles::{DEVELOPER, MAINTAINER, OWNER, REPORTER};
+use super::roles::{DEVELOPER, MAINTAINER, OWNER, PLANNER, REPORTER};
 use super::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::store::Db;
@@ -40,11 +40,12 @@ pub enum ProjectAbility {
     /// Delete or restore it (GitLab's `remove_project`): Owner, or a custom role's
     /// `remove_project`.
     RemoveProject,
-    /// Create, change and delete its labels (GitLab's `admin_label`): Reporter and above, on a
+    /// Create, change and delete its labels (GitLab's `admin_label`): Planner, Reporter and above, on a
     /// project that is not archived.
     AdminLabel,
     /// Set an issue's labels, assignees and confidentiality, see every confidential issue and
-    /// internal note (GitLab's `admin_issue` / `read_confidential_issues`): Reporter and above.
+    /// internal note (GitLab's `admin_issue` / `read_confidential_issues`): Planner, Reporter and
+    /// above.
     AdminIssue,
 }
 
@@ -138,8 +139,8 @@ pub fn authorize_project(db: &mut Db, caller: &Caller, project: &Project, abilit
         ProjectAbility::ChangeVisibility => access.admin || access.level >= OWNER,
         ProjectAbility::ArchiveProject => access.admin || access.level >= OWNER || access.has_flag("archive_project"),
         ProjectAbility::RemoveProject => access.admin || access.level >= OWNER || access.has_flag("remove_project"),
-        ProjectAbility::AdminLabel => !project.archived && (access.admin || access.level >= REPORTER),
-        ProjectAbility::AdminIssue => access.admin || access.level >= REPORTER,
+        ProjectAbility::AdminLabel => !project.archived && (access.admin || access.level >= PLANNER),
+        ProjectAbility::AdminIssue => access.admin || access.level >= PLANNER,
     };
     if allowed {
         Ok(())

@@ -5,7 +5,9 @@
 //! Today's events are refs moved ([`RefsMoved`]): by the API's write path (files, commits,
 //! branches, tags, the changelog commit), announced by the operation with the
 //! [`RefUpdate`]s the write path reported, and by a push, announced by the transport when
-//! receive-pack has ended. Today's listeners ([`listeners`]) are the default branch of an empty
+//! receive-pack has ended; issues opened, changed, closed and reopened ([`IssueEvent`]) and
+//! notes added ([`NoteCreated`]), recorded in the transaction that writes them and heard once it
+//! is committed. Today's listeners ([`listeners`]) are the default branch of an empty
 //! project's first branch, the repository handles a host keeps open and the maintenance queue. Merge requests, notes, releases and members will
 //! announce through the same seam.
 //!
@@ -33,6 +35,46 @@ use std::sync::{Arc, RwLock, RwLockReadGuard};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
     RefsMoved(RefsMoved),
+    /// An issue was opened, changed, closed or reopened (announced by `api::issues`).
+    Issue(IssueEvent),
+    /// A note was added to an issue or merge request (announced by `api::notes`).
+    NoteCreated(NoteCreated),
+}
+
+/// What happened to an issue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IssueAction {
+    Opened,
+    Updated,
+    Closed,
+    Reopened,
+}
+
+/// An issue changed: GitLab's issue hook actions `open`, `update`, `close`, `reopen`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IssueEvent {
+    pub action: IssueAction,
+    pub project_id: i64,
+    /// The issue's global id and its `iid` in the project.
+    pub issue_id: i64,
+    pub iid: i64,
+    /// The user who made the change.
+    pub user_id: Option<i64>,
+    /// Whether the issue is confidential (GitLab sends those to `confidential_issues_events`).
+    pub confidential: bool,
+}
+
+/// A note was added (GitLab's note hook).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteCreated {
+    pub project_id: i64,
+    pub note_id: i64,
+    /// `Issue` or `MergeRequest`, and the noteable's global id.
+    pub noteable_type: String,
+    pub noteable_id: i64,
+    pub user_id: Option<i64>,
+    /// An internal note, or one on a confidential issue (GitLab's `confidential_note_events`).
+    pub confidential: bool,
 }
 
 /// References of one project's repository moved.
@@ -149,7 +191,7 @@ mod tests {
             if self.fail {
                 return Err(ApiError::validation("refused"));
             }
-            let Event::RefsMoved(moved) = event;
+            let Event::RefsMoved(moved) = event else { return Ok(()) };
             crate::store::rate_limits::hit(db, &format!("probe:{}", moved.project_id), 100, 60, 0)?;
             Ok(())
         }

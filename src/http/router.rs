@@ -13,7 +13,8 @@ use crate::api::repository::{
     archive, blobs, branches, changelog, commits, compare, contributors, files, health, merge_base, tags, tree,
 };
 use crate::api::{
-    groups, labels, namespaces, personal_access_tokens as tokens, projects, protected_branches, users, version, Call,
+    groups, issues, labels, namespaces, notes, personal_access_tokens as tokens, projects, protected_branches, users,
+    version, Call,
 };
 use crate::auth::scopes::Need;
 use crate::error::{ApiError, ApiResult};
@@ -162,6 +163,30 @@ pub static ROUTES: &[Route] = &[
     }),
     route!("DELETE", "/projects/:id/members/:user_id", |c, r, a| {
         members::delete::delete(c, Members::Project(a[0]), a[1], &r.params)
+    }),
+    // Issues (of the caller, of a group, of a project).
+    route!("GET", "/issues", |c, r, _| issues::list::list_global(c, &r.params)),
+    route!("GET", "/groups/:id/issues", |c, r, a| issues::list::list_of_group(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/issues", |c, r, a| issues::list::list_of_project(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/issues/:issue_iid", |c, r, a| issues::get::get(c, a[0], a[1], &r.params)),
+    route!("POST", "/projects/:id/issues", |c, r, a| issues::create::create(c, a[0], &r.params)),
+    route!("PUT", "/projects/:id/issues/:issue_iid", |c, r, a| issues::update::update(c, a[0], a[1], &r.params)),
+    route!("DELETE", "/projects/:id/issues/:issue_iid", |c, _, a| issues::delete::delete(c, a[0], a[1])),
+    // Notes (on issues).
+    route!("GET", "/projects/:id/issues/:issue_iid/notes", |c, r, a| {
+        notes::list::list(c, a[0], notes::Kind::Issues, a[1], &r.params)
+    }),
+    route!("POST", "/projects/:id/issues/:issue_iid/notes", |c, r, a| {
+        notes::create::create(c, a[0], notes::Kind::Issues, a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/issues/:issue_iid/notes/:note_id", |c, _, a| {
+        notes::get::get(c, a[0], notes::Kind::Issues, a[1], a[2])
+    }),
+    route!("PUT", "/projects/:id/issues/:issue_iid/notes/:note_id", |c, r, a| {
+        notes::update::update(c, a[0], notes::Kind::Issues, a[1], a[2], &r.params)
+    }),
+    route!("DELETE", "/projects/:id/issues/:issue_iid/notes/:note_id", |c, _, a| {
+        notes::delete::delete(c, a[0], notes::Kind::Issues, a[1], a[2])
     }),
     // Labels (of a project).
     route!("GET", "/projects/:id/labels", |c, r, a| labels::list::list(c, a[0], &r.params)),
