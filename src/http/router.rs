@@ -191,6 +191,8 @@ pub static ROUTES: &[Route] = &[
     // Labels (of a project).
     route!("GET", "/projects/:id/labels", |c, r, a| labels::list::list(c, a[0], &r.params)),
     route!("POST", "/projects/:id/labels", |c, r, a| labels::create::create(c, a[0], &r.params)),
+    route!("PUT", "/projects/:id/labels", |c, r, a| labels::update::update_named(c, a[0], &r.params)),
+    route!("DELETE", "/projects/:id/labels", |c, r, a| labels::delete::delete_named(c, a[0], &r.params)),
     route!("GET", "/projects/:id/labels/:label_id", |c, _, a| labels::get::get(c, a[0], a[1])),
     route!("PUT", "/projects/:id/labels/:label_id", |c, r, a| labels::update::update(c, a[0], a[1], &r.params)),
     route!("DELETE", "/projects/:id/labels/:label_id", |c, _, a| labels::delete::delete(c, a[0], a[1])),

@@ -39,6 +39,19 @@ fn find(db: &mut Db, project: &Project, id_or_title: &str) -> ApiResult<Label> {
     labels::find_by_title(db, project.id, id_or_title)?.ok_or(ApiError::NotFound("Label"))
 }
 
+/// The label the deprecated `PUT`/`DELETE /projects/:id/labels` name in their parameters
+/// (`exactly_one_of :label_id, :name`; python-gitlab's `label.save()` sends `name`).
+fn named_in(params: &crate::params::Params) -> ApiResult<String> {
+    match (params.string("label_id")?, params.string("name")?) {
+        (Some(id), None) => Ok(id),
+        (None, Some(name)) => Ok(name),
+        (Some(_), Some(_)) => Err(ApiError::ParamError("label_id, name are mutually exclusive".into())),
+        (None, None) => {
+            Err(ApiError::ParamError("label_id, name are missing, exactly one parameter must be provided".into()))
+        }
+    }
+}
+
 /// A few of the CSS color names GitLab accepts (`Gitlab::Color::Constants::COLOR_NAME_TO_HEX`),
 /// stored as their hex value.
 const COLOR_NAMES: [(&str, &str); 17] = [

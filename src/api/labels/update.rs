@@ -2,7 +2,7 @@
 //! least one; a null or empty `priority` unprioritizes); 200 and the label, 409 `Label already
 //! exists` when the new name is another label's.
 
-use super::{check_title, color, entity, find, project};
+use super::{check_title, color, entity, find, named_in, project};
 use crate::api::Call;
 use crate::auth::permissions::ProjectAbility;
 use crate::error::{ApiError, ApiResult};
@@ -55,4 +55,11 @@ pub fn update(call: &Call, project_id: &str, id_or_title: &str, params: &Params)
         Ok(label)
     })?;
     Ok(Response::json(200, &entity(&label, None)))
+}
+
+/// `PUT /projects/:id/labels` (deprecated, what python-gitlab's `save()` calls): the label
+/// named by `label_id` or `name` in the parameters.
+pub fn update_named(call: &Call, project_id: &str, params: &Params) -> ApiResult<Response> {
+    let name = named_in(params)?;
+    update(call, project_id, &name, params)
 }
