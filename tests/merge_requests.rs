@@ -346,7 +346,14 @@ fn commits_diffs_and_versions_are_gits() {
 fn lists_filter_order_and_page_as_gitlab() {
     let w = world();
     let feature = w.open(&w.developer, "feature", "Add the feature");
-    let other = w.open(&w.maintainer, "other", "Draft: other thing");
+    let (status, other) = w.call(
+        "POST",
+        MRS,
+        Some(&w.maintainer),
+        json!({"source_branch": "other", "target_branch": "main", "title": "Draft: other thing", "labels": "deps,renovate"}),
+    );
+    assert_eq!(status, 201, "{other}");
+    assert_eq!(other["labels"], json!(["deps", "renovate"]));
     let same = w.open(&w.developer, "same", "Nothing to see");
     assert_eq!(other["draft"], true);
     let iids =
@@ -381,6 +388,8 @@ fn lists_filter_order_and_page_as_gitlab() {
         ("author_username=mona", vec![2]),
         ("assignee_id=None", vec![3, 2, 1]),
         ("assignee_id=Any", vec![]),
+        ("labels=renovate", vec![2]),
+        ("labels=Any", vec![2]),
         (&format!("not[author_id]={}", feature["author"]["id"]), vec![2]),
         (&format!("created_after={}", other["created_at"].as_str().unwrap()), vec![3, 2]),
         (&format!("updated_before={}", feature["updated_at"].as_str().unwrap()), vec![1]),
@@ -475,6 +484,23 @@ fn updates_close_reopen_retarget_and_people() {
     assert_eq!(status, 200);
     assert_eq!(reopened["state"], "opened");
     assert_eq!(reopened["closed_at"], Value::Null);
+
+    // Labels: set as Renovate sends them (a comma string), added and removed as arrays, by title.
+    let (status, labelled) = w.call("PUT", &target, Some(&w.developer), json!({"labels": "ui,bug"}));
+    assert_eq!(status, 200, "{labelled}");
+    assert_eq!(labelled["labels"], json!(["bug", "ui"]));
+    let (_, labelled) =
+        w.call("PUT", &target, Some(&w.developer), json!({"add_labels": ["deps"], "remove_labels": ["ui"]}));
+    assert_eq!(labelled["labels"], json!(["bug", "deps"]));
+    for (query, expected) in [("labels=bug,deps", 1), ("labels=bug,ui", 0), ("labels=None", 1), ("not[labels]=bug", 1)]
+    {
+        let (_, listed) = w.get(&format!("{MRS}?{query}"), &w.reporter);
+        assert_eq!(listed.as_array().unwrap().len(), expected, "{query}: {listed}");
+    }
+    let (_, detailed) = w.get(&format!("{MRS}?labels=deps&with_labels_details=true"), &w.reporter);
+    assert_eq!(detailed[0]["labels"][0]["name"], "bug");
+    let (_, cleared) = w.call("PUT", &target, Some(&w.developer), json!({"labels": ""}));
+    assert_eq!(cleared["labels"], json!([]));
 
     // Retargeting reloads the diff: a new version against the new target.
     let (status, retargeted) = w.call("PUT", &target, Some(&w.developer), json!({"target_branch": "other"}));

@@ -446,6 +446,9 @@ pub struct ListQuery {
     pub not_source_branch: Option<String>,
     pub not_target_branch: Option<String>,
     pub not_iids: Option<Vec<i64>>,
+    /// Every one of these label titles (`None`/`Any` as GitLab's), and none of `not_labels`.
+    pub labels: Option<Vec<String>>,
+    pub not_labels: Option<Vec<String>>,
     /// Only these head or merge commits (`repository/commits/:sha/merge_requests`).
     pub commit_sha: Option<String>,
     pub order: Order,
@@ -459,6 +462,7 @@ enum Bind {
     Int(i64),
     Text(String),
     Bool(bool),
+    Boxed(Box<dyn Param>),
 }
 
 impl Bind {
@@ -467,6 +471,7 @@ impl Bind {
             Bind::Int(v) => v,
             Bind::Text(v) => v,
             Bind::Bool(v) => v,
+            Bind::Boxed(v) => v.as_ref(),
         }
     }
 }
@@ -580,6 +585,35 @@ fn filter(query: &ListQuery) -> (String, Vec<Bind>) {
     if let Some(sha) = &query.commit_sha {
         let sha = at(Bind::Text(sha.clone()));
         conditions.push(format!("(m.head_sha = {sha} OR m.merge_commit_sha = {sha} OR m.squash_commit_sha = {sha})"));
+    }
+    for (titles, negated) in [(&query.labels, false), (&query.not_labels, true)] {
+        let Some(titles) = titles else { continue };
+        // The labels' own condition numbers its parameters after those bound so far.
+        let mut boxed: Vec<Box<dyn Param>> = (0..binds.len()).map(|_| Box::new(0i64) as Box<dyn Param>).collect();
+        let condition = if negated {
+            let any: Vec<String> = titles
+                .iter()
+                .map(|t| {
+                    super::labels::filter_sql(
+                        super::labels::TargetType::MergeRequest,
+                        "m.id",
+                        std::slice::from_ref(t),
+                        &mut boxed,
+                    )
+                })
+                .map(|c| format!("NOT ({c})"))
+                .collect();
+            if any.is_empty() {
+                "1 = 1".to_string()
+            } else {
+                any.join(" AND ")
+            }
+        } else {
+            super::labels::filter_sql(super::labels::TargetType::MergeRequest, "m.id", titles, &mut boxed)
+        };
+        let bound = binds.len();
+        binds.extend(boxed.into_iter().skip(bound).map(Bind::Boxed));
+        conditions.push(format!("({condition})"));
     }
     let text = if conditions.is_empty() { String::new() } else { format!("WHERE {}", conditions.join(" AND ")) };
     (text, binds)
