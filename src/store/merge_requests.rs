@@ -6,7 +6,7 @@
 //! lost to it is the store's `Conflict`). Times are milliseconds since the epoch. What a row
 //! means for a request (permissions, entities, git) is the API's and the refresh listener's.
 
-use super::db::{Db, Param, Row};
+use super::db::{Db, Dialect, Param, Row};
 use super::error::StoreResult;
 use std::collections::HashMap;
 
@@ -288,6 +288,15 @@ pub fn find(db: &mut Db, project_id: i64, iid: i64) -> StoreResult<Option<MergeR
     one_with_people(db, mr)
 }
 
+/// The merge request `id` as it is now, its row locked until the transaction ends (on
+/// PostgreSQL; SQLite's write transactions hold the whole database): what a change reads
+/// before it writes every field back, so that a racing refresh or update is never lost.
+pub fn find_for_update(db: &mut Db, id: i64) -> StoreResult<Option<MergeRequest>> {
+    let lock = if db.dialect() == Dialect::Postgres { " FOR UPDATE" } else { "" };
+    let mr = db.row(&format!("SELECT {COLUMNS} FROM merge_requests WHERE id = $1{lock}"), &[&id], from_row)?;
+    one_with_people(db, mr)
+}
+
 pub fn find_by_id(db: &mut Db, id: i64) -> StoreResult<Option<MergeRequest>> {
     let mr = db.row(&format!("SELECT {COLUMNS} FROM merge_requests WHERE id = $1"), &[&id], from_row)?;
     one_with_people(db, mr)
@@ -330,12 +339,14 @@ pub fn touched(db: &mut Db, project_id: i64, branches: &[String]) -> StoreResult
         marks.push(format!("${}", i + 2));
     }
     let marks = marks.join(", ");
+    // Locked as `find_for_update` locks one: the refresh writes each back.
+    let lock = if db.dialect() == Dialect::Postgres { " FOR UPDATE" } else { "" };
     let mrs = db.rows(
         &format!(
             "SELECT {COLUMNS} FROM merge_requests WHERE state IN ('opened', 'locked') AND (
                  (source_project_id = $1 AND source_branch IN ({marks}))
                  OR (target_project_id = $1 AND target_branch IN ({marks})))
-             ORDER BY id"
+             ORDER BY id{lock}"
         ),
         &binds,
         from_row,

@@ -90,8 +90,10 @@ pub fn update(call: &Call, id: &str, iid: &str, params: &Params) -> ApiResult<Re
     }
     let user_id = call.caller.user().map(|u| u.id);
     let repo = call.repository(&project, "Project")?;
-    let previous = mr.clone();
     let made = call.ctx.store.write(|db| -> ApiResult<_> {
+        // The row as it is now (a push may have made a version since it was read), locked.
+        let mr = merge_requests::find_for_update(db, mr.id)?.ok_or(ApiError::RecordNotFound)?;
+        let previous = mr.clone();
         let mut changed = mr.clone();
         if let Some(title) = &title {
             changed.draft = is_draft(title);
