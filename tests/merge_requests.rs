@@ -419,6 +419,15 @@ fn lists_filter_order_and_page_as_gitlab() {
     let (_, group) = w.get("/api/v4/groups/fx/merge_requests", &w.outsider);
     assert_eq!(iids(&group), [3, 2, 1]);
     assert_eq!(group[0]["references"]["relative"], "review!3");
+    // A group lists no archived project's merge requests unless asked (`non_archived=false`).
+    let (status, _) = w.call("POST", "/api/v4/projects/fx%2Freview/archive", Some(&w.admin), Value::Null);
+    assert_eq!(status, 201);
+    let (_, group) = w.get("/api/v4/groups/fx/merge_requests", &w.outsider);
+    assert_eq!(group, json!([]));
+    let (_, group) = w.get("/api/v4/groups/fx/merge_requests?non_archived=false", &w.outsider);
+    assert_eq!(iids(&group), [3, 2, 1]);
+    let (_, global) = w.get("/api/v4/merge_requests?scope=all", &w.outsider);
+    assert_eq!(iids(&global), [3, 2, 1]);
     let _ = same;
 }
 

@@ -55,10 +55,12 @@ pub fn list(call: &Call, from: From, params: &Params) -> ApiResult<Response> {
         },
         _ => {}
     }
+    // GitLab's `non_archived`: false by default for the instance, true for a group.
+    let non_archived = params.bool("non_archived")?.unwrap_or(matches!(from, From::Group(_)));
     let within = match &from {
         From::Instance => {
             let candidates = call.ctx.store.read(|db| merge_requests::target_projects(db, &query))?;
-            query.projects = Some(readable(call, candidates)?);
+            query.projects = Some(readable(call, candidates, non_archived)?);
             Within::Instance
         }
         From::Group(id) => {
@@ -67,7 +69,7 @@ pub fn list(call: &Call, from: From, params: &Params) -> ApiResult<Response> {
                 let groups = store::groups::group_and_descendant_ids(db, group.id)?;
                 Ok(store::projects::ids_in_groups(db, &groups)?)
             })?;
-            query.projects = Some(readable(call, ids)?);
+            query.projects = Some(readable(call, ids, non_archived)?);
             Within::Group(group.full_path.clone())
         }
         From::Project(id) => {
@@ -132,13 +134,14 @@ pub fn entities(
     Ok(out)
 }
 
-/// Of `ids`, the projects whose merge requests the caller may read.
-fn readable(call: &Call, ids: Vec<i64>) -> ApiResult<Vec<i64>> {
+/// Of `ids`, the projects whose merge requests the caller may read (`non_archived`: not
+/// archived ones).
+fn readable(call: &Call, ids: Vec<i64>, non_archived: bool) -> ApiResult<Vec<i64>> {
     call.ctx.store.read(|db: &mut Db| -> ApiResult<_> {
         let mut out = Vec::new();
         for id in ids {
             let Some(project) = store::projects::find_by_id(db, id)? else { continue };
-            if project.marked_for_deletion_at.is_some() {
+            if project.marked_for_deletion_at.is_some() || (non_archived && project.archived) {
                 continue;
             }
             if permissions::authorize_project(db, &call.caller, &project, ProjectAbility::ReadMergeRequest).is_ok() {
@@ -282,7 +285,7 @@ pub fn query(call: &Call, params: &Params) -> ApiResult<ListQuery> {
     query.not_iids = int_list(&not("iids")?, "iids")?;
     query.labels = label_titles(params, "labels")?.filter(|l| !l.is_empty());
     query.not_labels = label_titles(&not("labels")?, "labels")?.filter(|l| !l.is_empty());
-    for flag in ["with_labels_details", "with_merge_status_recheck", "non_archived"] {
+    for flag in ["with_labels_details", "with_merge_status_recheck"] {
         params.bool(flag)?;
     }
     Ok(query)
