@@ -169,3 +169,58 @@ fn internal_notes_are_for_reporters_and_above() {
         w.call("POST", &format!("{ISSUE}/notes"), Some(&w.maintainer), json!({"body": "old", "confidential": true}));
     assert_eq!(old["internal"], true);
 }
+
+#[test]
+fn merge_requests_take_notes_through_the_same_operations() {
+    let w = world();
+    let root = w.instance.user_with_token("admin2", true);
+    let (status, project) = w.call(
+        "POST",
+        "/api/v4/projects",
+        Some(&root),
+        json!({"path": "web", "initialize_with_readme": true, "visibility": "private"}),
+    );
+    assert_eq!(status, 201, "{project}");
+    let base = format!("/api/v4/projects/{}", project["id"]);
+    let branch = project["default_branch"].as_str().unwrap_or("main").to_string();
+    let (status, body) = w.call(
+        "POST",
+        &format!("{base}/repository/branches"),
+        Some(&root),
+        json!({"branch": "feature", "ref": branch}),
+    );
+    assert_eq!(status, 201, "{body}");
+    let (status, body) = w.call(
+        "POST",
+        &format!("{base}/repository/files/NEW.md"),
+        Some(&root),
+        json!({"branch": "feature", "content": "new", "commit_message": "Add NEW.md"}),
+    );
+    assert_eq!(status, 201, "{body}");
+    let (status, mr) = w.call(
+        "POST",
+        &format!("{base}/merge_requests"),
+        Some(&root),
+        json!({"source_branch": "feature", "target_branch": branch, "title": "Feature"}),
+    );
+    assert_eq!(status, 201, "{mr}");
+    let notes = format!("{base}/merge_requests/{}/notes", mr["iid"]);
+    let (status, note) = w.call("POST", &notes, Some(&root), json!({"body": "LGTM"}));
+    assert_eq!(status, 201, "{note}");
+    assert_eq!(
+        (note["noteable_type"].clone(), note["noteable_iid"].clone()),
+        (json!("MergeRequest"), mr["iid"].clone())
+    );
+    assert_eq!(note["noteable_id"], mr["id"]);
+    let (status, listed) = w.call("GET", &notes, Some(&root), Value::Null);
+    assert_eq!((status, listed.as_array().unwrap().len()), (200, 1));
+    let (status, edited) = w.call("PUT", &format!("{notes}/{}", note["id"]), Some(&root), json!({"body": "LGTM!"}));
+    assert_eq!((status, edited["body"].clone()), (200, json!("LGTM!")));
+    let (status, body) = w.call("GET", &format!("{base}/merge_requests/99/notes"), Some(&root), Value::Null);
+    assert_eq!((status, body), (404, json!({"message": "404 MergeRequest Not Found"})));
+    // An issue's notes and the merge request's are apart.
+    let (_, issue_notes) = w.call("GET", &format!("{ISSUE}/notes"), Some(&w.guest), Value::Null);
+    assert_eq!(issue_notes, json!([]));
+    let (status, _) = w.call("DELETE", &format!("{notes}/{}", note["id"]), Some(&root), Value::Null);
+    assert_eq!(status, 204);
+}

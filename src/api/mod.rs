@@ -21,6 +21,7 @@ pub mod issues;
 pub mod labels;
 pub mod member_roles;
 pub mod members;
+pub mod merge_requests;
 pub mod monitoring;
 pub mod namespaces;
 pub mod notes;

@@ -538,7 +538,7 @@ pub fn list(db: &mut Db, query: &ListQuery) -> StoreResult<Vec<Listed>> {
         })
     })?;
     let groups: Vec<i64> = listed.iter().filter_map(|l| l.namespace.as_ref().map(|g| g.id)).collect();
-    let mut names = super::groups::full_names(db, &groups)?;
+    let names = super::groups::full_names(db, &groups)?;
     for one in &mut listed {
         if let Some(group) = &one.namespace {
             one.namespace_full_name = names.get(&group.id).cloned();

@@ -34,8 +34,9 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 
 /// The caller's standing on one project, for its issues.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Viewer {
+    pub caller: crate::auth::Caller,
     pub user_id: Option<i64>,
     pub admin: bool,
     pub level: i64,
@@ -44,7 +45,12 @@ pub struct Viewer {
 impl Viewer {
     pub fn of(db: &mut Db, call: &Call, project: &Project) -> ApiResult<Viewer> {
         let access = ProjectAccess::of(db, &call.caller, project)?;
-        Ok(Viewer { user_id: call.caller.user().map(|u| u.id), admin: access.admin, level: access.level })
+        Ok(Viewer {
+            caller: call.caller.clone(),
+            user_id: call.caller.user().map(|u| u.id),
+            admin: access.admin,
+            level: access.level,
+        })
     }
 
     /// GitLab's `admin_issue` / `read_confidential_issues` / `read_internal_note`.

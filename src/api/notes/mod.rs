@@ -19,8 +19,9 @@ pub mod update;
 use super::issues::{self, user_basic, Viewer};
 use super::ordered::{iso_millis, Obj};
 use super::Call;
-use crate::auth::permissions::ProjectAbility;
+use crate::auth::permissions::{self, ProjectAbility};
 use crate::auth::roles::MAINTAINER;
+use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int_text;
 use crate::store::notes::Note;
@@ -32,6 +33,7 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Issues,
+    MergeRequests,
 }
 
 /// The noteable a route names, as the caller may see it.
@@ -62,7 +64,24 @@ pub fn noteable(db: &mut Db, project: &Project, kind: Kind, iid: &str, viewer: &
             })?;
             Ok(Noteable { type_name: "Issue", id: issue.id, iid: issue.iid, confidential: issue.confidential })
         }
+        Kind::MergeRequests => {
+            // `not_found!(noteable_type)` for a merge request the caller may not read, or none.
+            let missing = || ApiError::NotFound("MergeRequest");
+            match permissions::authorize_project(db, call_caller(viewer), project, ProjectAbility::ReadMergeRequest) {
+                Ok(()) => {}
+                Err(ApiError::Forbidden(_)) => return Err(missing()),
+                Err(e) => return Err(e),
+            }
+            let iid = crate::api::merge_requests::parse_iid(iid)?;
+            let mr = store::merge_requests::find(db, project.id, iid)?.ok_or_else(missing)?;
+            Ok(Noteable { type_name: "MergeRequest", id: mr.id, iid: mr.iid, confidential: false })
+        }
     }
+}
+
+/// The caller a viewer stands for (the permission function asks of a caller).
+fn call_caller(viewer: &Viewer) -> &Caller {
+    &viewer.caller
 }
 
 /// A `:note_id` of the path: an integer, else 400 `note_id is invalid`.
