@@ -201,6 +201,20 @@ fn the_store_api_sets_adds_removes_reads_and_filters_by_name() {
     assert_eq!(matching(&["None"]), [103]);
     assert_eq!(matching(&["Any"]), [101, 102]);
     assert_eq!(matching(&[]), [101, 102, 103]);
+    // `with_counts` counts issues by state (none of these ids is a stored issue yet).
+    let (_, issue) =
+        w.call("POST", "/api/v4/projects/top%2Fapp/issues", Some(&w.root), json!({"title": "t", "labels": "bug"}));
+    assert_eq!(issue["labels"], json!(["bug"]));
+    let (_, counted) = w.call("GET", "/api/v4/projects/top%2Fapp/labels?with_counts=true", Some(&w.root), Value::Null);
+    let bug = counted.as_array().unwrap().iter().find(|l| l["name"] == "bug").unwrap().clone();
+    assert_eq!(
+        (
+            bug["open_issues_count"].clone(),
+            bug["closed_issues_count"].clone(),
+            bug["open_merge_requests_count"].clone()
+        ),
+        (json!(1), json!(0), json!(0))
+    );
     // Deleting a label takes it off its targets.
     let (status, _) = w.call("DELETE", "/api/v4/projects/top%2Fapp/labels/bug", Some(&w.root), Value::Null);
     assert_eq!(status, 204);

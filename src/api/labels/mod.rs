@@ -155,11 +155,11 @@ pub struct Counts {
 
 pub fn counts(db: &mut Db, label: &Label) -> ApiResult<Counts> {
     let issues = labels::count_by_state(db, label.id, TargetType::Issue, "issues")?;
+    let merge_requests = labels::count_by_state(db, label.id, TargetType::MergeRequest, "merge_requests")?;
     Ok(Counts {
         open_issues: issues.get("opened").copied().unwrap_or(0),
         closed_issues: issues.get("closed").copied().unwrap_or(0),
-        // Merge requests carry labels through the same links once their model is stored.
-        open_merge_requests: 0,
+        open_merge_requests: merge_requests.get("opened").copied().unwrap_or(0),
     })
 }
 
