@@ -77,6 +77,7 @@ impl Context {
             Arc::new(DefaultBranch),
             Arc::new(OpenHandles),
             Arc::new(TagReleases),
+            Arc::new(crate::events::refresh::Refresh),
             Arc::clone(&maintenance) as Arc<dyn Listener>,
             Arc::new(outbox),
         ]);

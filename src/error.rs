@@ -116,6 +116,9 @@ pub enum ApiError {
     Unprocessable(String),
     /// 422 with Grape's `{"error": ...}` body (`error!(text, 422)`: webhooks' `Invalid url given`).
     UnprocessableError(String),
+    /// `{"message": message}` with `status`: a service's errors as GitLab renders a list of
+    /// them (`{"message":["..."]}`, merge requests' 409 and 422).
+    Messages { status: u16, message: Value },
     /// 429 `{"message":{"error": text}}` with `Retry-After` seconds.
     TooManyRequests { message: String, retry_after: u64 },
     /// 503: the store cannot serve the request now; the reason says why (the data directory is
@@ -164,6 +167,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType => 415,
             ApiError::Conflict(_) | ApiError::ConflictMessages(_) => 409,
             ApiError::Unprocessable(_) | ApiError::UnprocessableError(_) => 422,
+            ApiError::Messages { status, .. } => *status,
             ApiError::TooManyRequests { .. } => 429,
             ApiError::Unavailable(_) => 503,
             ApiError::Internal(_) => 500,
@@ -190,7 +194,7 @@ impl ApiError {
             ApiError::InvalidParam(p) => json!({"error": format!("{p} is invalid")}),
             ApiError::InvalidValue(p) => json!({"error": format!("{p} does not have a valid value")}),
             ApiError::ParamError(text) | ApiError::UnprocessableError(text) => json!({"error": text}),
-            ApiError::Validation(message) => json!({"message": message}),
+            ApiError::Validation(message) | ApiError::Messages { message, .. } => json!({"message": message}),
             ApiError::BadRequest(reason) => json!({"message": format!("400 Bad request - {reason}")}),
             ApiError::MethodNotAllowed => json!({"message": "405 Method Not Allowed"}),
             ApiError::PayloadTooLarge => json!({"message": "413 Request Entity Too Large"}),

@@ -7,7 +7,7 @@
 //! 403. Custom flags only add the abilities they name; managing member roles is for owners and
 //! administrators only.
 
-use super::roles::{DEVELOPER, MAINTAINER, OWNER, REPORTER};
+use super::roles::{DEVELOPER, MAINTAINER, OWNER, PLANNER, REPORTER};
 use super::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::store::Db;
@@ -73,6 +73,27 @@ pub enum ProjectAbility {
     /// Read, create and delete deploy tokens (GitLab's `*_deploy_token`): Maintainer, or a
     /// custom role's `manage_deploy_tokens`.
     ManageDeployTokens,
+    /// Read its merge requests, their diffs and commits (GitLab's `read_merge_request`):
+    /// Reporter and above, anyone who may read a public or internal project's code, or a
+    /// custom role's `admin_merge_request`; a Guest of a private project may not.
+    ReadMergeRequest,
+    /// Open a merge request from and into it (GitLab's `create_merge_request_from` with
+    /// `create_merge_request_in`): Developer and above, or a custom role's
+    /// `admin_merge_request` (which also grants `download_code`); not in an archived project.
+    CreateMergeRequest,
+    /// Change any of its merge requests (GitLab's `update_merge_request`): Developer and
+    /// above; a merge request's author and assignees may change theirs too, which the merge
+    /// request's own operations add. Not in an archived project.
+    UpdateMergeRequest,
+    /// Delete a merge request (GitLab's `destroy_merge_request`): Owner.
+    DestroyMergeRequest,
+    /// Create, change and delete its labels (GitLab's `admin_label`): Planner, Reporter and above, on a
+    /// project that is not archived.
+    AdminLabel,
+    /// Set an issue's labels, assignees and confidentiality, see every confidential issue and
+    /// internal note (GitLab's `admin_issue` / `read_confidential_issues`): Planner, Reporter and
+    /// above.
+    AdminIssue,
 }
 
 /// The caller's standing on one project.
@@ -119,6 +140,12 @@ impl ProjectAccess {
             || self.level >= REPORTER
             || self.has_flag("read_code")
             || self.has_flag("admin_merge_request")
+    }
+
+    /// GitLab's `read_merge_request`: as [`Self::can_download_code`] (a custom role's
+    /// `read_code` alone reads code, not merge requests).
+    pub fn can_read_merge_requests(&self, visibility: Visibility) -> bool {
+        self.can_download_code(visibility)
     }
 
     /// GitLab's `download_code`: as [`Self::can_read_code`] without the `read_code` flag, but
@@ -188,6 +215,16 @@ pub fn authorize_project(db: &mut Db, caller: &Caller, project: &Project, abilit
         ProjectAbility::ManageDeployTokens => {
             access.admin || access.level >= MAINTAINER || access.has_flag("manage_deploy_tokens")
         }
+        ProjectAbility::ReadMergeRequest => access.can_read_merge_requests(project.visibility),
+        ProjectAbility::CreateMergeRequest => {
+            !project.archived
+                && (access.admin || access.level >= DEVELOPER || access.has_flag("admin_merge_request"))
+                && access.can_download_code(project.visibility)
+        }
+        ProjectAbility::UpdateMergeRequest => !project.archived && (access.admin || access.level >= DEVELOPER),
+        ProjectAbility::DestroyMergeRequest => access.admin || access.level >= OWNER,
+        ProjectAbility::AdminLabel => !project.archived && (access.admin || access.level >= PLANNER),
+        ProjectAbility::AdminIssue => access.admin || access.level >= PLANNER,
     };
     if allowed {
         Ok(())

@@ -2,14 +2,19 @@
 //! as a typed [`Event`], from the place that made it, and every party that must know of it is
 //! a [`Listener`] of the context's [`Events`]. No operation calls a listener by hand.
 //!
-//! Today's events are refs moved ([`RefsMoved`]), releases changed ([`ReleaseChanged`]) and
-//! commit statuses posted ([`StatusChanged`], with their pipeline's status). Refs move by the
-//! API's write path (files, commits, branches, tags, the changelog commit), announced by the operation with the
-//! [`RefUpdate`]s the write path reported, and by a push, announced by the transport when
-//! receive-pack has ended. Today's listeners ([`listeners`]) are the default branch of an empty
-//! project's first branch, the repository handles a host keeps open, the maintenance queue, the
-//! releases of deleted tags and the webhook outbox (`crate::hooks::Outbox`, durable). Merge
-//! requests, notes and members will announce through the same seam.
+//! Today's events are refs moved ([`RefsMoved`]), merge requests changed
+//! ([`MergeRequestChanged`], announced by their operations and by the [`refresh`] listener,
+//! which hears refs moved and records what they did to merge requests), issues opened, changed,
+//! closed and reopened ([`IssueEvent`]), notes added ([`NoteCreated`]), releases changed
+//! ([`ReleaseChanged`]) and commit statuses posted ([`StatusChanged`], with their pipeline's
+//! status). Refs move by the API's write path (files, commits, branches, tags, merges, the
+//! changelog commit), announced by the operation with the [`RefUpdate`]s the write path
+//! reported, and by a push, announced by the transport when receive-pack has ended; store
+//! changes are recorded in the transaction that writes them and heard once it is committed.
+//! Today's listeners ([`listeners`]) are the default branch of an empty project's first
+//! branch, the repository handles a host keeps open, the maintenance queue, the releases of
+//! deleted tags, the merge-request refresh and the webhook outbox (`crate::hooks::Outbox`,
+//! durable). Members will announce through the same seam.
 //!
 //! Two kinds of listener, as Gitea's `services/notify` has one interface for all of them:
 //! - A durable listener (the webhook outbox) writes what it must keep in the store, in
@@ -24,6 +29,7 @@
 //! (which the listeners use); it knows nothing of HTTP, the API or the transport.
 
 pub mod listeners;
+pub mod refresh;
 
 use crate::error::ApiError;
 use crate::git::write::RefUpdate;
@@ -40,6 +46,13 @@ pub enum Event {
     Release(ReleaseChanged),
     /// A commit status was posted, and what its pipeline's status is since (issue #42).
     CommitStatus(StatusChanged),
+    /// An issue was opened, changed, closed or reopened (announced by `api::issues`).
+    Issue(IssueEvent),
+    /// A note was added to an issue or merge request (announced by `api::notes`).
+    NoteCreated(NoteCreated),
+    /// A merge request was opened, changed, closed, reopened or merged (decisions D10): by
+    /// its REST operations, or by the refresh after a ref moved ([`refresh`]).
+    MergeRequest(Box<MergeRequestChanged>),
 }
 
 /// What happened to a release.
@@ -76,6 +89,64 @@ pub struct StatusChanged {
     pub pipeline_before: String,
     pub pipeline_status: String,
     pub user_id: Option<i64>,
+}
+
+/// What happened to an issue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IssueAction {
+    Opened,
+    Updated,
+    Closed,
+    Reopened,
+}
+
+/// An issue changed: GitLab's issue hook actions `open`, `update`, `close`, `reopen`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IssueEvent {
+    pub action: IssueAction,
+    pub project_id: i64,
+    /// The issue's global id and its `iid` in the project.
+    pub issue_id: i64,
+    pub iid: i64,
+    /// The user who made the change.
+    pub user_id: Option<i64>,
+    /// Whether the issue is confidential (GitLab sends those to `confidential_issues_events`).
+    pub confidential: bool,
+}
+
+/// A note was added (GitLab's note hook).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteCreated {
+    pub project_id: i64,
+    pub note_id: i64,
+    /// `Issue` or `MergeRequest`, and the noteable's global id.
+    pub noteable_type: String,
+    pub noteable_id: i64,
+    pub user_id: Option<i64>,
+    /// An internal note, or one on a confidential issue (GitLab's `confidential_note_events`).
+    pub confidential: bool,
+}
+
+/// What happened to a merge request, and the merge request after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeRequestChanged {
+    pub action: MergeRequestAction,
+    pub merge_request: crate::store::merge_requests::MergeRequest,
+    /// The merge request before an update (`Updated` only): what changed, for a hook's `changes`.
+    pub previous: Option<crate::store::merge_requests::MergeRequest>,
+    /// Who did it (`None`: a job token, or nobody known).
+    pub user_id: Option<i64>,
+}
+
+/// GitLab's merge request hook actions (`open`, `update`, `close`, `reopen`, `merge`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MergeRequestAction {
+    Opened,
+    /// Title, description, branches, people, flags, or a new diff version (a push).
+    Updated,
+    Closed,
+    Reopened,
+    Merged,
 }
 
 /// References of one project's repository moved.
@@ -118,6 +189,14 @@ pub trait Listener: Send + Sync {
         Ok(())
     }
 
+    /// As [`record`](Listener::record), for a listener that makes changes of its own in that
+    /// transaction (the merge-request refresh): the events of those changes, which every
+    /// durable listener then records in the same transaction and every listener hears after
+    /// `event`.
+    fn record_changes(&self, db: &mut Db, event: &Event) -> Result<Vec<Event>, ApiError> {
+        self.record(db, event).map(|()| Vec::new())
+    }
+
     /// The change is done: act on it in memory. Never fails, never blocks for long.
     fn heard(&self, event: &Event);
 }
@@ -146,20 +225,43 @@ impl Events {
     /// A change outside the store is done (a ref moved): the durable listeners record it in
     /// one transaction of `store`, then every listener hears it.
     pub fn announce(&self, store: &Store, event: Event) -> Result<(), ApiError> {
-        if self.listeners().iter().any(|l| l.durable(&event)) {
-            store.write(|db| self.record(db, &event))?;
-        }
+        let followed = if self.listeners().iter().any(|l| l.durable(&event)) {
+            store.write(|db| self.record(db, &event))?
+        } else {
+            Vec::new()
+        };
         self.heard(&event);
+        for event in &followed {
+            self.heard(event);
+        }
         Ok(())
     }
 
-    /// Inside the transaction `db` of a store change: the durable listeners record `event`.
-    /// The code making the change calls [`heard`](Events::heard) once it is committed.
-    pub fn record(&self, db: &mut Db, event: &Event) -> Result<(), ApiError> {
-        for listener in self.listeners().iter().filter(|l| l.durable(event)) {
-            listener.record(db, event)?;
+    /// Inside the transaction `db` of a store change: the durable listeners record `event`,
+    /// and the events of the changes they made in turn (breadth first). The code making the
+    /// change calls [`heard`](Events::heard) for `event` and then for each returned event, in
+    /// order, once it is committed.
+    pub fn record(&self, db: &mut Db, event: &Event) -> Result<Vec<Event>, ApiError> {
+        let mut followed = Vec::new();
+        let mut next = 0;
+        let mut current = event.clone();
+        loop {
+            for listener in self.listeners().iter().filter(|l| l.durable(&current)) {
+                followed.extend(listener.record_changes(db, &current)?);
+            }
+            let Some(event) = followed.get(next) else { break };
+            current = event.clone();
+            next += 1;
         }
-        Ok(())
+        Ok(followed)
+    }
+
+    /// Every listener hears `event` and then the events its recording led to.
+    pub fn heard_all(&self, event: &Event, followed: &[Event]) {
+        self.heard(event);
+        for event in followed {
+            self.heard(event);
+        }
     }
 
     /// Every listener hears `event`, which is done.

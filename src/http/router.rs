@@ -11,14 +11,15 @@ use crate::api::ci_variables::{self as variables, Scope as Variables};
 use crate::api::deploy_tokens::{self, Scope as Deploy};
 use crate::api::member_roles::{self, Scope};
 use crate::api::members::{self, Scope as Members};
+use crate::api::merge_requests::{self as mrs, list::From as MrList};
 use crate::api::releases::{self, links};
 use crate::api::repository::{
     archive, blobs, branches, changelog, commits, compare, contributors, files, health, merge_base, tags, tree,
 };
 use crate::api::resource_access_tokens::{self as access_tokens, Scope as Tokens};
 use crate::api::{
-    groups, hooks, namespaces, personal_access_tokens as tokens, projects, protected_branches, statuses, system_hooks,
-    users, version, Call,
+    groups, hooks, issues, labels, namespaces, notes, personal_access_tokens as tokens, projects, protected_branches,
+    statuses, system_hooks, users, version, Call,
 };
 use crate::auth::scopes::Need;
 use crate::error::{ApiError, ApiResult};
@@ -264,6 +265,54 @@ pub static ROUTES: &[Route] = &[
     route!("POST", "/hooks", |c, r, _| system_hooks::create::create(c, &r.params)),
     route!("PUT", "/hooks/:hook_id", |c, r, a| system_hooks::update::update(c, a[0], &r.params)),
     route!("DELETE", "/hooks/:hook_id", |c, _, a| system_hooks::delete::delete(c, a[0])),
+    // Issues (of the caller, of a group, of a project).
+    route!("GET", "/issues", |c, r, _| issues::list::list_global(c, &r.params)),
+    route!("GET", "/groups/:id/issues", |c, r, a| issues::list::list_of_group(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/issues", |c, r, a| issues::list::list_of_project(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/issues/:issue_iid", |c, r, a| issues::get::get(c, a[0], a[1], &r.params)),
+    route!("POST", "/projects/:id/issues", |c, r, a| issues::create::create(c, a[0], &r.params)),
+    route!("PUT", "/projects/:id/issues/:issue_iid", |c, r, a| issues::update::update(c, a[0], a[1], &r.params)),
+    route!("DELETE", "/projects/:id/issues/:issue_iid", |c, _, a| issues::delete::delete(c, a[0], a[1])),
+    // Notes (on issues).
+    route!("GET", "/projects/:id/issues/:issue_iid/notes", |c, r, a| {
+        notes::list::list(c, a[0], notes::Kind::Issues, a[1], &r.params)
+    }),
+    route!("POST", "/projects/:id/issues/:issue_iid/notes", |c, r, a| {
+        notes::create::create(c, a[0], notes::Kind::Issues, a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/issues/:issue_iid/notes/:note_id", |c, _, a| {
+        notes::get::get(c, a[0], notes::Kind::Issues, a[1], a[2])
+    }),
+    route!("PUT", "/projects/:id/issues/:issue_iid/notes/:note_id", |c, r, a| {
+        notes::update::update(c, a[0], notes::Kind::Issues, a[1], a[2], &r.params)
+    }),
+    route!("DELETE", "/projects/:id/issues/:issue_iid/notes/:note_id", |c, _, a| {
+        notes::delete::delete(c, a[0], notes::Kind::Issues, a[1], a[2])
+    }),
+    // Notes (on merge requests).
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/notes", |c, r, a| {
+        notes::list::list(c, a[0], notes::Kind::MergeRequests, a[1], &r.params)
+    }),
+    route!("POST", "/projects/:id/merge_requests/:merge_request_iid/notes", |c, r, a| {
+        notes::create::create(c, a[0], notes::Kind::MergeRequests, a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/notes/:note_id", |c, _, a| {
+        notes::get::get(c, a[0], notes::Kind::MergeRequests, a[1], a[2])
+    }),
+    route!("PUT", "/projects/:id/merge_requests/:merge_request_iid/notes/:note_id", |c, r, a| {
+        notes::update::update(c, a[0], notes::Kind::MergeRequests, a[1], a[2], &r.params)
+    }),
+    route!("DELETE", "/projects/:id/merge_requests/:merge_request_iid/notes/:note_id", |c, _, a| {
+        notes::delete::delete(c, a[0], notes::Kind::MergeRequests, a[1], a[2])
+    }),
+    // Labels (of a project).
+    route!("GET", "/projects/:id/labels", |c, r, a| labels::list::list(c, a[0], &r.params)),
+    route!("POST", "/projects/:id/labels", |c, r, a| labels::create::create(c, a[0], &r.params)),
+    route!("PUT", "/projects/:id/labels", |c, r, a| labels::update::update_named(c, a[0], &r.params)),
+    route!("DELETE", "/projects/:id/labels", |c, r, a| labels::delete::delete_named(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/labels/:label_id", |c, _, a| labels::get::get(c, a[0], a[1])),
+    route!("PUT", "/projects/:id/labels/:label_id", |c, r, a| labels::update::update(c, a[0], a[1], &r.params)),
+    route!("DELETE", "/projects/:id/labels/:label_id", |c, _, a| labels::delete::delete(c, a[0], a[1])),
     // Protected branches.
     route!("GET", "/projects/:id/protected_branches", |c, r, a| protected_branches::list::list(c, a[0], &r.params)),
     route!("POST", "/projects/:id/protected_branches", |c, r, a| {
@@ -306,6 +355,43 @@ pub static ROUTES: &[Route] = &[
     }),
     route!("DELETE", "/admin/ci/variables/:key", |c, r, a| {
         variables::delete::delete(c, Variables::Instance, a[0], &r.params)
+    }),
+    // Merge requests.
+    route!("GET", "/merge_requests", |c, r, _| mrs::list::list(c, MrList::Instance, &r.params)),
+    route!("GET", "/groups/:id/merge_requests", |c, r, a| mrs::list::list(c, MrList::Group(a[0]), &r.params)),
+    route!("GET", "/projects/:id/merge_requests", |c, r, a| mrs::list::list(c, MrList::Project(a[0]), &r.params)),
+    route!("POST", "/projects/:id/merge_requests", |c, r, a| mrs::create::create(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid", |c, r, a| mrs::get::get(c, a[0], a[1], &r.params)),
+    route!("PUT", "/projects/:id/merge_requests/:merge_request_iid", |c, r, a| {
+        mrs::update::update(c, a[0], a[1], &r.params)
+    }),
+    route!("DELETE", "/projects/:id/merge_requests/:merge_request_iid", |c, _, a| mrs::delete::delete(c, a[0], a[1])),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/commits", |c, r, a| {
+        mrs::commits::commits(c, a[0], a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/changes", |c, r, a| {
+        mrs::changes::changes(c, a[0], a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/diffs", |c, r, a| {
+        mrs::diffs::diffs(c, a[0], a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/raw_diffs", |c, _, a| {
+        mrs::raw_diffs::raw_diffs(c, a[0], a[1])
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/versions", |c, _, a| {
+        mrs::versions::list(c, a[0], a[1])
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/versions/:version_id", |c, r, a| {
+        mrs::versions::get(c, a[0], a[1], a[2], &r.params)
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/participants", |c, _, a| {
+        mrs::participants::participants(c, a[0], a[1])
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/reviewers", |c, _, a| {
+        mrs::reviewers::reviewers(c, a[0], a[1])
+    }),
+    route!("GET", "/projects/:id/repository/commits/:sha/merge_requests", |c, r, a| {
+        mrs::by_commit::list(c, a[0], a[1], &r.params)
     }),
     // Repositories.
     route!("GET", "/projects/:id/repository/tree", |c, r, a| tree::list(c, a[0], &r.params)),

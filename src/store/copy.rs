@@ -17,6 +17,7 @@ enum Kind {
     OptText,
     Bytes,
     Bool,
+    OptBool,
 }
 
 use Kind::*;
@@ -335,6 +336,103 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
             ("last_used_at", OptInt),
         ],
     ),
+    (
+        "labels",
+        &[
+            ("id", Int),
+            ("project_id", Int),
+            ("title", Text),
+            ("color", Text),
+            ("description", OptText),
+            ("priority", OptInt),
+            ("created_at", Int),
+            ("updated_at", Int),
+        ],
+    ),
+    ("internal_ids", &[("project_id", Int), ("usage", Text), ("last_value", Int)]),
+    (
+        "issues",
+        &[
+            ("id", Int),
+            ("project_id", Int),
+            ("iid", Int),
+            ("author_id", OptInt),
+            ("title", Text),
+            ("description", OptText),
+            ("state", Text),
+            ("confidential", Bool),
+            ("created_at", Int),
+            ("updated_at", Int),
+            ("closed_at", OptInt),
+            ("closed_by_id", OptInt),
+        ],
+    ),
+    ("issue_assignees", &[("issue_id", Int), ("user_id", Int)]),
+    ("label_links", &[("target_type", Text), ("target_id", Int), ("label_id", Int)]),
+    (
+        "notes",
+        &[
+            ("id", Int),
+            ("project_id", Int),
+            ("noteable_type", Text),
+            ("noteable_id", Int),
+            ("author_id", OptInt),
+            ("body", Text),
+            ("system", Bool),
+            ("internal", Bool),
+            ("created_at", Int),
+            ("updated_at", Int),
+        ],
+    ),
+    ("merge_request_iids", &[("project_id", Int), ("last_value", Int)]),
+    (
+        "merge_requests",
+        &[
+            ("id", Int),
+            ("iid", Int),
+            ("target_project_id", Int),
+            ("source_project_id", OptInt),
+            ("source_branch", Text),
+            ("target_branch", Text),
+            ("title", Text),
+            ("description", OptText),
+            ("state", Text),
+            ("author_id", OptInt),
+            ("draft", Bool),
+            ("squash", Bool),
+            ("force_remove_source_branch", Bool),
+            ("should_remove_source_branch", OptBool),
+            ("merged_by_id", OptInt),
+            ("merged_at", OptInt),
+            ("closed_by_id", OptInt),
+            ("closed_at", OptInt),
+            ("merge_commit_sha", OptText),
+            ("squash_commit_sha", OptText),
+            ("merge_error", OptText),
+            ("head_sha", OptText),
+            ("base_sha", OptText),
+            ("start_sha", OptText),
+            ("changes_count", OptInt),
+            ("created_at", Int),
+            ("updated_at", Int),
+        ],
+    ),
+    (
+        "merge_request_diffs",
+        &[
+            ("id", Int),
+            ("merge_request_id", Int),
+            ("head_sha", Text),
+            ("base_sha", OptText),
+            ("start_sha", OptText),
+            ("state", Text),
+            ("files_count", Int),
+            ("commits_count", Int),
+            ("created_at", Int),
+        ],
+    ),
+    ("merge_request_assignees", &[("merge_request_id", Int), ("user_id", Int), ("position", Int)]),
+    ("merge_request_reviewers", &[("merge_request_id", Int), ("user_id", Int), ("state", Text), ("created_at", Int)]),
 ];
 
 /// Tables whose `id` is an identity column to move past the copied ids.
@@ -358,6 +456,11 @@ const IDENTITIES: &[&str] = &[
     "project_group_links",
     "group_group_links",
     "deploy_tokens",
+    "labels",
+    "issues",
+    "notes",
+    "merge_requests",
+    "merge_request_diffs",
 ];
 
 /// One value of a copied row.
@@ -367,6 +470,7 @@ enum Value {
     Text(Option<String>),
     Bytes(Vec<u8>),
     Bool(bool),
+    OptBool(Option<bool>),
 }
 
 fn read(row: &Row, index: usize, kind: Kind) -> StoreResult<Value> {
@@ -377,6 +481,7 @@ fn read(row: &Row, index: usize, kind: Kind) -> StoreResult<Value> {
         OptText => Value::Text(row.opt_string(index)?),
         Bytes => Value::Bytes(row.bytes(index)?),
         Bool => Value::Bool(row.bool(index)?),
+        OptBool => Value::OptBool(row.opt_bool(index)?),
     })
 }
 
@@ -388,6 +493,7 @@ impl Value {
             Value::Text(v) => v,
             Value::Bytes(v) => v,
             Value::Bool(v) => v,
+            Value::OptBool(v) => v,
         }
     }
 }

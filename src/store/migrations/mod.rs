@@ -127,6 +127,18 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0015_access_tokens.sqlite.sql"),
         postgres: include_str!("0015_access_tokens.postgres.sql"),
     },
+    // 16 (issue #39, decisions D10): merge requests, their iid sequence,
+    // diff versions, assignees and reviewers.
+    Migration {
+        sqlite: include_str!("0016_merge_requests.sqlite.sql"),
+        postgres: include_str!("0016_merge_requests.postgres.sql"),
+    },
+    // 17 (issue #40): labels and their links to issues
+    // and merge requests, per-project internal ids, issues and their assignees, notes.
+    Migration {
+        sqlite: include_str!("0017_issues_labels_notes.sqlite.sql"),
+        postgres: include_str!("0017_issues_labels_notes.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.

@@ -1,0 +1,106 @@
+//! The issues a description closes, as GitLab's `Gitlab::ClosingIssueExtractor` finds them
+//! with the default `issue_closing_pattern` (`config/initializers/1_settings.rb`):
+//!
+//! ```text
+//! \b((?:[Cc]los(?:e[sd]?|ing)|\b[Ff]ix(?:e[sd]|ing)?|\b[Rr]esolv(?:e[sd]?|ing)|\b[Ii]mplement(?:s|ed|ing)?)(:?) +
+//!   (?:(?:issues? +)?%{issue_ref}(?:(?: *,? +and +| *,? *)?)|([A-Z][A-Z0-9_]+-\d+))+)
+//! ```
+//!
+//! (its separator ` *,? +and +` written here as the equivalent ` +and +| *, +and +`: the
+//! `regex` crate, 1.x as locked, stops `(?:#\d+(?: *,? +and +| *,? *)?)+` after `#5 ` in
+//! `#5 and #6`, where a backtracking engine goes on), where `%{issue_ref}` is an issue reference (`#12`, `group/project#12`) or link
+//! (`https://host/group/project/-/issues/12`). Every reference inside a matched phrase counts
+//! (`Closes #1, #2 and #3`). Only the references to the project itself are returned: the
+//! merge-request helpers build `closes_issues` of these iids.
+
+use regex::Regex;
+use std::sync::OnceLock;
+
+const ISSUE_REF: &str = r"(?:(?:[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)+)?#\d+|https?://[^\s]+?/(?:-/)?issues/\d+)";
+
+fn closing() -> &'static Regex {
+    static PATTERN: OnceLock<Regex> = OnceLock::new();
+    PATTERN.get_or_init(|| {
+        let pattern = format!(
+            r"\b((?:[Cc]los(?:e[sd]?|ing)|\b[Ff]ix(?:e[sd]|ing)?|\b[Rr]esolv(?:e[sd]?|ing)|\b[Ii]mplement(?:s|ed|ing)?)(:?) +(?:(?:issues? +)?{ISSUE_REF}(?:(?: +and +| *, +and +| *,? *)?)|([A-Z][A-Z0-9_]+-\d+))+)"
+        );
+        Regex::new(&pattern).unwrap_or_else(|e| panic!("the closing pattern compiles: {e}"))
+    })
+}
+
+fn reference() -> &'static Regex {
+    static PATTERN: OnceLock<Regex> = OnceLock::new();
+    PATTERN.get_or_init(|| {
+        Regex::new(
+            r"https?://[^\s]+?/(?P<lpath>[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)+)/(?:-/)?issues/(?P<liid>\d+)|(?P<path>[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)+)?#(?P<iid>\d+)",
+        )
+        .unwrap_or_else(|e| panic!("the reference pattern compiles: {e}"))
+    })
+}
+
+/// The iids of the issues of project `full_path` that `text` closes, in the order first named.
+pub fn closed_issue_iids(text: &str, full_path: &str) -> Vec<i64> {
+    let mut out = Vec::new();
+    for phrase in closing().find_iter(text) {
+        for found in reference().captures_iter(phrase.as_str()) {
+            let (path, iid) = match (found.name("liid"), found.name("iid")) {
+                (Some(iid), _) => (found.name("lpath").map(|p| p.as_str().trim_end_matches("/-")), iid.as_str()),
+                (None, Some(iid)) => (found.name("path").map(|p| p.as_str()), iid.as_str()),
+                (None, None) => continue,
+            };
+            // A link names its project by the path after the host; a link's path may carry a
+            // relative URL root before the project's, so it need only end with it.
+            let ours = match path {
+                None => true,
+                Some(path) => {
+                    path.eq_ignore_ascii_case(full_path)
+                        || (found.name("liid").is_some()
+                            && path.to_ascii_lowercase().ends_with(&format!("/{}", full_path.to_ascii_lowercase())))
+                }
+            };
+            if let (true, Ok(iid)) = (ours, iid.parse::<i64>()) {
+                if iid > 0 && !out.contains(&iid) {
+                    out.push(iid);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::closed_issue_iids as closes;
+
+    #[test]
+    fn gitlab_default_keywords_and_lists() {
+        assert_eq!(closes("Closes #1", "g/p"), [1]);
+        assert_eq!(closes("fixes #2 and resolves #3", "g/p"), [2, 3]);
+        assert_eq!(closes("Fix: #4", "g/p"), [4]);
+        assert_eq!(closes("Closes #4, #6, and #7", "g/p"), [4, 6, 7]);
+        assert_eq!(closes("This Implements issue #8.", "g/p"), [8]);
+        assert_eq!(closes("Resolving issues #9 #10", "g/p"), [9, 10]);
+        assert_eq!(closes("closed #11\nfixing #12", "g/p"), [11, 12]);
+        assert_eq!(closes("Closes #1 and closes #1", "g/p"), [1]);
+    }
+
+    #[test]
+    fn what_does_not_close() {
+        assert!(closes("Related to #1", "g/p").is_empty());
+        assert!(closes("#1 is closed", "g/p").is_empty());
+        assert!(closes("Closes#1", "g/p").is_empty(), "a space is needed");
+        assert!(closes("Enclosed #1", "g/p").is_empty(), "a word boundary before the keyword");
+        assert!(closes("Fixs #1", "g/p").is_empty());
+        assert!(closes("CLOSES #1", "g/p").is_empty(), "only the first letter may be a capital");
+        assert!(closes("", "g/p").is_empty());
+    }
+
+    #[test]
+    fn references_to_other_projects_are_not_ours() {
+        assert_eq!(closes("Closes other/proj#5 and g/p#6", "g/p"), [6]);
+        assert_eq!(closes("Fixes https://gitlab.example.com/g/p/-/issues/7", "g/p"), [7]);
+        assert_eq!(closes("Fixes https://gitlab.example.com/g/p/issues/8", "g/p"), [8]);
+        assert!(closes("Fixes https://gitlab.example.com/o/q/-/issues/9", "g/p").is_empty());
+        assert_eq!(closes("Closes G/P#3", "g/p"), [3], "paths ignore case");
+    }
+}
