@@ -57,6 +57,7 @@ fn mergeability_agrees_with_git_merge_tree() {
         ("clean", false),
         ("conflict", true),
         ("rename", false),
+        ("rename-both", true),
         ("binary", true),
         ("binary-one", false),
         ("submodule", false),

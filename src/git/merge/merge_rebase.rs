@@ -40,7 +40,7 @@ pub fn rebase(
     }
     picks.reverse();
     let staging = Staging::new(repo);
-    let mut engine = Engine::new(&staging.repo)?;
+    let mut engine = Engine::new(&staging.repo);
     let empty = ObjectId::empty_tree(repo.object_hash());
     let mut head = onto;
     let mut head_tree = tree_of(repo, onto)?;

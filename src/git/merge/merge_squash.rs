@@ -30,7 +30,7 @@ pub fn squash(
             Some(base) => tree_of(repo, base)?,
             None => ObjectId::empty_tree(repo.object_hash()),
         };
-        let mut engine = Engine::new(&staging.repo)?;
+        let mut engine = Engine::new(&staging.repo);
         let merged =
             engine.merge(base_tree, tree_of(repo, start)?, tree_of(repo, source)?, ("base", "start", "source"))?;
         if !merged.conflicts.is_empty() {

@@ -48,17 +48,23 @@ pub struct TreeMerge {
 }
 
 /// Merges trees in one repository, keeping gix's caches across merges (a rebase merges once
-/// per replayed commit).
+/// per replayed commit). They are made on the first merge that needs more than ort's trivial
+/// resolution ([`trivial`]).
 pub struct Engine<'r> {
     repo: &'r gix::Repository,
+    full: Option<Full>,
+}
+
+/// What gix's full tree merge needs.
+struct Full {
     diff_cache: gix::diff::blob::Platform,
     blob_merge: plumbing::blob::Platform,
     options: plumbing::tree::Options,
     state: gix::diff::tree::State,
 }
 
-impl<'r> Engine<'r> {
-    pub fn new(repo: &'r gix::Repository) -> Result<Engine<'r>, MergeError> {
+impl Full {
+    fn new(repo: &gix::Repository) -> Result<Full, MergeError> {
         let diff_cache = repo.diff_resource_cache_for_tree_diff().map_err(broken)?;
         let filter = gix::filter::plumbing::Pipeline::new(
             repo.command_context().map_err(broken)?,
@@ -81,7 +87,13 @@ impl<'r> Engine<'r> {
             Default::default(),
         );
         let options: plumbing::tree::Options = repo.tree_merge_options().map_err(broken)?.into();
-        Ok(Engine { repo, diff_cache, blob_merge, options, state: Default::default() })
+        Ok(Full { diff_cache, blob_merge, options, state: Default::default() })
+    }
+}
+
+impl<'r> Engine<'r> {
+    pub fn new(repo: &'r gix::Repository) -> Engine<'r> {
+        Engine { repo, full: None }
     }
 
     /// Merges `ours` and `theirs` (trees) over `base` (a tree; the empty tree for unrelated
@@ -94,10 +106,17 @@ impl<'r> Engine<'r> {
         labels: (&str, &str, &str),
     ) -> Result<TreeMerge, MergeError> {
         let repo = self.repo;
+        if let Some(tree) = trivial(repo, Some(base), ours, theirs)? {
+            return Ok(TreeMerge { tree, conflicts: Vec::new() });
+        }
         let labels = plumbing::blob::builtin_driver::text::Labels {
             ancestor: Some(labels.0.into()),
             current: Some(labels.1.into()),
             other: Some(labels.2.into()),
+        };
+        let full = match &mut self.full {
+            Some(full) => full,
+            none => none.insert(Full::new(repo)?),
         };
         let mut outcome = plumbing::tree(
             &base,
@@ -106,10 +125,10 @@ impl<'r> Engine<'r> {
             labels,
             &repo.objects,
             |buf| repo.write_buf(gix::object::Kind::Blob, buf),
-            &mut self.state,
-            &mut self.diff_cache,
-            &mut self.blob_merge,
-            self.options.clone(),
+            &mut full.state,
+            &mut full.diff_cache,
+            &mut full.blob_merge,
+            full.options.clone(),
         )
         .map_err(broken)?;
         let how = plumbing::tree::TreatAsUnresolved::git();
@@ -126,6 +145,82 @@ impl<'r> Engine<'r> {
         let tree = outcome.tree.write(|tree| repo.write(tree)).map_err(broken)?;
         Ok(TreeMerge { tree, conflicts })
     }
+}
+
+/// One entry of a tree: its mode and object.
+type Slot = Option<(gix::objs::tree::EntryMode, ObjectId)>;
+
+/// The entries of the tree `id` by name (`None`: no tree, nothing in it).
+fn entries(
+    repo: &gix::Repository,
+    id: Option<ObjectId>,
+) -> Result<std::collections::BTreeMap<Vec<u8>, (gix::objs::tree::EntryMode, ObjectId)>, MergeError> {
+    let mut out = std::collections::BTreeMap::new();
+    let Some(id) = id else { return Ok(out) };
+    let tree = repo.find_tree(id).map_err(broken)?;
+    for entry in tree.iter() {
+        let entry = entry.map_err(broken)?;
+        out.insert(entry.filename().to_vec(), (entry.mode(), entry.object_id()));
+    }
+    Ok(out)
+}
+
+/// ort's trivial directory resolution, as the whole merge when it suffices: walking the three
+/// trees together, a path one side left as the base has it takes the other side's version
+/// (a whole directory at once, never opened), a path both changed the same way takes it, and
+/// only directories both sides changed are opened. Any path both sides changed differently, or
+/// both removed (a rename on each side, or a rename against a removal, may hide there), leaves
+/// the merge to gix's full tree merge (`None`). Renames need no detection otherwise: a rename on
+/// one side only touches paths the other side left alone, and its result is that side's.
+/// A merge whose target moved little (the usual merge request) reads only the trees along the
+/// target's own changes.
+fn trivial(
+    repo: &gix::Repository,
+    base: Option<ObjectId>,
+    ours: ObjectId,
+    theirs: ObjectId,
+) -> Result<Option<ObjectId>, MergeError> {
+    if Some(ours) == base || ours == theirs {
+        return Ok(Some(theirs));
+    }
+    if Some(theirs) == base {
+        return Ok(Some(ours));
+    }
+    let (b, o, t) = (entries(repo, base)?, entries(repo, Some(ours))?, entries(repo, Some(theirs))?);
+    let mut names: Vec<&Vec<u8>> = b.keys().chain(o.keys()).chain(t.keys()).collect();
+    names.sort();
+    names.dedup();
+    let mut merged = gix::objs::Tree::empty();
+    for name in names {
+        let (bs, os, ts): (Slot, Slot, Slot) = (b.get(name).copied(), o.get(name).copied(), t.get(name).copied());
+        let pick = if os == ts {
+            match os {
+                None => return Ok(None),
+                some => some,
+            }
+        } else if os == bs {
+            ts
+        } else if ts == bs {
+            os
+        } else {
+            match (bs, os, ts) {
+                (base @ (None | Some((_, _))), Some((om, oid)), Some((tm, tid)))
+                    if om.is_tree() && tm.is_tree() && base.is_none_or(|(bm, _)| bm.is_tree()) =>
+                {
+                    match trivial(repo, base.map(|(_, id)| id), oid, tid)? {
+                        Some(id) => Some((om, id)),
+                        None => return Ok(None),
+                    }
+                }
+                _ => return Ok(None),
+            }
+        };
+        if let Some((mode, oid)) = pick {
+            merged.entries.push(gix::objs::tree::Entry { mode, filename: name.as_slice().into(), oid });
+        }
+    }
+    merged.entries.sort();
+    Ok(Some(repo.write_object(&merged).map_err(broken)?.detach()))
 }
 
 /// Merges the commits `target` and `source` as a merge commit of `source` into `target` would
@@ -148,7 +243,7 @@ fn merge_over(
     source: ObjectId,
     bases: &[ObjectId],
 ) -> Result<(TreeMerge, Option<ObjectId>), MergeError> {
-    let mut engine = Engine::new(repo)?;
+    let mut engine = Engine::new(repo);
     let base_tree = match bases {
         [] => ObjectId::empty_tree(repo.object_hash()),
         [one] => tree_of(repo, *one)?,
