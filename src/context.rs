@@ -70,6 +70,7 @@ impl Context {
         let events = Events::new(vec![
             Arc::new(DefaultBranch),
             Arc::new(OpenHandles),
+            Arc::new(crate::events::refresh::Refresh),
             Arc::clone(&maintenance) as Arc<dyn Listener>,
         ]);
         Ok(Context {

@@ -105,6 +105,9 @@ pub enum ApiError {
     Conflict(String),
     /// 422 `{"message": text}`.
     Unprocessable(String),
+    /// `{"message": message}` with `status`: a service's errors as GitLab renders a list of
+    /// them (`{"message":["..."]}`, merge requests' 409 and 422).
+    Messages { status: u16, message: Value },
     /// 429 `{"message":{"error": text}}` with `Retry-After` seconds.
     TooManyRequests { message: String, retry_after: u64 },
     /// 503: the store cannot serve the request now; the reason says why (the data directory is
@@ -149,6 +152,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType => 415,
             ApiError::Conflict(_) => 409,
             ApiError::Unprocessable(_) => 422,
+            ApiError::Messages { status, .. } => *status,
             ApiError::TooManyRequests { .. } => 429,
             ApiError::Unavailable(_) => 503,
             ApiError::Internal(_) => 500,
@@ -174,7 +178,7 @@ impl ApiError {
             ApiError::InvalidParam(p) => json!({"error": format!("{p} is invalid")}),
             ApiError::InvalidValue(p) => json!({"error": format!("{p} does not have a valid value")}),
             ApiError::ParamError(text) => json!({"error": text}),
-            ApiError::Validation(message) => json!({"message": message}),
+            ApiError::Validation(message) | ApiError::Messages { message, .. } => json!({"message": message}),
             ApiError::BadRequest(reason) => json!({"message": format!("400 Bad request - {reason}")}),
             ApiError::MethodNotAllowed => json!({"message": "405 Method Not Allowed"}),
             ApiError::PayloadTooLarge => json!({"message": "413 Request Entity Too Large"}),

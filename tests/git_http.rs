@@ -983,8 +983,9 @@ struct Heard(std::sync::Mutex<Vec<forgecore::events::RefsMoved>>);
 
 impl forgecore::events::Listener for Heard {
     fn heard(&self, event: &forgecore::events::Event) {
-        let forgecore::events::Event::RefsMoved(moved) = event;
-        self.0.lock().unwrap().push(moved.clone());
+        if let forgecore::events::Event::RefsMoved(moved) = event {
+            self.0.lock().unwrap().push(moved.clone());
+        }
     }
 }
 

@@ -19,6 +19,7 @@ pub mod conditional;
 pub mod groups;
 pub mod member_roles;
 pub mod members;
+pub mod merge_requests;
 pub mod monitoring;
 pub mod namespaces;
 pub mod pagination;

@@ -40,6 +40,20 @@ pub enum ProjectAbility {
     /// Delete or restore it (GitLab's `remove_project`): Owner, or a custom role's
     /// `remove_project`.
     RemoveProject,
+    /// Read its merge requests, their diffs and commits (GitLab's `read_merge_request`):
+    /// Reporter and above, anyone who may read a public or internal project's code, or a
+    /// custom role's `admin_merge_request`; a Guest of a private project may not.
+    ReadMergeRequest,
+    /// Open a merge request from and into it (GitLab's `create_merge_request_from` with
+    /// `create_merge_request_in`): Developer and above, or a custom role's
+    /// `admin_merge_request` (which also grants `download_code`); not in an archived project.
+    CreateMergeRequest,
+    /// Change any of its merge requests (GitLab's `update_merge_request`): Developer and
+    /// above; a merge request's author and assignees may change theirs too, which the merge
+    /// request's own operations add. Not in an archived project.
+    UpdateMergeRequest,
+    /// Delete a merge request (GitLab's `destroy_merge_request`): Owner.
+    DestroyMergeRequest,
 }
 
 /// The caller's standing on one project.
@@ -88,6 +102,12 @@ impl ProjectAccess {
             || self.has_flag("admin_merge_request")
     }
 
+    /// GitLab's `read_merge_request`: as [`Self::can_download_code`] (a custom role's
+    /// `read_code` alone reads code, not merge requests).
+    pub fn can_read_merge_requests(&self, visibility: Visibility) -> bool {
+        self.can_download_code(visibility)
+    }
+
     /// GitLab's `download_code`: as [`Self::can_read_code`] without the `read_code` flag, but
     /// with `admin_merge_request`, whose custom ability enables `download_code` (EE's
     /// `custom_roles` policy: reviewing merge requests means fetching their code).
@@ -132,6 +152,14 @@ pub fn authorize_project(db: &mut Db, caller: &Caller, project: &Project, abilit
         ProjectAbility::ChangeVisibility => access.admin || access.level >= OWNER,
         ProjectAbility::ArchiveProject => access.admin || access.level >= OWNER || access.has_flag("archive_project"),
         ProjectAbility::RemoveProject => access.admin || access.level >= OWNER || access.has_flag("remove_project"),
+        ProjectAbility::ReadMergeRequest => access.can_read_merge_requests(project.visibility),
+        ProjectAbility::CreateMergeRequest => {
+            !project.archived
+                && (access.admin || access.level >= DEVELOPER || access.has_flag("admin_merge_request"))
+                && access.can_download_code(project.visibility)
+        }
+        ProjectAbility::UpdateMergeRequest => !project.archived && (access.admin || access.level >= DEVELOPER),
+        ProjectAbility::DestroyMergeRequest => access.admin || access.level >= OWNER,
     };
     if allowed {
         Ok(())

@@ -215,6 +215,27 @@ pub fn decide(
     }
 }
 
+/// Whether `caller` may merge into `branch` (GitLab's `can_be_merged_by?`:
+/// `can_push_to_branch? || can_merge_to_branch?`): an unprotected branch takes Developers, a
+/// protected one its push or its merge access level. The caller's right to update merge
+/// requests at all is the caller's to check.
+pub fn can_merge(
+    db: &mut Db,
+    caller: &Caller,
+    project: &Project,
+    default_branch: Option<&str>,
+    branch: &str,
+) -> ApiResult<bool> {
+    if project.archived {
+        return Ok(false);
+    }
+    let access = ProjectAccess::of(db, caller, project)?;
+    Ok(match protection_of(db, project, default_branch, branch)? {
+        None => access.admin || access.level >= DEVELOPER,
+        Some(rule) => reaches(&access, rule.push_access_level) || reaches(&access, rule.merge_access_level),
+    })
+}
+
 /// Whether `caller` may push to `branch` (the Branch entity's `can_push`).
 pub fn can_push(
     db: &mut Db,

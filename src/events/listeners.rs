@@ -30,12 +30,12 @@ pub struct DefaultBranch;
 impl Listener for DefaultBranch {
     /// Only a change that created a branch can have made a project's first one.
     fn durable(&self, event: &Event) -> bool {
-        let Event::RefsMoved(moved) = event;
+        let Event::RefsMoved(moved) = event else { return false };
         moved.updates.iter().any(|u| u.old.is_none() && u.new.is_some() && u.name.starts_with("refs/heads/"))
     }
 
     fn record(&self, db: &mut Db, event: &Event) -> Result<(), ApiError> {
-        let Event::RefsMoved(moved) = event;
+        let Event::RefsMoved(moved) = event else { return Ok(()) };
         let repo = git::open(&moved.git_dir).map_err(ApiError::internal)?;
         let Some(default) = git::write::refs::follow_first_branch(&repo).map_err(ApiError::internal)? else {
             return Ok(());
@@ -78,7 +78,7 @@ pub struct OpenHandles;
 
 impl Listener for OpenHandles {
     fn heard(&self, event: &Event) {
-        let Event::RefsMoved(moved) = event;
+        let Event::RefsMoved(moved) = event else { return };
         if moved.through == Through::Push {
             git::forget(&moved.repository);
             git::forget(&moved.git_dir);
@@ -89,7 +89,7 @@ impl Listener for OpenHandles {
 /// Queues the repository whose refs moved for maintenance.
 impl Listener for Maintenance {
     fn heard(&self, event: &Event) {
-        let Event::RefsMoved(moved) = event;
+        let Event::RefsMoved(moved) = event else { return };
         self.after_refs_changed(&moved.git_dir);
     }
 }

@@ -2,7 +2,9 @@
 //! as a typed [`Event`], from the place that made it, and every party that must know of it is
 //! a [`Listener`] of the context's [`Events`]. No operation calls a listener by hand.
 //!
-//! Today's events are refs moved ([`RefsMoved`]): by the API's write path (files, commits,
+//! Today's events are refs moved ([`RefsMoved`]) and merge requests changed
+//! ([`MergeRequestChanged`], announced by their operations and by the [`refresh`] listener,
+//! which hears refs moved and records what they did to merge requests). Refs moved come from the API's write path (files, commits,
 //! branches, tags, the changelog commit), announced by the operation with the
 //! [`RefUpdate`]s the write path reported, and by a push, announced by the transport when
 //! receive-pack has ended. Today's listeners ([`listeners`]) are the default branch of an empty
@@ -22,6 +24,7 @@
 //! (which the listeners use); it knows nothing of HTTP, the API or the transport.
 
 pub mod listeners;
+pub mod refresh;
 
 use crate::error::ApiError;
 use crate::git::write::RefUpdate;
@@ -33,6 +36,31 @@ use std::sync::{Arc, RwLock, RwLockReadGuard};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
     RefsMoved(RefsMoved),
+    /// A merge request was opened, changed, closed, reopened or merged (decisions D10): by
+    /// its REST operations, or by the refresh after a ref moved ([`refresh`]).
+    MergeRequest(Box<MergeRequestChanged>),
+}
+
+/// What happened to a merge request, and the merge request after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeRequestChanged {
+    pub action: MergeRequestAction,
+    pub merge_request: crate::store::merge_requests::MergeRequest,
+    /// The merge request before an update (`Updated` only): what changed, for a hook's `changes`.
+    pub previous: Option<crate::store::merge_requests::MergeRequest>,
+    /// Who did it (`None`: a job token, or nobody known).
+    pub user_id: Option<i64>,
+}
+
+/// GitLab's merge request hook actions (`open`, `update`, `close`, `reopen`, `merge`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MergeRequestAction {
+    Opened,
+    /// Title, description, branches, people, flags, or a new diff version (a push).
+    Updated,
+    Closed,
+    Reopened,
+    Merged,
 }
 
 /// References of one project's repository moved.
@@ -75,6 +103,14 @@ pub trait Listener: Send + Sync {
         Ok(())
     }
 
+    /// As [`record`](Listener::record), for a listener that makes changes of its own in that
+    /// transaction (the merge-request refresh): the events of those changes, which every
+    /// durable listener then records in the same transaction and every listener hears after
+    /// `event`.
+    fn record_changes(&self, db: &mut Db, event: &Event) -> Result<Vec<Event>, ApiError> {
+        self.record(db, event).map(|()| Vec::new())
+    }
+
     /// The change is done: act on it in memory. Never fails, never blocks for long.
     fn heard(&self, event: &Event);
 }
@@ -103,20 +139,43 @@ impl Events {
     /// A change outside the store is done (a ref moved): the durable listeners record it in
     /// one transaction of `store`, then every listener hears it.
     pub fn announce(&self, store: &Store, event: Event) -> Result<(), ApiError> {
-        if self.listeners().iter().any(|l| l.durable(&event)) {
-            store.write(|db| self.record(db, &event))?;
-        }
+        let followed = if self.listeners().iter().any(|l| l.durable(&event)) {
+            store.write(|db| self.record(db, &event))?
+        } else {
+            Vec::new()
+        };
         self.heard(&event);
+        for event in &followed {
+            self.heard(event);
+        }
         Ok(())
     }
 
-    /// Inside the transaction `db` of a store change: the durable listeners record `event`.
-    /// The code making the change calls [`heard`](Events::heard) once it is committed.
-    pub fn record(&self, db: &mut Db, event: &Event) -> Result<(), ApiError> {
-        for listener in self.listeners().iter().filter(|l| l.durable(event)) {
-            listener.record(db, event)?;
+    /// Inside the transaction `db` of a store change: the durable listeners record `event`,
+    /// and the events of the changes they made in turn (breadth first). The code making the
+    /// change calls [`heard`](Events::heard) for `event` and then for each returned event, in
+    /// order, once it is committed.
+    pub fn record(&self, db: &mut Db, event: &Event) -> Result<Vec<Event>, ApiError> {
+        let mut followed = Vec::new();
+        let mut next = 0;
+        let mut current = event.clone();
+        loop {
+            for listener in self.listeners().iter().filter(|l| l.durable(&current)) {
+                followed.extend(listener.record_changes(db, &current)?);
+            }
+            let Some(event) = followed.get(next) else { break };
+            current = event.clone();
+            next += 1;
         }
-        Ok(())
+        Ok(followed)
+    }
+
+    /// Every listener hears `event` and then the events its recording led to.
+    pub fn heard_all(&self, event: &Event, followed: &[Event]) {
+        self.heard(event);
+        for event in followed {
+            self.heard(event);
+        }
     }
 
     /// Every listener hears `event`, which is done.
@@ -149,7 +208,7 @@ mod tests {
             if self.fail {
                 return Err(ApiError::validation("refused"));
             }
-            let Event::RefsMoved(moved) = event;
+            let Event::RefsMoved(moved) = event else { return Ok(()) };
             crate::store::rate_limits::hit(db, &format!("probe:{}", moved.project_id), 100, 60, 0)?;
             Ok(())
         }

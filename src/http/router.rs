@@ -9,6 +9,7 @@
 use super::request::Request;
 use crate::api::member_roles::{self, Scope};
 use crate::api::members::{self, Scope as Members};
+use crate::api::merge_requests::{self as mrs, list::From as MrList};
 use crate::api::repository::{
     archive, blobs, branches, changelog, commits, compare, contributors, files, health, merge_base, tags, tree,
 };
@@ -171,6 +172,43 @@ pub static ROUTES: &[Route] = &[
     route!("GET", "/projects/:id/protected_branches/:name", |c, _, a| protected_branches::get::get(c, a[0], a[1])),
     route!("DELETE", "/projects/:id/protected_branches/:name", |c, _, a| {
         protected_branches::delete::delete(c, a[0], a[1])
+    }),
+    // Merge requests.
+    route!("GET", "/merge_requests", |c, r, _| mrs::list::list(c, MrList::Instance, &r.params)),
+    route!("GET", "/groups/:id/merge_requests", |c, r, a| mrs::list::list(c, MrList::Group(a[0]), &r.params)),
+    route!("GET", "/projects/:id/merge_requests", |c, r, a| mrs::list::list(c, MrList::Project(a[0]), &r.params)),
+    route!("POST", "/projects/:id/merge_requests", |c, r, a| mrs::create::create(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid", |c, r, a| mrs::get::get(c, a[0], a[1], &r.params)),
+    route!("PUT", "/projects/:id/merge_requests/:merge_request_iid", |c, r, a| {
+        mrs::update::update(c, a[0], a[1], &r.params)
+    }),
+    route!("DELETE", "/projects/:id/merge_requests/:merge_request_iid", |c, _, a| mrs::delete::delete(c, a[0], a[1])),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/commits", |c, r, a| {
+        mrs::commits::commits(c, a[0], a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/changes", |c, r, a| {
+        mrs::changes::changes(c, a[0], a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/diffs", |c, r, a| {
+        mrs::diffs::diffs(c, a[0], a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/raw_diffs", |c, _, a| {
+        mrs::raw_diffs::raw_diffs(c, a[0], a[1])
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/versions", |c, _, a| {
+        mrs::versions::list(c, a[0], a[1])
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/versions/:version_id", |c, r, a| {
+        mrs::versions::get(c, a[0], a[1], a[2], &r.params)
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/participants", |c, _, a| {
+        mrs::participants::participants(c, a[0], a[1])
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/reviewers", |c, _, a| {
+        mrs::reviewers::reviewers(c, a[0], a[1])
+    }),
+    route!("GET", "/projects/:id/repository/commits/:sha/merge_requests", |c, r, a| {
+        mrs::by_commit::list(c, a[0], a[1], &r.params)
     }),
     // Repositories.
     route!("GET", "/projects/:id/repository/tree", |c, r, a| tree::list(c, a[0], &r.params)),

@@ -17,6 +17,7 @@ enum Kind {
     OptText,
     Bytes,
     Bool,
+    OptBool,
 }
 
 use Kind::*;
@@ -158,6 +159,55 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
         ],
     ),
     ("health_reports", &[("project_id", Int), ("report", Text), ("updated_at", Int)]),
+    ("merge_request_iids", &[("project_id", Int), ("last_value", Int)]),
+    (
+        "merge_requests",
+        &[
+            ("id", Int),
+            ("iid", Int),
+            ("target_project_id", Int),
+            ("source_project_id", OptInt),
+            ("source_branch", Text),
+            ("target_branch", Text),
+            ("title", Text),
+            ("description", OptText),
+            ("state", Text),
+            ("author_id", OptInt),
+            ("draft", Bool),
+            ("squash", Bool),
+            ("force_remove_source_branch", Bool),
+            ("should_remove_source_branch", OptBool),
+            ("merged_by_id", OptInt),
+            ("merged_at", OptInt),
+            ("closed_by_id", OptInt),
+            ("closed_at", OptInt),
+            ("merge_commit_sha", OptText),
+            ("squash_commit_sha", OptText),
+            ("merge_error", OptText),
+            ("head_sha", OptText),
+            ("base_sha", OptText),
+            ("start_sha", OptText),
+            ("changes_count", OptInt),
+            ("created_at", Int),
+            ("updated_at", Int),
+        ],
+    ),
+    (
+        "merge_request_diffs",
+        &[
+            ("id", Int),
+            ("merge_request_id", Int),
+            ("head_sha", Text),
+            ("base_sha", OptText),
+            ("start_sha", OptText),
+            ("state", Text),
+            ("files_count", Int),
+            ("commits_count", Int),
+            ("created_at", Int),
+        ],
+    ),
+    ("merge_request_assignees", &[("merge_request_id", Int), ("user_id", Int), ("position", Int)]),
+    ("merge_request_reviewers", &[("merge_request_id", Int), ("user_id", Int), ("state", Text), ("created_at", Int)]),
 ];
 
 /// Tables whose `id` is an identity column to move past the copied ids.
@@ -170,6 +220,8 @@ const IDENTITIES: &[&str] = &[
     "job_tokens",
     "member_roles",
     "members",
+    "merge_requests",
+    "merge_request_diffs",
 ];
 
 /// One value of a copied row.
@@ -179,6 +231,7 @@ enum Value {
     Text(Option<String>),
     Bytes(Vec<u8>),
     Bool(bool),
+    OptBool(Option<bool>),
 }
 
 fn read(row: &Row, index: usize, kind: Kind) -> StoreResult<Value> {
@@ -189,6 +242,7 @@ fn read(row: &Row, index: usize, kind: Kind) -> StoreResult<Value> {
         OptText => Value::Text(row.opt_string(index)?),
         Bytes => Value::Bytes(row.bytes(index)?),
         Bool => Value::Bool(row.bool(index)?),
+        OptBool => Value::OptBool(row.opt_bool(index)?),
     })
 }
 
@@ -200,6 +254,7 @@ impl Value {
             Value::Text(v) => v,
             Value::Bytes(v) => v,
             Value::Bool(v) => v,
+            Value::OptBool(v) => v,
         }
     }
 }

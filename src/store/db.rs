@@ -153,6 +153,16 @@ impl Row<'_> {
     }
 }
 
+impl Row<'_> {
+    /// A nullable boolean, as [`Row::bool`].
+    pub fn opt_bool(&self, index: usize) -> StoreResult<Option<bool>> {
+        match self {
+            Row::Sqlite(row) => row.get::<_, Option<i64>>(index).map(|n| n.map(|n| n != 0)).map_err(StoreError::from),
+            Row::Postgres(row) => row.try_get(index).map_err(StoreError::from),
+        }
+    }
+}
+
 /// `sql` with PostgreSQL's `$N` placeholders as SQLite's `?N`.
 pub(super) fn sqlite_placeholders(sql: &str) -> String {
     let mut out = String::with_capacity(sql.len());

@@ -1,5 +1,5 @@
 //! The store: users, tokens, groups, projects, protected branches, memberships, member roles,
-//! job tokens, health reports and rate-limit counters, in one of two backends behind one interface.
+//! job tokens, health reports, rate-limit counters and merge requests, in one of two backends behind one interface.
 //!
 //! - [`sqlite`]: the embedded default, one file in the data directory (zero configuration).
 //! - [`postgres`]: one PostgreSQL database shared by many hosts.
@@ -21,6 +21,7 @@ pub mod groups;
 pub mod health_reports;
 pub mod member_roles;
 pub mod members;
+pub mod merge_requests;
 pub mod migrations;
 pub mod namespaces;
 pub mod projects;

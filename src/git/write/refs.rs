@@ -82,6 +82,27 @@ pub fn create(
     }
 }
 
+/// Points the internal ref `ref_name` (`refs/merge-requests/1/head`) at `target`, whatever it
+/// named before: such refs belong to the forge, never to a push (receive-pack hides them), so
+/// the newest writer is right. Whether it moved.
+pub fn point(repo: &gix::Repository, ref_name: &str, target: ObjectId, who: &Identity) -> Result<bool, Error> {
+    let name = full_name(ref_name)?;
+    if crate::git::refs::target(repo, ref_name).map_err(broken)? == Some(target) {
+        return Ok(false);
+    }
+    let edit = RefEdit {
+        change: Change::Update {
+            log: LogChange { mode: RefLog::AndReference, force_create_reflog: false, message: "forgecore".into() },
+            expected: PreviousValue::Any,
+            new: Target::Object(target),
+        },
+        name,
+        deref: false,
+    };
+    apply(repo, edit, who, ref_name)?;
+    Ok(true)
+}
+
 /// Deletes `ref_name` if it still names `expected`.
 pub fn delete(repo: &gix::Repository, ref_name: &str, expected: ObjectId, who: &Identity) -> Result<RefUpdate, Error> {
     let edit = RefEdit {

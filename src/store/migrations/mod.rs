@@ -101,6 +101,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0010_tree_indexes.sqlite.sql"),
         postgres: include_str!("0010_tree_indexes.postgres.sql"),
     },
+    // 11 (issue #39, decisions D10): merge requests, their iid sequence, diff versions,
+    // assignees and reviewers.
+    Migration {
+        sqlite: include_str!("0013_merge_requests.sqlite.sql"),
+        postgres: include_str!("0013_merge_requests.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
