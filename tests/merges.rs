@@ -269,3 +269,229 @@ fn fast_forward_only_when_the_target_is_an_ancestor() {
     assert_eq!(git_text(&work, &["rev-parse", "clean-target"]), rebased.head.to_string());
     assert_eq!(git_text(&work, &["rev-list", "--merges", &format!("{target}..clean-target")]), "");
 }
+
+// ---- The routes: merge status, PUT .../merge, PUT .../rebase (both stores). ----
+
+use serde_json::{json, Value};
+
+const MRS: &str = "/api/v4/projects/fx%2Fm/merge_requests";
+
+struct World {
+    instance: common::TestInstance,
+    work: PathBuf,
+    developer: String,
+    reporter: String,
+    maintainer: String,
+}
+
+fn world() -> World {
+    let instance = common::open_instance(json!({"external_url": "http://forge.test"}));
+    let work = instance.run_fixture("merges.sh");
+    instance.user_with_token("root", true);
+    instance.admin_ok(json!({"command": "group_add", "path": "fx", "visibility": "public"}));
+    instance.admin_ok(json!({"command": "project_add", "path": "fx/m", "repo": work, "visibility": "public"}));
+    let common::Writers { maintainer, developer, reporter } = instance.writers("fx/m");
+    World { instance, work, developer, reporter, maintainer }
+}
+
+impl World {
+    fn call(&self, method: &str, target: &str, token: Option<&str>, body: Value) -> (u16, Value) {
+        let mut headers = vec![("Content-Type", "application/json")];
+        if let Some(token) = token {
+            headers.push(("PRIVATE-TOKEN", token));
+        }
+        let body = if body.is_null() { Vec::new() } else { body.to_string().into_bytes() };
+        self.instance.request_json(method, target, &headers, &body)
+    }
+
+    fn open(&self, case: &str, title: &str) -> Value {
+        let body = json!({"source_branch": format!("{case}-source"), "target_branch": format!("{case}-target"), "title": title});
+        let (status, mr) = self.call("POST", MRS, Some(&self.developer), body);
+        assert_eq!(status, 201, "{mr}");
+        mr
+    }
+
+    fn get(&self, iid: &Value) -> Value {
+        let (status, mr) = self.call("GET", &format!("{MRS}/{iid}"), Some(&self.developer), Value::Null);
+        assert_eq!(status, 200, "{mr}");
+        mr
+    }
+
+    fn merge(&self, iid: &Value, token: Option<&str>, body: Value) -> (u16, Value) {
+        self.call("PUT", &format!("{MRS}/{iid}/merge"), token, body)
+    }
+
+    fn settings(&self, body: Value) {
+        let (status, answer) = self.call("PUT", "/api/v4/projects/fx%2Fm", Some(&self.maintainer), body);
+        assert_eq!(status, 200, "{answer}");
+    }
+
+    fn tip(&self, branch: &str) -> String {
+        git_text(&self.work, &["rev-parse", &format!("refs/heads/{branch}")])
+    }
+}
+
+fn statuses(mr: &Value) -> (&str, &str, bool) {
+    (
+        mr["merge_status"].as_str().unwrap(),
+        mr["detailed_merge_status"].as_str().unwrap(),
+        mr["has_conflicts"].as_bool().unwrap(),
+    )
+}
+
+#[test]
+fn merge_status_is_gitlabs_for_every_case() {
+    let w = world();
+    let clean = w.open("clean", "Edit line 18");
+    assert_eq!(statuses(&clean), ("can_be_merged", "mergeable", false));
+    let conflict = w.open("conflict", "Edit line 5");
+    assert_eq!(statuses(&w.get(&conflict["iid"])), ("cannot_be_merged", "conflict", true));
+    let draft = w.open("rename", "Draft: rename f");
+    assert_eq!(statuses(&w.get(&draft["iid"])), ("can_be_merged", "draft_status", false));
+    let empty = w.open("merged", "Nothing left");
+    assert_eq!(statuses(&w.get(&empty["iid"])), ("cannot_be_merged", "commits_status", true));
+    // The list shows the same verdicts.
+    let (_, list) = w.call("GET", &format!("{MRS}?state=opened"), Some(&w.developer), Value::Null);
+    let of = |iid: &Value| list.as_array().unwrap().iter().find(|m| m["iid"] == *iid).unwrap().clone();
+    assert_eq!(of(&conflict["iid"])["detailed_merge_status"], "conflict");
+    assert_eq!(of(&clean["iid"])["detailed_merge_status"], "mergeable");
+    // A fast-forward method needs a rebase when the target moved on; a required pipeline never ran.
+    w.settings(json!({"merge_method": "ff"}));
+    assert_eq!(statuses(&w.get(&clean["iid"])), ("can_be_merged", "need_rebase", false));
+    w.settings(json!({"merge_method": "rebase_merge"}));
+    assert_eq!(statuses(&w.get(&clean["iid"])).1, "need_rebase");
+    w.settings(json!({"merge_method": "merge", "only_allow_merge_if_pipeline_succeeds": true}));
+    assert_eq!(statuses(&w.get(&clean["iid"])).1, "ci_must_pass");
+    w.settings(json!({"only_allow_merge_if_pipeline_succeeds": false}));
+    // Closed: not open. Moving the target to resolve the conflict recomputes it.
+    let (status, _) =
+        w.call("PUT", &format!("{MRS}/{}", draft["iid"]), Some(&w.developer), json!({"state_event": "close"}));
+    assert_eq!(status, 200);
+    assert_eq!(statuses(&w.get(&draft["iid"])).1, "not_open");
+    let source = w.tip("conflict-source");
+    git(&w.work, &["update-ref", "refs/heads/conflict-target", &source]);
+    let moved = w.get(&conflict["iid"]);
+    assert_ne!(moved["detailed_merge_status"], "conflict", "{moved}");
+}
+
+#[test]
+fn merge_checks_come_in_gitlabs_order() {
+    let w = world();
+    let clean = w.open("clean", "Edit line 18");
+    let iid = &clean["iid"];
+    assert_eq!(w.merge(iid, None, json!({})), (401, json!({"message": "401 Unauthorized"})));
+    assert_eq!(w.merge(iid, Some(&w.reporter), json!({})), (401, json!({"message": "401 Unauthorized"})));
+    let head = w.tip("clean-source");
+    let (status, body) = w.merge(iid, Some(&w.developer), json!({"sha": "0".repeat(40)}));
+    assert_eq!((status, body), (409, json!({"message": format!("SHA does not match HEAD of source branch: {head}")})));
+    let conflict = w.open("conflict", "Edit line 5");
+    assert_eq!(
+        w.merge(&conflict["iid"], Some(&w.developer), json!({})),
+        (405, json!({"message": "405 Method Not Allowed"}))
+    );
+    let draft = w.open("rename", "Draft: rename f");
+    assert_eq!(w.merge(&draft["iid"], Some(&w.developer), json!({})).0, 405);
+    // A project that requires squashing refuses a merge without it: 422 and merge_error.
+    w.settings(json!({"squash_option": "always"}));
+    let (status, body) = w.merge(iid, Some(&w.developer), json!({"squash": false}));
+    assert_eq!((status, body), (422, json!({"message": "Branch cannot be merged"})));
+    assert_eq!(w.get(iid)["merge_error"], "This project requires squashing commits when merge requests are accepted.");
+    assert_eq!(w.get(iid)["state"], "opened", "nothing merged");
+}
+
+#[test]
+fn a_merge_makes_gitlabs_merge_commit_and_removes_the_source_when_asked() {
+    let w = world();
+    let mr = w.open("clean", "Edit line 18");
+    let iid = &mr["iid"];
+    let (target, head) = (w.tip("clean-target"), w.tip("clean-source"));
+    let (status, merged) = w.merge(iid, Some(&w.developer), json!({"sha": head, "should_remove_source_branch": true}));
+    assert_eq!(status, 200, "{merged}");
+    assert_eq!(merged["state"], "merged");
+    assert_eq!(merged["merged_by"]["username"], "dev");
+    assert_eq!(merged["merge_user"]["username"], "dev");
+    assert!(merged["merged_at"].is_string());
+    let commit = w.tip("clean-target");
+    assert_eq!(merged["merge_commit_sha"], json!(commit));
+    assert_eq!(merged["squash_commit_sha"], Value::Null);
+    let object = git_text(&w.work, &["cat-file", "-p", &commit]);
+    assert!(object.contains(&format!("\nparent {target}\nparent {head}\n")), "{object}");
+    let message =
+        format!("Merge branch 'clean-source' into 'clean-target'\n\nEdit line 18\n\nSee merge request fx/m!{iid}");
+    assert!(object.ends_with(&message), "{object}");
+    let (git_tree, _) = git_merge_tree(&w.work, &target, &head);
+    assert_eq!(git_text(&w.work, &["rev-parse", &format!("{commit}^{{tree}}")]), git_tree);
+    // The source branch went away, and the merge request stays merged (not closed by it).
+    let branches = git_text(&w.work, &["branch", "--list", "clean-source"]);
+    assert_eq!(branches, "");
+    assert_eq!(w.get(iid)["state"], "merged");
+    assert_eq!(statuses(&w.get(iid)).1, "not_open");
+    // Merging again: not open, 405.
+    assert_eq!(w.merge(iid, Some(&w.developer), json!({})).0, 405);
+}
+
+#[test]
+fn squash_and_fast_forward_merges() {
+    let w = world();
+    let squashed = w.open("clean", "Edit line 18");
+    let (target, head) = (w.tip("clean-target"), w.tip("clean-source"));
+    let base = git_text(&w.work, &["merge-base", &target, &head]);
+    let (status, merged) = w.merge(
+        &squashed["iid"],
+        Some(&w.developer),
+        json!({"squash": true, "merge_commit_message": "Custom merge message"}),
+    );
+    assert_eq!(status, 200, "{merged}");
+    let squash = merged["squash_commit_sha"].as_str().unwrap().to_string();
+    assert_eq!(
+        git_text(&w.work, &["log", "-1", "--format=%P|%s|%an|%cn", &squash]),
+        format!("{base}|Edit line 18|dev N|dev N")
+    );
+    assert_eq!(
+        git_text(&w.work, &["log", "-1", "--format=%P|%B", "clean-target"]),
+        format!("{target} {squash}|Custom merge message")
+    );
+    assert_eq!(
+        git_text(&w.work, &["rev-parse", &format!("{squash}^{{tree}}")]),
+        git_text(&w.work, &["rev-parse", &format!("{head}^{{tree}}")])
+    );
+
+    // Fast-forward only: refused while the target moved on, then rebase and merge.
+    w.settings(json!({"merge_method": "ff"}));
+    let ff = w.open("rename", "Rename f");
+    assert_eq!(w.merge(&ff["iid"], Some(&w.developer), json!({})).0, 405);
+    let (status, body) =
+        w.call("PUT", &format!("{MRS}/{}/rebase", ff["iid"]), Some(&w.developer), json!({"skip_ci": true}));
+    assert_eq!((status, body), (202, json!({"rebase_in_progress": true})));
+    let (_, after) =
+        w.call("GET", &format!("{MRS}/{}?include_rebase_in_progress=true", ff["iid"]), Some(&w.developer), Value::Null);
+    assert_eq!(after["rebase_in_progress"], false);
+    let new_head = w.tip("rename-source");
+    assert_eq!(after["sha"], json!(new_head), "the refresh made a new version");
+    assert_eq!(after["detailed_merge_status"], "mergeable");
+    assert_eq!(git_text(&w.work, &["merge-base", "rename-target", "rename-source"]), w.tip("rename-target"));
+    assert_eq!(git_text(&w.work, &["log", "-1", "--format=%an|%cn", &new_head]), "Ann|dev N");
+    let (status, merged) = w.merge(&ff["iid"], Some(&w.developer), json!({"sha": new_head}));
+    assert_eq!(status, 200, "{merged}");
+    assert_eq!(w.tip("rename-target"), new_head, "fast-forwarded, no merge commit");
+    assert_eq!(merged["merge_commit_sha"], json!(new_head));
+}
+
+#[test]
+fn rebase_refusals_and_failures_are_gitlabs() {
+    let w = world();
+    let conflict = w.open("conflict", "Edit line 5");
+    let rebase = |token: &str| w.call("PUT", &format!("{MRS}/{}/rebase", conflict["iid"]), Some(token), Value::Null);
+    assert_eq!(rebase(&w.reporter), (403, json!({"message": "403 Forbidden - Cannot push to source branch"})));
+    let before = w.tip("conflict-source");
+    assert_eq!(rebase(&w.developer), (202, json!({"rebase_in_progress": true})));
+    assert_eq!(w.tip("conflict-source"), before, "a conflicting rebase moves nothing");
+    assert_eq!(
+        w.get(&conflict["iid"])["merge_error"],
+        "Rebase failed: Rebase locally, resolve all conflicts, then push the branch."
+    );
+    let (status, _) =
+        w.call("PUT", &format!("{MRS}/{}", conflict["iid"]), Some(&w.developer), json!({"state_event": "close"}));
+    assert_eq!(status, 200);
+    assert_eq!(rebase(&w.developer), (409, json!({"message": "409 Conflict: Resource lock"})));
+}
