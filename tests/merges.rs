@@ -495,3 +495,27 @@ fn rebase_refusals_and_failures_are_gitlabs() {
     assert_eq!(status, 200);
     assert_eq!(rebase(&w.developer), (409, json!({"message": "409 Conflict: Resource lock"})));
 }
+
+#[test]
+fn merge_ref_writes_the_test_merge() {
+    let w = world();
+    let clean = w.open("clean", "Edit line 18");
+    let target = format!("{MRS}/{}/merge_ref", clean["iid"]);
+    let (status, body) = w.call("GET", &target, Some(&w.developer), Value::Null);
+    assert_eq!(status, 200, "{body}");
+    let commit = body["commit_id"].as_str().unwrap().to_string();
+    let iid = clean["iid"].as_i64().unwrap();
+    assert_eq!(git_text(&w.work, &["rev-parse", &format!("refs/merge-requests/{iid}/merge")]), commit);
+    let parents = git_text(&w.work, &["log", "-1", "--format=%P", &commit]);
+    assert_eq!(parents, format!("{} {}", w.tip("clean-target"), w.tip("clean-source")));
+    let (git_tree, _) = git_merge_tree(&w.work, "clean-target", "clean-source");
+    assert_eq!(git_text(&w.work, &["rev-parse", &format!("{commit}^{{tree}}")]), git_tree);
+    // Asked again: the ref moves to a new merge (same tree), nothing else does.
+    let (status, _) = w.call("GET", &target, Some(&w.developer), Value::Null);
+    assert_eq!(status, 200);
+    assert_eq!(w.get(&clean["iid"])["state"], "opened");
+    let conflict = w.open("conflict", "Edit line 5");
+    let (status, body) =
+        w.call("GET", &format!("{MRS}/{}/merge_ref", conflict["iid"]), Some(&w.developer), Value::Null);
+    assert_eq!((status, body), (400, json!({"message": "Merge request is not mergeable"})));
+}

@@ -18,6 +18,7 @@ pub mod diffs;
 pub mod get;
 pub mod list;
 pub mod merge;
+pub mod merge_ref;
 pub mod participants;
 pub mod raw_diffs;
 pub mod rebase;

@@ -48,3 +48,34 @@ pub fn merge_commit(
     let update = move_branch(repo, branch, target, commit, who, &format!("merge: {title}"), &mut allow)?;
     Ok(Merged { commit, update })
 }
+
+/// The merge commit of `source` into `target` written to the reference `ref_name` (GitLab's
+/// `MergeToRefService` and `refs/merge-requests/:iid/merge`): created, or moved by
+/// compare-and-swap from what it named when read. No branch moves.
+pub fn merge_to_ref(
+    repo: &gix::Repository,
+    ref_name: &str,
+    target: ObjectId,
+    source: ObjectId,
+    message: &str,
+    who: &Identity,
+) -> Result<Merged, MergeError> {
+    use crate::git::write::refs;
+    let staging = Staging::new(repo);
+    let (merged, _) = merge_commits(&staging.repo, target, source)?;
+    if !merged.conflicts.is_empty() {
+        return Err(MergeError::Conflicts(merged.conflicts));
+    }
+    let commit = write_commit(&staging.repo, merged.tree, vec![target, source], sign(who), sign(who), message)?;
+    staging.persist(repo)?;
+    let current = crate::git::refs::target(repo, ref_name).map_err(super::broken)?;
+    let moved = match current {
+        Some(old) => refs::update(repo, ref_name, old, commit, who, "merge to ref"),
+        None => refs::create(repo, ref_name, commit, who, "merge to ref"),
+    };
+    match moved {
+        Ok(update) => Ok(Merged { commit, update }),
+        Err(refs::Error::Changed | refs::Error::AlreadyExists) => Err(MergeError::Race(ref_name.to_string())),
+        Err(e) => Err(super::broken(e)),
+    }
+}

@@ -20,7 +20,7 @@ pub mod merge_squash;
 pub mod merge_tree;
 
 pub use merge_ff_only::fast_forward;
-pub use merge_merge::{default_message, merge_commit};
+pub use merge_merge::{default_message, merge_commit, merge_to_ref};
 pub use merge_rebase::{rebase, Rebased};
 pub use merge_squash::squash;
 pub use merge_tree::{mergeability, Mergeability, TreeMerge};
