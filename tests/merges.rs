@@ -519,3 +519,54 @@ fn merge_ref_writes_the_test_merge() {
         w.call("GET", &format!("{MRS}/{}/merge_ref", conflict["iid"]), Some(&w.developer), Value::Null);
     assert_eq!((status, body), (400, json!({"message": "Merge request is not mergeable"})));
 }
+
+#[test]
+fn racing_merges_into_one_target_lose_nothing() {
+    let w = world();
+    let a = w.open("clean", "Edit line 18");
+    let body = json!({"source_branch": "binary-one-source", "target_branch": "clean-target", "title": "Binary"});
+    let (status, b) = w.call("POST", MRS, Some(&w.developer), body);
+    assert_eq!(status, 201, "{b}");
+    let heads = [w.tip("clean-source"), w.tip("binary-one-source")];
+    // Both merges start from the same target tip; the compare-and-swap lets one move it first.
+    let barrier = std::sync::Barrier::new(2);
+    let answers: Vec<(u16, Value)> = std::thread::scope(|scope| {
+        let runs: Vec<_> = [&a, &b]
+            .into_iter()
+            .map(|mr| {
+                let (w, barrier) = (&w, &barrier);
+                scope.spawn(move || {
+                    barrier.wait();
+                    w.merge(&mr["iid"], Some(&w.developer), json!({}))
+                })
+            })
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    let tip = w.tip("clean-target");
+    let contains = |head: &str| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(&w.work)
+            .args(["merge-base", "--is-ancestor", head, &tip])
+            .status()
+            .unwrap()
+            .success()
+    };
+    for ((status, body), (mr, head)) in answers.iter().zip([&a, &b].into_iter().zip(&heads)) {
+        match status {
+            200 => assert!(contains(head), "a merge answered 200 is in the target: {body}"),
+            422 => {
+                assert_eq!(body, &json!({"message": "Branch cannot be merged"}));
+                assert_eq!(
+                    w.get(&mr["iid"])["merge_error"],
+                    "9:Could not update refs/heads/clean-target. Please refresh and try again."
+                );
+                assert!(!contains(head));
+            }
+            other => panic!("{other}: {body}"),
+        }
+    }
+    assert!(answers.iter().any(|(s, _)| *s == 200), "{answers:?}");
+    eprintln!("racing merges answered {:?}", answers.iter().map(|(s, _)| *s).collect::<Vec<_>>());
+}
