@@ -84,7 +84,7 @@ postgres-server:
 # and starts its own server (a cluster of its own, as test-cluster's).
 POSTGRES_TESTS := --test member_roles --test members --test auth --test http --test health --test ffi --test store \
 	--test files --test commits_create --test projects --test branches --test tags --test git_http \
-	--test observe --test migrations --test groups --test projects_admin --test users --test tokens --test keyset --test admin_bench --test merge_requests --test merges
+	--test observe --test migrations --test groups --test projects_admin --test users --test tokens --test keyset --test admin_bench --test labels --test merge_requests --test merges
 test-rust-postgres: postgres-server
 	$(PG_RUN) 'FORGECORE_TEST_POSTGRES="$(PG_URL)" $(CARGO) test $(POSTGRES_TESTS) -- --include-ignored'
 	$(PG_RUN) 'FORGECORE_TEST_POSTGRES="$(PG_URL)" FORGECORE_TEST_PG_CTL="$(PG_CTL)" $(CARGO) test --test readiness -- --include-ignored'

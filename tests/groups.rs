@@ -574,3 +574,36 @@ fn who_may_create_projects_in_a_namespace_follows_the_list() {
         })
         .unwrap();
 }
+
+/// GitLab's `name_with_namespace` is the namespace's human name, then the project's: a group's
+/// full name (its and its ancestors' names, not paths), a personal namespace's owner's name.
+/// A group list answers every row's `full_name` (one statement for the page).
+#[test]
+fn names_with_namespace_are_human_names() {
+    let (instance, _root, alice, _bob) = setup();
+    let top = create(&instance, &alice, json!({"name": "Platform Team", "path": "platform"}));
+    let sub = create(&instance, &alice, json!({"name": "Web Apps", "path": "web", "parent_id": top["id"]}));
+    assert_eq!(sub["full_name"], "Platform Team / Web Apps");
+    let (status, project) = instance.call(
+        "POST",
+        "/api/v4/projects",
+        Some(&alice),
+        json!({"name": "My App", "path": "my-app", "namespace_id": sub["id"]}),
+    );
+    assert_eq!(status, 201, "{project}");
+    assert_eq!(project["name_with_namespace"], "Platform Team / Web Apps / My App");
+    assert_eq!(project["path_with_namespace"], "platform/web/my-app");
+    let (status, list) = instance.call("GET", "/api/v4/projects?owned=true", Some(&alice), Value::Null);
+    assert_eq!(status, 200);
+    assert_eq!(list[0]["name_with_namespace"], "Platform Team / Web Apps / My App", "{list}");
+
+    let (_, me) = instance.call("GET", "/api/v4/user", Some(&alice), Value::Null);
+    let (status, personal) = instance.call("POST", "/api/v4/projects", Some(&alice), json!({"name": "Notes"}));
+    assert_eq!(status, 201, "{personal}");
+    assert_eq!(personal["name_with_namespace"], format!("{} / Notes", me["name"].as_str().unwrap()));
+
+    let (status, groups) = instance.call("GET", "/api/v4/groups?order_by=path", Some(&alice), Value::Null);
+    assert_eq!(status, 200);
+    let names: Vec<&str> = groups.as_array().unwrap().iter().map(|g| g["full_name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Platform Team", "Platform Team / Web Apps"], "{groups}");
+}

@@ -348,7 +348,14 @@ fn commits_diffs_and_versions_are_gits() {
 fn lists_filter_order_and_page_as_gitlab() {
     let w = world();
     let feature = w.open(&w.developer, "feature", "Add the feature");
-    let other = w.open(&w.maintainer, "other", "Draft: other thing");
+    let (status, other) = w.call(
+        "POST",
+        MRS,
+        Some(&w.maintainer),
+        json!({"source_branch": "other", "target_branch": "main", "title": "Draft: other thing", "labels": "deps,renovate"}),
+    );
+    assert_eq!(status, 201, "{other}");
+    assert_eq!(other["labels"], json!(["deps", "renovate"]));
     let same = w.open(&w.developer, "same", "Nothing to see");
     assert_eq!(other["draft"], true);
     let iids =
@@ -383,6 +390,8 @@ fn lists_filter_order_and_page_as_gitlab() {
         ("author_username=mona", vec![2]),
         ("assignee_id=None", vec![3, 2, 1]),
         ("assignee_id=Any", vec![]),
+        ("labels=renovate", vec![2]),
+        ("labels=Any", vec![2]),
         (&format!("not[author_id]={}", feature["author"]["id"]), vec![2]),
         (&format!("created_after={}", other["created_at"].as_str().unwrap()), vec![3, 2]),
         (&format!("updated_before={}", feature["updated_at"].as_str().unwrap()), vec![1]),
@@ -478,6 +487,23 @@ fn updates_close_reopen_retarget_and_people() {
     assert_eq!(reopened["state"], "opened");
     assert_eq!(reopened["closed_at"], Value::Null);
 
+    // Labels: set as Renovate sends them (a comma string), added and removed as arrays, by title.
+    let (status, labelled) = w.call("PUT", &target, Some(&w.developer), json!({"labels": "ui,bug"}));
+    assert_eq!(status, 200, "{labelled}");
+    assert_eq!(labelled["labels"], json!(["bug", "ui"]));
+    let (_, labelled) =
+        w.call("PUT", &target, Some(&w.developer), json!({"add_labels": ["deps"], "remove_labels": ["ui"]}));
+    assert_eq!(labelled["labels"], json!(["bug", "deps"]));
+    for (query, expected) in [("labels=bug,deps", 1), ("labels=bug,ui", 0), ("labels=None", 1), ("not[labels]=bug", 1)]
+    {
+        let (_, listed) = w.get(&format!("{MRS}?{query}"), &w.reporter);
+        assert_eq!(listed.as_array().unwrap().len(), expected, "{query}: {listed}");
+    }
+    let (_, detailed) = w.get(&format!("{MRS}?labels=deps&with_labels_details=true"), &w.reporter);
+    assert_eq!(detailed[0]["labels"][0]["name"], "bug");
+    let (_, cleared) = w.call("PUT", &target, Some(&w.developer), json!({"labels": ""}));
+    assert_eq!(cleared["labels"], json!([]));
+
     // Retargeting reloads the diff: a new version against the new target.
     let (status, retargeted) = w.call("PUT", &target, Some(&w.developer), json!({"target_branch": "other"}));
     assert_eq!(status, 200, "{retargeted}");
@@ -517,6 +543,77 @@ fn only_owners_delete_and_private_projects_hide_them() {
     assert_eq!(status, 403, "a Guest of a private project may not read merge requests");
     let (status, _) = w.get(&format!("{MRS}/2"), &w.reporter);
     assert_eq!(status, 200);
+
+    // A Guest whose custom role grants `admin_merge_request` reads and opens merge requests.
+    let (status, role) = w.call(
+        "POST",
+        "/api/v4/groups/fx/member_roles",
+        Some(&w.admin),
+        json!({"name": "MR admin", "base_access_level": 10, "admin_merge_request": true}),
+    );
+    assert_eq!(status, 201, "{role}");
+    let reviewer = w.instance.user_with_token("rev", false);
+    w.instance.admin_ok(json!({"command": "member_add", "group": "fx", "username": "rev", "access_level": 10,
+                               "member_role_id": role["id"]}));
+    let (status, _) = w.get(&format!("{MRS}/2"), &reviewer);
+    assert_eq!(status, 200);
+    let (status, opened) =
+        w.call("POST", MRS, Some(&reviewer), json!({"source_branch": "other", "target_branch": "main", "title": "x"}));
+    assert_eq!(status, 201, "{opened}");
+    let (status, _) = w.call("PUT", &format!("{MRS}/2"), Some(&reviewer), json!({"title": "not mine"}));
+    assert_eq!(status, 403, "admin_merge_request does not grant update_merge_request");
+}
+
+/// Hears the merge request events of the context, as the webhooks listener will.
+#[derive(Default)]
+struct Heard(std::sync::Mutex<Vec<(String, i64, String)>>);
+
+impl forgecore::events::Listener for Heard {
+    fn heard(&self, event: &forgecore::events::Event) {
+        if let forgecore::events::Event::MergeRequest(changed) = event {
+            let action = format!("{:?}", changed.action);
+            let mr = &changed.merge_request;
+            self.0.lock().unwrap().push((action, mr.iid, mr.state.clone()));
+        }
+    }
+}
+
+#[test]
+fn every_change_is_announced_once_from_where_it_is_made() {
+    let w = world();
+    let heard = Arc::new(Heard::default());
+    w.instance.ctx().events.listen(Arc::clone(&heard) as Arc<dyn forgecore::events::Listener>);
+    let take = || std::mem::take(&mut *heard.0.lock().unwrap());
+    let event = |action: &str, iid: i64, state: &str| (action.to_string(), iid, state.to_string());
+    // Through the context the listener hears (the FFI door opens one of its own).
+    let call = |method: &str, target: &str, token: &str, body: Value| -> u16 {
+        let headers = [("Content-Type", "application/json"), ("PRIVATE-TOKEN", token)];
+        let body = if body.is_null() { Vec::new() } else { body.to_string().into_bytes() };
+        w.instance.handle(method, target, &headers, &body).0
+    };
+    let body = json!({"source_branch": "feature", "target_branch": "main", "title": "Feature"});
+    assert_eq!(call("POST", MRS, &w.developer, body), 201);
+    assert_eq!(take(), [event("Opened", 1, "opened")]);
+    call("PUT", &format!("{MRS}/1"), &w.developer, json!({"title": "Feature!"}));
+    assert_eq!(take(), [event("Updated", 1, "opened")]);
+    call("PUT", &format!("{MRS}/1"), &w.developer, json!({"state_event": "close"}));
+    assert_eq!(take(), [event("Closed", 1, "closed")]);
+    call("PUT", &format!("{MRS}/1"), &w.developer, json!({"state_event": "reopen"}));
+    assert_eq!(take(), [event("Reopened", 1, "opened")]);
+    let status = call(
+        "POST",
+        "/api/v4/projects/fx%2Freview/repository/commits",
+        &w.developer,
+        json!({"branch": "feature", "commit_message": "More", "actions": [{"action": "create", "file_path": "m.txt", "content": "m\n"}]}),
+    );
+    assert_eq!(status, 201);
+    assert_eq!(take(), [event("Updated", 1, "opened")], "a push to the source is a new version");
+    let status = call("DELETE", "/api/v4/projects/fx%2Freview/repository/branches/feature", &w.maintainer, Value::Null);
+    assert_eq!(status, 204);
+    assert_eq!(take(), [event("Closed", 1, "closed")]);
+    // Nothing is announced for a change that changes nothing.
+    call("PUT", &format!("{MRS}/1"), &w.developer, json!({"title": "Feature!"}));
+    assert_eq!(take(), []);
 }
 
 /// Serves the instance over HTTP for git; the base URL.

@@ -117,6 +117,16 @@ fn store_copy_moves_everything_and_tokens_keep_working() {
     let scoped = source.admin_ok(json!({"command": "token_add", "username": "alice", "scopes": ["read_api"],
                                         "expires_at": expires, "description": "copied"}));
     let scoped = scoped["token"].as_str().unwrap().to_string();
+    // A merge request (its branches need not exist yet, as GitLab's API allows) with a reviewer.
+    let (status, mr) = source.request_json(
+        "POST",
+        "/api/v4/projects/top%2Fapp/merge_requests",
+        &[("PRIVATE-TOKEN", &admin), ("Content-Type", "application/json")],
+        json!({"source_branch": "topic", "target_branch": "main", "title": "Copied MR", "reviewer_ids": [2]})
+            .to_string()
+            .as_bytes(),
+    );
+    assert_eq!(status, 201, "{mr}");
     let before = snapshot(&source, &admin);
 
     let target = common::new_postgres_database(&server);
@@ -126,6 +136,21 @@ fn store_copy_moves_everything_and_tokens_keep_working() {
 
     let copy = common::open_instance(json!({"store": {"postgres": target}}));
     assert_eq!(snapshot(&copy, &admin), before, "the copy answers as the original");
+    assert_eq!(copied["copied"]["merge_requests"], json!(1), "{copied}");
+    let (status, copied_mr) =
+        copy.request_json("GET", "/api/v4/projects/top%2Fapp/merge_requests/1", &[("PRIVATE-TOKEN", &admin)], b"");
+    assert_eq!(status, 200, "{copied_mr}");
+    assert_eq!((copied_mr["id"].clone(), copied_mr["title"].clone()), (mr["id"].clone(), json!("Copied MR")));
+    assert_eq!(copied_mr["reviewers"][0]["username"], "alice");
+    // The copy's sequences moved past the copied rows: the next merge request is !2.
+    let (status, next) = copy.request_json(
+        "POST",
+        "/api/v4/projects/top%2Fapp/merge_requests",
+        &[("PRIVATE-TOKEN", &admin), ("Content-Type", "application/json")],
+        json!({"source_branch": "other", "target_branch": "main", "title": "Next"}).to_string().as_bytes(),
+    );
+    assert_eq!((status, next["iid"].clone()), (201, json!(2)), "{next}");
+    assert_ne!(next["id"], mr["id"]);
     // Every kind of token works against the copy, and a custom role still takes effect.
     let (status, _) = copy.request_json("GET", "/api/v4/projects/top%2Fapp", &[("PRIVATE-TOKEN", &alice)], b"");
     assert_eq!(status, 200, "alice sees the private project through her group membership");

@@ -54,6 +54,12 @@ pub enum ProjectAbility {
     UpdateMergeRequest,
     /// Delete a merge request (GitLab's `destroy_merge_request`): Owner.
     DestroyMergeRequest,
+    /// Create, change and delete its labels (GitLab's `admin_label`): Reporter and above, on a
+    /// project that is not archived.
+    AdminLabel,
+    /// Set an issue's labels, assignees and confidentiality, see every confidential issue and
+    /// internal note (GitLab's `admin_issue` / `read_confidential_issues`): Reporter and above.
+    AdminIssue,
 }
 
 /// The caller's standing on one project.
@@ -160,6 +166,8 @@ pub fn authorize_project(db: &mut Db, caller: &Caller, project: &Project, abilit
         }
         ProjectAbility::UpdateMergeRequest => !project.archived && (access.admin || access.level >= DEVELOPER),
         ProjectAbility::DestroyMergeRequest => access.admin || access.level >= OWNER,
+        ProjectAbility::AdminLabel => !project.archived && (access.admin || access.level >= REPORTER),
+        ProjectAbility::AdminIssue => access.admin || access.level >= REPORTER,
     };
     if allowed {
         Ok(())

@@ -14,7 +14,7 @@ use crate::api::repository::{
     archive, blobs, branches, changelog, commits, compare, contributors, files, health, merge_base, tags, tree,
 };
 use crate::api::{
-    groups, namespaces, personal_access_tokens as tokens, projects, protected_branches, users, version, Call,
+    groups, labels, namespaces, personal_access_tokens as tokens, projects, protected_branches, users, version, Call,
 };
 use crate::auth::scopes::Need;
 use crate::error::{ApiError, ApiResult};
@@ -164,6 +164,12 @@ pub static ROUTES: &[Route] = &[
     route!("DELETE", "/projects/:id/members/:user_id", |c, r, a| {
         members::delete::delete(c, Members::Project(a[0]), a[1], &r.params)
     }),
+    // Labels (of a project).
+    route!("GET", "/projects/:id/labels", |c, r, a| labels::list::list(c, a[0], &r.params)),
+    route!("POST", "/projects/:id/labels", |c, r, a| labels::create::create(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/labels/:label_id", |c, _, a| labels::get::get(c, a[0], a[1])),
+    route!("PUT", "/projects/:id/labels/:label_id", |c, r, a| labels::update::update(c, a[0], a[1], &r.params)),
+    route!("DELETE", "/projects/:id/labels/:label_id", |c, _, a| labels::delete::delete(c, a[0], a[1])),
     // Protected branches.
     route!("GET", "/projects/:id/protected_branches", |c, r, a| protected_branches::list::list(c, a[0], &r.params)),
     route!("POST", "/projects/:id/protected_branches", |c, r, a| {

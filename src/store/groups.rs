@@ -5,6 +5,7 @@ use super::db::{Db, Dialect, Row};
 use super::error::StoreResult;
 use super::users::equal_ignoring_case;
 use super::Visibility;
+use std::collections::HashMap;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Group {
@@ -168,17 +169,38 @@ pub fn detailed(db: &mut Db, group: &Group) -> StoreResult<Option<Detailed>> {
 
 /// `Root / Child / Group`: the names of the group and its ancestors, root first.
 fn full_name(db: &mut Db, id: i64) -> StoreResult<String> {
-    let names = db.rows(
-        "WITH RECURSIVE chain(id, parent_id, name, depth) AS (
-             SELECT id, parent_id, name, 0 FROM groups WHERE id = $1
-             UNION ALL
-             SELECT g.id, g.parent_id, g.name, chain.depth + 1 FROM groups g JOIN chain ON g.id = chain.parent_id
-             WHERE chain.depth < 100
-         ) SELECT name FROM chain ORDER BY depth DESC",
-        &[&id],
-        |r| r.string(0),
+    Ok(full_names(db, &[id])?.remove(&id).unwrap_or_default())
+}
+
+/// GitLab's `full_name` (`Root / Child / Group`) of each of the groups `ids`, in one statement
+/// for a whole page: a list answers these for every row.
+pub fn full_names(db: &mut Db, ids: &[i64]) -> StoreResult<HashMap<i64, String>> {
+    let mut names: HashMap<i64, String> = HashMap::new();
+    if ids.is_empty() {
+        return Ok(names);
+    }
+    let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+    let rows = db.rows(
+        &format!(
+            "WITH RECURSIVE chain(start, id, parent_id, name, depth) AS (
+                 SELECT id, id, parent_id, name, 0 FROM groups WHERE id IN ({})
+                 UNION ALL
+                 SELECT chain.start, g.id, g.parent_id, g.name, chain.depth + 1
+                 FROM groups g JOIN chain ON g.id = chain.parent_id WHERE chain.depth < 100
+             ) SELECT start, name FROM chain ORDER BY start, depth DESC",
+            list.join(", ")
+        ),
+        &[],
+        |r| Ok((r.i64(0)?, r.string(1)?)),
     )?;
-    Ok(names.join(" / "))
+    for (start, name) in rows {
+        let full = names.entry(start).or_default();
+        if !full.is_empty() {
+            full.push_str(" / ");
+        }
+        full.push_str(&name);
+    }
+    Ok(names)
 }
 
 /// Stores the group's name, visibility and settings (`created_at` is kept).
@@ -407,9 +429,11 @@ pub fn list(db: &mut Db, query: &ListQuery) -> StoreResult<Vec<Detailed>> {
     sql.push_str(&format!(" ORDER BY {order} LIMIT ${} OFFSET ${}", params.len() - 1, params.len()));
     let refs: Vec<&dyn super::db::Param> = params.iter().map(|p| p.as_ref()).collect();
     let rows = db.rows(&sql, &refs, |row| Ok((from_row(row)?, settings_at(row, 6)?)))?;
+    let ids: Vec<i64> = rows.iter().map(|(group, _)| group.id).collect();
+    let mut full_names = full_names(db, &ids)?;
     let mut out = Vec::with_capacity(rows.len());
     for (group, settings) in rows {
-        let full_name = full_name(db, group.id)?;
+        let full_name = full_names.remove(&group.id).unwrap_or_default();
         let marked_for_deletion_at = marked_for_deletion_at(db, group.id)?;
         out.push(Detailed { group, settings, full_name, marked_for_deletion_at });
     }

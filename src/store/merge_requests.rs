@@ -6,7 +6,7 @@
 //! lost to it is the store's `Conflict`). Times are milliseconds since the epoch. What a row
 //! means for a request (permissions, entities, git) is the API's and the refresh listener's.
 
-use super::db::{Db, Param, Row};
+use super::db::{Db, Dialect, Param, Row};
 use super::error::StoreResult;
 use std::collections::HashMap;
 
@@ -288,6 +288,15 @@ pub fn find(db: &mut Db, project_id: i64, iid: i64) -> StoreResult<Option<MergeR
     one_with_people(db, mr)
 }
 
+/// The merge request `id` as it is now, its row locked until the transaction ends (on
+/// PostgreSQL; SQLite's write transactions hold the whole database): what a change reads
+/// before it writes every field back, so that a racing refresh or update is never lost.
+pub fn find_for_update(db: &mut Db, id: i64) -> StoreResult<Option<MergeRequest>> {
+    let lock = if db.dialect() == Dialect::Postgres { " FOR UPDATE" } else { "" };
+    let mr = db.row(&format!("SELECT {COLUMNS} FROM merge_requests WHERE id = $1{lock}"), &[&id], from_row)?;
+    one_with_people(db, mr)
+}
+
 pub fn find_by_id(db: &mut Db, id: i64) -> StoreResult<Option<MergeRequest>> {
     let mr = db.row(&format!("SELECT {COLUMNS} FROM merge_requests WHERE id = $1"), &[&id], from_row)?;
     one_with_people(db, mr)
@@ -330,12 +339,14 @@ pub fn touched(db: &mut Db, project_id: i64, branches: &[String]) -> StoreResult
         marks.push(format!("${}", i + 2));
     }
     let marks = marks.join(", ");
+    // Locked as `find_for_update` locks one: the refresh writes each back.
+    let lock = if db.dialect() == Dialect::Postgres { " FOR UPDATE" } else { "" };
     let mrs = db.rows(
         &format!(
             "SELECT {COLUMNS} FROM merge_requests WHERE state IN ('opened', 'locked') AND (
                  (source_project_id = $1 AND source_branch IN ({marks}))
                  OR (target_project_id = $1 AND target_branch IN ({marks})))
-             ORDER BY id"
+             ORDER BY id{lock}"
         ),
         &binds,
         from_row,
@@ -446,6 +457,9 @@ pub struct ListQuery {
     pub not_source_branch: Option<String>,
     pub not_target_branch: Option<String>,
     pub not_iids: Option<Vec<i64>>,
+    /// Every one of these label titles (`None`/`Any` as GitLab's), and none of `not_labels`.
+    pub labels: Option<Vec<String>>,
+    pub not_labels: Option<Vec<String>>,
     /// Only these head or merge commits (`repository/commits/:sha/merge_requests`).
     pub commit_sha: Option<String>,
     pub order: Order,
@@ -459,6 +473,7 @@ enum Bind {
     Int(i64),
     Text(String),
     Bool(bool),
+    Boxed(Box<dyn Param>),
 }
 
 impl Bind {
@@ -467,6 +482,7 @@ impl Bind {
             Bind::Int(v) => v,
             Bind::Text(v) => v,
             Bind::Bool(v) => v,
+            Bind::Boxed(v) => v.as_ref(),
         }
     }
 }
@@ -580,6 +596,35 @@ fn filter(query: &ListQuery) -> (String, Vec<Bind>) {
     if let Some(sha) = &query.commit_sha {
         let sha = at(Bind::Text(sha.clone()));
         conditions.push(format!("(m.head_sha = {sha} OR m.merge_commit_sha = {sha} OR m.squash_commit_sha = {sha})"));
+    }
+    for (titles, negated) in [(&query.labels, false), (&query.not_labels, true)] {
+        let Some(titles) = titles else { continue };
+        // The labels' own condition numbers its parameters after those bound so far.
+        let mut boxed: Vec<Box<dyn Param>> = (0..binds.len()).map(|_| Box::new(0i64) as Box<dyn Param>).collect();
+        let condition = if negated {
+            let any: Vec<String> = titles
+                .iter()
+                .map(|t| {
+                    super::labels::filter_sql(
+                        super::labels::TargetType::MergeRequest,
+                        "m.id",
+                        std::slice::from_ref(t),
+                        &mut boxed,
+                    )
+                })
+                .map(|c| format!("NOT ({c})"))
+                .collect();
+            if any.is_empty() {
+                "1 = 1".to_string()
+            } else {
+                any.join(" AND ")
+            }
+        } else {
+            super::labels::filter_sql(super::labels::TargetType::MergeRequest, "m.id", titles, &mut boxed)
+        };
+        let bound = binds.len();
+        binds.extend(boxed.into_iter().skip(bound).map(Bind::Boxed));
+        conditions.push(format!("({condition})"));
     }
     let text = if conditions.is_empty() { String::new() } else { format!("WHERE {}", conditions.join(" AND ")) };
     (text, binds)

@@ -19,6 +19,7 @@ mod sqlite;
 pub mod copy;
 pub mod groups;
 pub mod health_reports;
+pub mod labels;
 pub mod member_roles;
 pub mod members;
 pub mod merge_requests;

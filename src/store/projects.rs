@@ -392,6 +392,8 @@ pub struct Listed {
     pub forks_count: i64,
     /// Its group (`None` for a project outside any group).
     pub namespace: Option<super::groups::Group>,
+    /// The group's `full_name` (`Root / Group`), when it has one.
+    pub namespace_full_name: Option<String>,
     /// The user whose personal namespace holds it: id, username, name.
     pub owner: Option<(i64, String, String)>,
 }
@@ -514,7 +516,7 @@ pub fn list(db: &mut Db, query: &ListQuery) -> StoreResult<Vec<Listed>> {
     let (sql, params) = sql_and_params;
     let refs: Vec<&dyn super::db::Param> = params.iter().map(|p| p.as_ref()).collect();
     let at = COLUMN_COUNT;
-    db.rows(&sql, &refs, |row| {
+    let mut listed = db.rows(&sql, &refs, |row| {
         let namespace = match row.opt_i64(at + 3)? {
             Some(_) => Some(super::groups::from_row_at(row, at + 3)?),
             None => None,
@@ -531,9 +533,18 @@ pub fn list(db: &mut Db, query: &ListQuery) -> StoreResult<Vec<Listed>> {
             group_level,
             forks_count: row.i64(at + 2)?,
             namespace,
+            namespace_full_name: None,
             owner,
         })
-    })
+    })?;
+    let groups: Vec<i64> = listed.iter().filter_map(|l| l.namespace.as_ref().map(|g| g.id)).collect();
+    let names = super::groups::full_names(db, &groups)?;
+    for one in &mut listed {
+        if let Some(group) = &one.namespace {
+            one.namespace_full_name = names.get(&group.id).cloned();
+        }
+    }
+    Ok(listed)
 }
 
 /// How many projects `query` selects in all pages.

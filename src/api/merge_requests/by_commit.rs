@@ -52,5 +52,5 @@ pub fn list(call: &Call, id: &str, sha: &str, params: &Params) -> ApiResult<Resp
         }
     }
     found.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
-    Ok(Response::json(200, &entities(call, &found, false, &Within::Project(project.id))?))
+    Ok(Response::json(200, &entities(call, &found, false, false, &Within::Project(project.id))?))
 }

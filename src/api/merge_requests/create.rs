@@ -1,6 +1,6 @@
 //! `POST /projects/:id/merge_requests` (reference §1.2): `title`, `source_branch` and
 //! `target_branch` required (Grape's joined `… is missing`), `description`, `assignee_id` /
-//! `assignee_ids`, `reviewer_ids`, `remove_source_branch`, `squash`, `target_project_id` (the
+//! `assignee_ids`, `reviewer_ids`, `labels` (created where missing), `remove_source_branch`, `squash`, `target_project_id` (the
 //! project itself; merge requests between forks come with forks). 201 with the full entity.
 //!
 //! GitLab prepares a new merge request asynchronously (its 201 shows `changes_count` and
@@ -10,7 +10,10 @@
 //! `create_merge_request_from`, 422 for a branch into itself, 409 for a second open merge
 //! request of the same branches, 400 for an invalid branch name.
 
-use super::{check_branch_name, duplicate, existing_users, full_of, heard, int_list, is_draft, record, same_branch};
+use super::{
+    check_branch_name, duplicate, existing_users, full_of, heard, int_list, is_draft, label_target, label_titles,
+    record, same_branch,
+};
 use crate::api::Call;
 use crate::auth::permissions::ProjectAbility;
 use crate::error::{ApiError, ApiResult};
@@ -84,6 +87,7 @@ pub fn create(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
     let reviewers = int_list(params, "reviewer_ids")?.unwrap_or_default();
     let remove_source_branch = params.bool("remove_source_branch")?.unwrap_or(false);
     let squash = params.bool("squash")?.unwrap_or(false);
+    let labels = label_titles(params, "labels")?.unwrap_or_default();
     for flag in ["allow_collaboration", "allow_maintainer_to_push"] {
         params.bool(flag)?;
     }
@@ -125,6 +129,9 @@ pub fn create(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
             Err(StoreError::Conflict(_)) => return Err(ApiError::Conflict(String::new())),
             other => other?,
         };
+        if !labels.is_empty() {
+            crate::store::labels::set(db, project.id, label_target(&mr), &labels)?;
+        }
         refresh::reload(db, &repo, &mut mr)?;
         let events = record(db, call, MergeRequestAction::Opened, &mr, None)?;
         Ok((mr, events))

@@ -17,7 +17,10 @@ pub fn delete(call: &Call, id: &str, iid: &str) -> ApiResult<Response> {
     call.ctx
         .store
         .read(|db| permissions::authorize_project(db, &call.caller, &project, ProjectAbility::DestroyMergeRequest))?;
-    call.ctx.store.write(|db| merge_requests::delete(db, mr.id))?;
+    call.ctx.store.write(|db| -> ApiResult<_> {
+        crate::store::labels::unlink_all(db, super::label_target(&mr))?;
+        Ok(merge_requests::delete(db, mr.id)?)
+    })?;
     // The internal ref is the forge's; one that cannot be removed now names a commit nobody
     // lists, and is rewritten if the iid were ever used again (it never is).
     if let Ok(repo) = call.repository(&project, "Project") {

@@ -3,13 +3,14 @@
 //! filter the reference lists that forgecore stores (`state`, `scope`, `source_branch`,
 //! `target_branch`, `source_project_id`, `author_id`/`author_username`, `assignee_id`/
 //! `assignee_username`, `reviewer_id`/`reviewer_username`, `search`/`in`, `iids[]`,
-//! `created_*`/`updated_*`/`merged_*` (inclusive), `draft`/`wip`, `not[...]`), `order_by`/`sort`,
+//! `created_*`/`updated_*`/`merged_*` (inclusive), `draft`/`wip`, `labels` (every one; `None`,
+//! `Any`), `not[...]`), `with_labels_details`, `order_by`/`sort`,
 //! `view=simple`, in offset pages with GitLab's headers. The instance list answers the
 //! caller's own merge requests by default (`scope=created_by_me`, 401 anonymously unless
 //! `scope=all`); group and project lists every author's. Lists span only projects whose merge
 //! requests the caller may read. Each page is one indexed statement, wherever it is.
 
-use super::{basic, int_list, simple, time_param, Ordered, People, Within};
+use super::{basic, int_list, label_titles, simple, time_param, Ordered, People, Within};
 use crate::api::{pagination, Call};
 use crate::auth::permissions::{self, ProjectAbility};
 use crate::error::{ApiError, ApiResult};
@@ -93,7 +94,8 @@ pub fn list(call: &Call, from: From, params: &Params) -> ApiResult<Response> {
         .ctx
         .store
         .read(|db| -> ApiResult<_> { Ok((merge_requests::list(db, &query)?, merge_requests::count(db, &query)?)) })?;
-    let entities = entities(call, &rows, simple_view, &within)?;
+    let label_details = params.bool("with_labels_details")?.unwrap_or(false);
+    let entities = entities(call, &rows, simple_view, label_details, &within)?;
     let mut response = Response::json(200, &entities);
     for (name, value) in pagination::offset_headers(call, page, total as usize, &[]) {
         response = response.with_header(&name, value);
@@ -107,6 +109,7 @@ pub fn entities(
     call: &Call,
     rows: &[merge_requests::MergeRequest],
     simple_view: bool,
+    label_details: bool,
     within: &Within,
 ) -> ApiResult<Vec<Ordered>> {
     let (projects, people) = call.ctx.store.read(|db| -> ApiResult<_> {
@@ -119,7 +122,7 @@ pub fn entities(
             }
         }
         let people = if simple_view { People::default() } else { People::of(db, &rows.iter().collect::<Vec<_>>())? };
-        Ok((projects, people))
+        Ok((projects, People { label_details, ..people }))
     })?;
     let mut out = Vec::with_capacity(rows.len());
     for mr in rows {
@@ -277,6 +280,8 @@ pub fn query(call: &Call, params: &Params) -> ApiResult<ListQuery> {
     query.not_source_branch = not("source_branch")?.string("source_branch")?;
     query.not_target_branch = not("target_branch")?.string("target_branch")?;
     query.not_iids = int_list(&not("iids")?, "iids")?;
+    query.labels = label_titles(params, "labels")?.filter(|l| !l.is_empty());
+    query.not_labels = label_titles(&not("labels")?, "labels")?.filter(|l| !l.is_empty());
     for flag in ["with_labels_details", "with_merge_status_recheck", "non_archived"] {
         params.bool(flag)?;
     }

@@ -203,13 +203,20 @@ impl serde::Serialize for Ordered {
     }
 }
 
-/// The users an entity shows, read once for a page.
+/// The users and labels an entity shows, read once for a page.
 #[derive(Default)]
-pub struct People(HashMap<i64, User>);
+pub struct People {
+    users: HashMap<i64, User>,
+    labels: HashMap<i64, Vec<store::labels::Label>>,
+    /// `with_labels_details`: labels as `LabelBasic` objects rather than titles.
+    pub label_details: bool,
+}
 
 impl People {
     pub fn of(db: &mut Db, mrs: &[&MergeRequest]) -> ApiResult<People> {
         let mut people = People::default();
+        let ids: Vec<i64> = mrs.iter().map(|m| m.id).collect();
+        people.labels = store::labels::of_targets(db, store::labels::TargetType::MergeRequest, &ids)?;
         for mr in mrs {
             let ids = [mr.author_id, mr.merged_by_id, mr.closed_by_id].into_iter().flatten();
             for id in ids.chain(mr.assignees.iter().copied()).chain(mr.reviewers.iter().copied()) {
@@ -220,7 +227,7 @@ impl People {
     }
 
     fn load(&mut self, db: &mut Db, id: i64) -> ApiResult<()> {
-        if let std::collections::hash_map::Entry::Vacant(slot) = self.0.entry(id) {
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.users.entry(id) {
             if let Some(user) = store::users::find_by_id(db, id)? {
                 slot.insert(user);
             }
@@ -230,16 +237,31 @@ impl People {
 
     /// GitLab's `UserBasic` of user `id`, or null.
     pub fn basic(&self, call: &Call, id: Option<i64>) -> ApiResult<Value> {
-        match id.and_then(|id| self.0.get(&id)) {
+        match id.and_then(|id| self.users.get(&id)) {
             Some(user) => users::entity(call, user, Detail::Basic),
             None => Ok(Value::Null),
+        }
+    }
+
+    /// The `labels` of merge request `id`: titles, sorted (GitLab's `labels.map(&:title).sort`),
+    /// or `LabelBasic` objects.
+    fn labels(&self, id: i64) -> Value {
+        let labels = self.labels.get(&id).map(Vec::as_slice).unwrap_or_default();
+        if self.label_details {
+            Value::Array(
+                labels.iter().map(|l| serde_json::to_value(crate::api::labels::basic(l)).unwrap_or_default()).collect(),
+            )
+        } else {
+            let mut titles: Vec<&str> = labels.iter().map(|l| l.title.as_str()).collect();
+            titles.sort_unstable();
+            json!(titles)
         }
     }
 
     fn list(&self, call: &Call, ids: &[i64]) -> ApiResult<Value> {
         let mut out = Vec::new();
         for id in ids {
-            if let Some(user) = self.0.get(id) {
+            if let Some(user) = self.users.get(id) {
                 out.push(users::entity(call, user, Detail::Basic)?);
             }
         }
@@ -348,8 +370,7 @@ pub fn basic(
     put("reviewers", people.list(call, &mr.reviewers)?);
     put("source_project_id", json!(mr.source_project_id));
     put("target_project_id", json!(mr.target_project_id));
-    // No label exists yet (labels come with issue #40's project labels).
-    put("labels", json!([]));
+    put("labels", people.labels(mr.id));
     put("draft", json!(mr.draft));
     put("imported", json!(false));
     put("imported_from", json!("none"));
@@ -473,6 +494,19 @@ pub fn int_list(params: &Params, name: &str) -> ApiResult<Option<Vec<i64>>> {
         .map(|s| parse_int(&Value::String(s.to_string())).ok_or_else(|| ApiError::InvalidParam(name.into())))
         .collect::<ApiResult<Vec<_>>>()
         .map(Some)
+}
+
+/// A label list parameter (`labels`, `add_labels`, `remove_labels`): a comma-separated
+/// string, a JSON array or `key[]=` values; blank titles dropped.
+pub fn label_titles(params: &Params, name: &str) -> ApiResult<Option<Vec<String>>> {
+    Ok(params.string_list(name)?.map(|titles| {
+        titles.iter().flat_map(|t| t.split(',')).map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect()
+    }))
+}
+
+/// The label target a merge request is.
+pub fn label_target(mr: &MergeRequest) -> store::labels::Target {
+    store::labels::Target { kind: store::labels::TargetType::MergeRequest, id: mr.id }
 }
 
 /// Users given as ids that exist, in order, once each; `0` (GitLab's "nobody") dropped.

@@ -1,6 +1,7 @@
 //! `PUT /projects/:id/merge_requests/:merge_request_iid` (reference §1.3): at least one of
 //! GitLab's parameters (Grape's `at_least_one_of`), `title` and `target_branch` not blank;
 //! `state_event` `close` or `reopen`; a new `target_branch` reloads the diff (a new version);
+//! `labels` (`""` clears), `add_labels`, `remove_labels` (created where missing),
 //! `assignee_id(s)` (0 or empty: nobody), `reviewer_ids`, `remove_source_branch`, `squash`; a
 //! title's draft prefix (`Draft:`, `[Draft]`, `(Draft)`) makes it a draft. Developers and the
 //! merge request's author and assignees may change it (403 otherwise); reopening or
@@ -9,8 +10,8 @@
 
 use super::create::{assignees, check_description};
 use super::{
-    check_branch_name, duplicate, existing_users, find, full_of, heard, int_list, is_draft, may_update, record,
-    same_branch,
+    check_branch_name, duplicate, existing_users, find, full_of, heard, int_list, is_draft, label_target, label_titles,
+    may_update, record, same_branch,
 };
 use crate::api::Call;
 use crate::error::{ApiError, ApiResult};
@@ -75,6 +76,9 @@ pub fn update(call: &Call, id: &str, iid: &str, params: &Params) -> ApiResult<Re
     let reviewers = int_list(params, "reviewer_ids")?;
     let remove_source_branch = params.bool("remove_source_branch")?;
     let squash = params.bool("squash")?;
+    let labels = label_titles(params, "labels")?;
+    let add_labels = label_titles(params, "add_labels")?;
+    let remove_labels = label_titles(params, "remove_labels")?;
     for flag in ["allow_collaboration", "allow_maintainer_to_push", "discussion_locked"] {
         params.bool(flag)?;
     }
@@ -86,8 +90,10 @@ pub fn update(call: &Call, id: &str, iid: &str, params: &Params) -> ApiResult<Re
     }
     let user_id = call.caller.user().map(|u| u.id);
     let repo = call.repository(&project, "Project")?;
-    let previous = mr.clone();
     let made = call.ctx.store.write(|db| -> ApiResult<_> {
+        // The row as it is now (a push may have made a version since it was read), locked.
+        let mr = merge_requests::find_for_update(db, mr.id)?.ok_or(ApiError::RecordNotFound)?;
+        let previous = mr.clone();
         let mut changed = mr.clone();
         if let Some(title) = &title {
             changed.draft = is_draft(title);
@@ -142,8 +148,20 @@ pub fn update(call: &Call, id: &str, iid: &str, params: &Params) -> ApiResult<Re
                 return Err(duplicate(open.iid));
             }
         }
-        let people_changed = changed.assignees != mr.assignees || changed.reviewers != mr.reviewers;
-        if changed == mr && action.is_none() {
+        let target = label_target(&changed);
+        let labels_before = crate::store::labels::of_target(db, target)?;
+        if let Some(titles) = &labels {
+            crate::store::labels::set(db, project.id, target, titles)?;
+        }
+        if let Some(titles) = &add_labels {
+            crate::store::labels::add(db, project.id, target, titles)?;
+        }
+        if let Some(titles) = &remove_labels {
+            crate::store::labels::remove(db, project.id, target, titles)?;
+        }
+        let labels_changed = crate::store::labels::of_target(db, target)? != labels_before;
+        let people_changed = changed.assignees != mr.assignees || changed.reviewers != mr.reviewers || labels_changed;
+        if changed == mr && action.is_none() && !labels_changed {
             return Ok((changed, Vec::new()));
         }
         changed.updated_at = now;

@@ -62,11 +62,15 @@ impl Serialize for Entity<'_> {
         map.serialize_entry("id", &project.id)?;
         map.serialize_entry("description", &project.description)?;
         map.serialize_entry("name", &project.name)?;
-        match &self.listed.namespace {
-            Some(group) => map.serialize_entry(
-                "name_with_namespace",
-                &format_args!("{} / {}", group.full_path.replace('/', " / "), project.name),
-            )?,
+        // GitLab's `name_with_namespace`: the namespace's `human_name` (a group's full name,
+        // a personal namespace's owner's name), then the project's name.
+        let human_name = match (&self.listed.namespace_full_name, &self.listed.owner) {
+            (Some(full_name), _) => Some(full_name.as_str()),
+            (None, Some((_, _, owner_name))) => Some(owner_name.as_str()),
+            (None, None) => None,
+        };
+        match human_name {
+            Some(human) => map.serialize_entry("name_with_namespace", &format_args!("{human} / {}", project.name))?,
             None => map.serialize_entry("name_with_namespace", &project.name)?,
         }
         map.serialize_entry("path", &project.path)?;

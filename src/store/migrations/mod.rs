@@ -101,11 +101,17 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0010_tree_indexes.sqlite.sql"),
         postgres: include_str!("0010_tree_indexes.postgres.sql"),
     },
-    // 11 (issue #39, decisions D10): merge requests, their iid sequence, diff versions,
-    // assignees and reviewers.
+    // 11 (helper C's 0013, issue #39, decisions D10): merge requests, their iid sequence,
+    // diff versions, assignees and reviewers.
     Migration {
         sqlite: include_str!("0013_merge_requests.sqlite.sql"),
         postgres: include_str!("0013_merge_requests.postgres.sql"),
+    },
+    // 12 (helper E's 0014, issue #40; renumbered at merge): labels and their links to issues
+    // and merge requests, per-project internal ids, issues and their assignees, notes.
+    Migration {
+        sqlite: include_str!("0014_issues_labels_notes.sqlite.sql"),
+        postgres: include_str!("0014_issues_labels_notes.postgres.sql"),
     },
 ];
 
