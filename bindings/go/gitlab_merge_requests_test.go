@@ -42,7 +42,7 @@ func TestClientMergeRequests(t *testing.T) {
 	files := len(strings.Split(git(t, repo, "diff", "--name-only", "main...feature"), "\n"))
 	if response.StatusCode != 201 || mr.IID != 1 || mr.State != "opened" || mr.SHA != head ||
 		mr.DiffRefs.BaseSha != base || mr.DiffRefs.HeadSha != head || mr.ChangesCount != strconv.Itoa(files) ||
-		strings.Join(mr.Labels, ",") != "deps,go" || mr.DetailedMergeStatus != "unchecked" {
+		strings.Join(mr.Labels, ",") != "deps,go" || mr.DetailedMergeStatus != "mergeable" {
 		t.Fatalf("created: %d %+v", response.StatusCode, mr)
 	}
 

@@ -20,6 +20,7 @@ mod rows_compare;
 mod rows_files;
 mod rows_health;
 mod rows_maintenance;
+mod rows_merges;
 mod rows_refs;
 
 use fixture::Fixture;
@@ -284,6 +285,7 @@ fn repository_rows(bench: &mut Bench, fx: &Fixture) -> Result<(), String> {
     rows_files::rows(bench, fx, &repo)?;
     rows_commits::rows(bench, fx, &repo)?;
     rows_health::rows(bench, fx, &repo)?;
+    rows_merges::rows(bench, &repo)?;
     // A maintained copy gives a maintenance run nothing to do.
     if KEPT.get() == Kept::AsBuilt {
         rows_maintenance::rows(bench, fx, &repo)?;

@@ -20,6 +20,7 @@ pub mod health;
 pub mod last_commit;
 pub mod log;
 pub mod maintenance;
+pub mod merge;
 pub mod merge_base;
 pub mod packs;
 pub mod parallel;

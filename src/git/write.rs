@@ -6,8 +6,9 @@
 //!   protection rule agreed, lost races retried from the new tip.
 //! - [`commit_file`]: one file whose new content depends on the current one (the changelog),
 //!   recomputed on every attempt.
-//! - [`refs`]: branches and tags created and deleted by compare-and-swap, tag objects, and
-//!   the first commit GitLab makes before a branch of an empty repository.
+//! - [`refs`]: branches and tags created, moved (merges: [`crate::git::merge`]) and deleted by
+//!   compare-and-swap, tag objects, and the first commit GitLab makes before a branch of an
+//!   empty repository.
 //! - [`path_components`]: which paths may be written at all (git's `verify_path`);
 //!   [`gitmodules`]: what a `.gitmodules` written may hold (git's fsck).
 //!

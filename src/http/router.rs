@@ -390,6 +390,15 @@ pub static ROUTES: &[Route] = &[
     route!("GET", "/projects/:id/merge_requests/:merge_request_iid/reviewers", |c, _, a| {
         mrs::reviewers::reviewers(c, a[0], a[1])
     }),
+    route!("PUT", "/projects/:id/merge_requests/:merge_request_iid/merge", |c, r, a| {
+        mrs::merge::merge(c, a[0], a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/merge_ref", |c, _, a| {
+        mrs::merge_ref::merge_ref(c, a[0], a[1])
+    }),
+    route!("PUT", "/projects/:id/merge_requests/:merge_request_iid/rebase", |c, r, a| {
+        mrs::rebase::rebase(c, a[0], a[1], &r.params)
+    }),
     route!("GET", "/projects/:id/repository/commits/:sha/merge_requests", |c, r, a| {
         mrs::by_commit::list(c, a[0], a[1], &r.params)
     }),

@@ -1,13 +1,24 @@
 //! A merge request's `merge_status` and `detailed_merge_status` (reference §3.2), from one
-//! function, [`merge_status`]: until mergeability is computed (`git merge-tree`, helper D's
-//! `src/git/merge/`), every merge request answers GitLab's initial state, `unchecked` for both
-//! (GitLab's `DetailedMergeStatusService` answers `unchecked` while the stored status is
-//! `unchecked`, before any of its checks). `has_conflicts` is `merge_status ==
-//! "cannot_be_merged"`, as GitLab's entity has it.
+//! function, [`merge_status`]. GitLab checks mergeability in a worker and shows `checking`
+//! meanwhile; here the check (`git::merge::mergeability`, `git merge-tree`'s answer) is made
+//! when a status is read, so a read always shows a verdict: `can_be_merged` or
+//! `cannot_be_merged`. Verdicts are cached by (source head, target head): a list page or a
+//! second read redoes no merge, and either branch moving asks afresh.
+//!
+//! `detailed_merge_status` is the first failing check in `DetailedMergeStatusService`'s order
+//! (CE): `not_open`, `draft_status`, `commits_status` (no commits, a branch missing: GitLab's
+//! `broken?`; older servers said `broken_status`), `conflict`, `need_rebase` (only for the `ff`
+//! and `rebase_merge` methods), then CI: `ci_must_pass` when the project requires a successful
+//! pipeline (there are never pipelines here); else `mergeable`. `has_conflicts` is
+//! `merge_status == "cannot_be_merged"`, as GitLab's entity has it.
 
 use crate::api::Call;
+use crate::git::merge::{self, Mergeability};
 use crate::store::merge_requests::MergeRequest;
 use crate::store::projects::Project;
+use gix::ObjectId;
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
 
 /// The two statuses an entity shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,7 +29,93 @@ pub struct MergeStatus {
     pub detailed_merge_status: String,
 }
 
+/// What git says of a merge request's branches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// A branch is missing, or the source has no commits the target lacks (GitLab's `broken?`).
+    Broken,
+    Conflict,
+    /// Merges cleanly; `fast_forward`: the target's head is an ancestor of the source's.
+    Clean {
+        fast_forward: bool,
+    },
+}
+
+/// How many verdicts stay cached (each is two ids and a tag).
+const CACHE_CAPACITY: usize = 8192;
+
+static VERDICTS: LazyLock<Mutex<HashMap<(ObjectId, ObjectId), Verdict>>> = LazyLock::new(Mutex::default);
+
+/// The verdict for merging the commit `source` into the commit `target` in `repo`, cached.
+pub fn verdict_of(repo: &gix::Repository, target: ObjectId, source: ObjectId) -> Result<Verdict, merge::MergeError> {
+    if let Some(verdict) = VERDICTS.lock().unwrap_or_else(|p| p.into_inner()).get(&(target, source)) {
+        return Ok(*verdict);
+    }
+    let verdict = match merge::mergeability(repo, target, source)? {
+        Mergeability::AlreadyMerged => Verdict::Broken,
+        Mergeability::Conflicts { .. } => Verdict::Conflict,
+        Mergeability::Clean { base, .. } => Verdict::Clean { fast_forward: base == Some(target) },
+    };
+    let mut cache = VERDICTS.lock().unwrap_or_else(|p| p.into_inner());
+    if cache.len() >= CACHE_CAPACITY {
+        cache.clear();
+    }
+    cache.insert((target, source), verdict);
+    Ok(verdict)
+}
+
+/// The verdict for `mr` as its branches are now: the source head is the latest diff version's
+/// (kept current by the refresh on every source move, and in the target's repository for
+/// forks too), the target head the target branch's tip. `None` when git cannot say (the
+/// repository cannot be read).
+pub fn current_verdict(call: &Call, project: &Project, mr: &MergeRequest) -> Option<Verdict> {
+    let repo = call.repository(project, "Project").ok()?;
+    let head = mr.head_sha.as_deref().and_then(|h| ObjectId::from_hex(h.as_bytes()).ok());
+    let target = crate::git::refs::branch(&repo, &mr.target_branch).ok()?;
+    let source_here = mr.source_project_id == Some(project.id);
+    let source_exists = if source_here {
+        crate::git::refs::branch(&repo, &mr.source_branch).ok()?.is_some()
+    } else {
+        mr.source_project_id.is_some()
+    };
+    let (Some(head), Some(target), true) = (head, target, source_exists) else { return Some(Verdict::Broken) };
+    verdict_of(&repo, target, head).ok()
+}
+
 /// The statuses of `mr` in `project` as `call`'s caller sees them.
-pub fn merge_status(_call: &Call, _project: &Project, _mr: &MergeRequest) -> MergeStatus {
-    MergeStatus { merge_status: "unchecked".into(), detailed_merge_status: "unchecked".into() }
+pub fn merge_status(call: &Call, project: &Project, mr: &MergeRequest) -> MergeStatus {
+    let status = |merge_status: &str, detailed: &str| MergeStatus {
+        merge_status: merge_status.into(),
+        detailed_merge_status: detailed.into(),
+    };
+    if mr.state == "merged" {
+        return status("can_be_merged", "not_open");
+    }
+    let Some(verdict) = current_verdict(call, project, mr) else { return status("unchecked", "unchecked") };
+    let merge_status = match verdict {
+        Verdict::Clean { .. } => "can_be_merged",
+        Verdict::Broken | Verdict::Conflict => "cannot_be_merged",
+    };
+    status(merge_status, detailed(project, mr, verdict))
+}
+
+/// The first failing check of GitLab's `DetailedMergeStatusService` (CE), or `mergeable`.
+pub fn detailed(project: &Project, mr: &MergeRequest, verdict: Verdict) -> &'static str {
+    let ff_required = matches!(project.settings.merge_method.as_str(), "ff" | "rebase_merge");
+    if !mr.is_open() {
+        "not_open"
+    } else if mr.draft || super::is_draft(&mr.title) {
+        "draft_status"
+    } else if verdict == Verdict::Broken {
+        "commits_status"
+    } else if verdict == Verdict::Conflict {
+        "conflict"
+    } else if ff_required && verdict == (Verdict::Clean { fast_forward: false }) {
+        "need_rebase"
+    } else if project.settings.only_allow_merge_if_pipeline_succeeds {
+        // No pipeline ever runs here: one that must succeed never did.
+        "ci_must_pass"
+    } else {
+        "mergeable"
+    }
 }

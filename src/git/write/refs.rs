@@ -313,6 +313,32 @@ pub fn valid_tag_name(name: &str) -> bool {
     !name.starts_with('-') && gix::validate::reference::name(format!("refs/tags/{name}").as_str().into()).is_ok()
 }
 
+/// Moves `ref_name` from `expected` to `new` (any move, forced or not: the caller decided), if
+/// it still names `expected`: [`Error::Changed`] when another writer moved it first.
+pub fn update(
+    repo: &gix::Repository,
+    ref_name: &str,
+    expected: ObjectId,
+    new: ObjectId,
+    who: &Identity,
+    message: &str,
+) -> Result<RefUpdate, Error> {
+    if checked_out(repo, ref_name) {
+        return Err(Error::CheckedOut);
+    }
+    let edit = RefEdit {
+        change: Change::Update {
+            log: LogChange { mode: RefLog::AndReference, force_create_reflog: false, message: message.into() },
+            expected: PreviousValue::MustExistAndMatch(Target::Object(expected)),
+            new: Target::Object(new),
+        },
+        name: full_name(ref_name)?,
+        deref: false,
+    };
+    apply(repo, edit, who, ref_name)?;
+    Ok(RefUpdate { name: ref_name.to_string(), old: Some(expected), new: Some(new) })
+}
+
 #[cfg(test)]
 mod tests {
     use super::{tag_name_problem, TagNameProblem::*};
