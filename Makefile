@@ -160,8 +160,8 @@ nginx-tool:
 	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx; }
 	@command -v nginx >/dev/null || test -x /usr/sbin/nginx
 
-test-python: build $(VPY) nginx-tool
-	PYTHONPATH=bindings/python $(VPY) -m pytest -q -m "not cluster" tests/python
+test-python: build $(VPY) nginx-tool node-tools
+	PYTHONPATH=bindings/python FORGECORE_NODE_TOOLS=$(NODE_TOOLS)/node_modules/.bin $(VPY) -m pytest -q -m "not cluster" tests/python
 
 # Many hosts on one data set (tests/python/test_cluster.py): two Go hosts and a Python host on
 # one database of a PostgreSQL server of the tests' own, which they also stop and start
