@@ -5,6 +5,7 @@ use crate::cache::archives::Slots;
 use crate::cache::Caches;
 use crate::config::{Config, RateLimit};
 use crate::error::{ApiError, ApiResult};
+use crate::events::closing_issues::ClosingIssues;
 use crate::events::listeners::{DefaultBranch, OpenHandles, TagReleases};
 use crate::events::{Events, Listener};
 use crate::git::command::Git;
@@ -78,6 +79,7 @@ impl Context {
             Arc::new(OpenHandles),
             Arc::new(TagReleases),
             Arc::new(crate::events::refresh::Refresh),
+            Arc::new(ClosingIssues { storages: config.storages.clone() }),
             Arc::clone(&maintenance) as Arc<dyn Listener>,
             Arc::new(outbox),
         ]);
@@ -103,13 +105,9 @@ impl Context {
     /// gives its storage, or at the absolute path it was registered with. A project on a storage
     /// this host does not have is a 503: another host serves it (a front proxy routes by project).
     pub fn git_dir(&self, project: &Project) -> ApiResult<PathBuf> {
-        match &project.storage {
-            None => Ok(PathBuf::from(&project.repo_dir)),
-            Some(name) => match self.config.storages.get(name) {
-                Some(root) => Ok(root.join(&project.repo_dir)),
-                None => Err(ApiError::Unavailable("the project's repository storage is not on this host")),
-            },
-        }
+        project
+            .git_dir(&self.config.storages)
+            .ok_or(ApiError::Unavailable("the project's repository storage is not on this host"))
     }
 
     /// Starts the record of a request from `peer` with these raw `headers`

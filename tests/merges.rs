@@ -285,8 +285,14 @@ struct World {
 }
 
 fn world() -> World {
+    world_with(|_| {})
+}
+
+/// A world whose work repository `prepare` changed before it was registered.
+fn world_with(prepare: impl Fn(&Path)) -> World {
     let instance = common::open_instance(json!({"external_url": "http://forge.test"}));
     let work = instance.run_fixture("merges.sh");
+    prepare(&work);
     instance.user_with_token("root", true);
     instance.admin_ok(json!({"command": "group_add", "path": "fx", "visibility": "public"}));
     instance.admin_ok(json!({"command": "project_add", "path": "fx/m", "repo": work, "visibility": "public"}));
@@ -569,4 +575,70 @@ fn racing_merges_into_one_target_lose_nothing() {
     }
     assert!(answers.iter().any(|(s, _)| *s == 200), "{answers:?}");
     eprintln!("racing merges answered {:?}", answers.iter().map(|(s, _)| *s).collect::<Vec<_>>());
+}
+
+/// A merge into the project's default branch closes the issues its description closes
+/// (GitLab's `PostMergeService#close_issues`: each with the system note `closed via merge
+/// request !iid`), and `closes_issues` lists them, before and after, to those who may see them.
+/// A merge into another branch closes none.
+#[test]
+fn a_merge_into_the_default_branch_closes_the_issues_it_names() {
+    // The work tree's checked-out branch is the default one, which REST writes may move.
+    let w = world_with(|work| {
+        git(work, &["symbolic-ref", "HEAD", "refs/heads/clean-target"]);
+        git(work, &["config", "receive.denyCurrentBranch", "ignore"]);
+    });
+    let issues = "/api/v4/projects/fx%2Fm/issues";
+    let open_issue = |title: &str, confidential: bool| -> i64 {
+        let body = json!({"title": title, "confidential": confidential});
+        let (status, issue) = w.call("POST", issues, Some(&w.maintainer), body);
+        assert_eq!(status, 201, "{issue}");
+        issue["iid"].as_i64().unwrap()
+    };
+    let (one, two, other, secret) =
+        (open_issue("one", false), open_issue("two", false), open_issue("other", false), open_issue("secret", true));
+    let mr_with = |case: &str, description: String| -> Value {
+        let body = json!({"source_branch": format!("{case}-source"), "target_branch": format!("{case}-target"),
+                          "title": case, "description": description});
+        let (status, mr) = w.call("POST", MRS, Some(&w.developer), body);
+        assert_eq!(status, 201, "{mr}");
+        mr
+    };
+    let mr = mr_with("clean", format!("Closes #{one} and fixes #{two}; see #{other}. Resolves #{secret}"));
+    let closes = |token: Option<&str>| -> Vec<(i64, String)> {
+        let (status, list) = w.call("GET", &format!("{MRS}/{}/closes_issues", mr["iid"]), token, Value::Null);
+        assert_eq!(status, 200, "{list}");
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|i| (i["iid"].as_i64().unwrap(), i["state"].as_str().unwrap().into()))
+            .collect()
+    };
+    let opened = |iids: &[i64]| iids.iter().map(|&i| (i, "opened".to_string())).collect::<Vec<_>>();
+    assert_eq!(closes(Some(&w.developer)), opened(&[one, two, secret]));
+    assert_eq!(closes(None), opened(&[one, two]), "a confidential issue is not shown to anyone");
+    let nothing = mr_with("rename", "Nothing to close here".into());
+    let (status, none) = w.call("GET", &format!("{MRS}/{}/closes_issues", nothing["iid"]), None, Value::Null);
+    assert_eq!((status, none), (200, json!([])));
+
+    // The default branch is protected: its Maintainer merges.
+    let (status, merged) = w.merge(&mr["iid"], Some(&w.maintainer), json!({}));
+    assert_eq!(status, 200, "{merged}");
+    let closed = |iids: &[i64]| iids.iter().map(|&i| (i, "closed".to_string())).collect::<Vec<_>>();
+    assert_eq!(closes(Some(&w.developer)), closed(&[one, two, secret]));
+    let (_, still) = w.call("GET", &format!("{issues}/{other}"), Some(&w.developer), Value::Null);
+    assert_eq!(still["state"], "opened");
+    let (_, issue) = w.call("GET", &format!("{issues}/{one}"), Some(&w.developer), Value::Null);
+    let (_, maintainer) = w.call("GET", "/api/v4/user", Some(&w.maintainer), Value::Null);
+    assert_eq!(issue["closed_by"]["username"], maintainer["username"], "{issue}");
+    let (_, notes) = w.call("GET", &format!("{issues}/{one}/notes"), Some(&w.developer), Value::Null);
+    let system: Vec<&str> =
+        notes.as_array().unwrap().iter().filter(|n| n["system"] == true).map(|n| n["body"].as_str().unwrap()).collect();
+    assert_eq!(system, [format!("closed via merge request !{}", mr["iid"])]);
+
+    // Into a branch that is not the default one: nothing is closed.
+    let side = mr_with("binary-one", format!("Closes #{other}"));
+    assert_eq!(w.merge(&side["iid"], Some(&w.developer), json!({})).0, 200);
+    let (_, still) = w.call("GET", &format!("{issues}/{other}"), Some(&w.developer), Value::Null);
+    assert_eq!(still["state"], "opened");
 }

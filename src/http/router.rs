@@ -390,6 +390,9 @@ pub static ROUTES: &[Route] = &[
     route!("GET", "/projects/:id/merge_requests/:merge_request_iid/reviewers", |c, _, a| {
         mrs::reviewers::reviewers(c, a[0], a[1])
     }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/closes_issues", |c, r, a| {
+        mrs::closes_issues::closes_issues(c, a[0], a[1], &r.params)
+    }),
     route!("PUT", "/projects/:id/merge_requests/:merge_request_iid/merge", |c, r, a| {
         mrs::merge::merge(c, a[0], a[1], &r.params)
     }),

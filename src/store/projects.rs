@@ -75,6 +75,21 @@ impl Default for Settings {
     }
 }
 
+impl Project {
+    /// The project's git directory on a host with these named `storages`: its `repo_dir`
+    /// itself when it has no storage, else under the storage's root; `None` when its storage
+    /// is not on this host.
+    pub fn git_dir(
+        &self,
+        storages: &std::collections::BTreeMap<String, std::path::PathBuf>,
+    ) -> Option<std::path::PathBuf> {
+        match &self.storage {
+            None => Some(std::path::PathBuf::from(&self.repo_dir)),
+            Some(name) => storages.get(name).map(|root| root.join(&self.repo_dir)),
+        }
+    }
+}
+
 const COLUMNS: &str = "id, group_id, path, full_path, name, repo_dir, visibility, forked_from_id, storage, \
                        created_at, description, protections_stored, archived, marked_for_deletion_at, \
                        marked_for_deletion_by, created_repository, merge_method, squash_option, \

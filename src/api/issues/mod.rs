@@ -10,7 +10,7 @@
 //! Owners and administrators delete. The entity is `API::Entities::Issue`
 //! (`lib/api/entities/issuable_entity.rb`, `issue_basic.rb`, `issue.rb`), keys in GitLab's order.
 
-pub mod closing;
+pub use crate::events::closing_issues as closing;
 pub mod create;
 pub mod delete;
 pub mod get;

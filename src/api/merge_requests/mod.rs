@@ -11,6 +11,7 @@
 
 pub mod by_commit;
 pub mod changes;
+pub mod closes_issues;
 pub mod commits;
 pub mod create;
 pub mod delete;

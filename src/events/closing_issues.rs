@@ -1,4 +1,12 @@
-//! The issues a description closes, as GitLab's `Gitlab::ClosingIssueExtractor` finds them
+//! The issues a merge request closes (GitLab's `MergeRequests::PostMergeService#close_issues`,
+//! decisions D10): [`closed_issue_iids`] reads a description's closing references, which
+//! `closes_issues` lists, and [`ClosingIssues`], a durable listener of merge requests merged
+//! by any path (`PUT .../merge`, or a push the refresh finds merged), closes the open ones of
+//! the target project when the merge went into its default branch, as GitLab does: each with
+//! the system note `closed via merge request !iid` and an issue `Closed` event announced
+//! through the seam, in the transaction that records the merge.
+//!
+//! The references: the issues a description closes, as GitLab's `Gitlab::ClosingIssueExtractor` finds them
 //! with the default `issue_closing_pattern` (`config/initializers/1_settings.rb`):
 //!
 //! ```text
@@ -13,7 +21,14 @@
 //! (`Closes #1, #2 and #3`). Only the references to the project itself are returned: the
 //! merge-request helpers build `closes_issues` of these iids.
 
+use super::{Event, IssueAction, IssueEvent, Listener, MergeRequestAction};
+use crate::error::ApiError;
+use crate::store::notes::NewNote;
+use crate::store::projects::Project;
+use crate::store::{self, Db};
 use regex::Regex;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 const ISSUE_REF: &str = r"(?:(?:[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)+)?#\d+|https?://[^\s]+?/(?:-/)?issues/\d+)";
@@ -66,6 +81,76 @@ pub fn closed_issue_iids(text: &str, full_path: &str) -> Vec<i64> {
         }
     }
     out
+}
+
+/// Closes the issues a merged merge request's description closes (see the module).
+pub struct ClosingIssues {
+    /// The named repository storages, to find the target project's default branch.
+    pub storages: BTreeMap<String, PathBuf>,
+}
+
+impl ClosingIssues {
+    /// Whether `branch` is the default branch (`HEAD`) of `project`'s repository on this host.
+    fn is_default_branch(&self, project: &Project, branch: &str) -> bool {
+        let Some(dir) = project.git_dir(&self.storages) else { return false };
+        crate::git::default_branch(dir).as_deref() == Some(branch)
+    }
+}
+
+impl Listener for ClosingIssues {
+    fn durable(&self, event: &Event) -> bool {
+        matches!(event, Event::MergeRequest(changed) if changed.action == MergeRequestAction::Merged)
+    }
+
+    fn record_changes(&self, db: &mut Db, event: &Event) -> Result<Vec<Event>, ApiError> {
+        let Event::MergeRequest(changed) = event else { return Ok(Vec::new()) };
+        let mr = &changed.merge_request;
+        let Some(description) = mr.description.as_deref().filter(|_| changed.action == MergeRequestAction::Merged)
+        else {
+            return Ok(Vec::new());
+        };
+        let Some(project) = store::projects::find_by_id(db, mr.target_project_id)? else { return Ok(Vec::new()) };
+        let iids = closed_issue_iids(description, &project.full_path);
+        if iids.is_empty() || !self.is_default_branch(&project, &mr.target_branch) {
+            return Ok(Vec::new());
+        }
+        let body = format!("closed via merge request !{}", mr.iid);
+        let mut events = Vec::new();
+        for iid in iids {
+            let Some(mut issue) = store::issues::find_by_iid(db, project.id, iid)? else { continue };
+            if issue.state != "opened" {
+                continue;
+            }
+            issue.state = "closed".into();
+            issue.closed_at = Some(store::merge_requests::now_millis());
+            issue.closed_by_id = changed.user_id;
+            store::issues::update(db, &mut issue, None)?;
+            store::notes::insert(
+                db,
+                &NewNote {
+                    project_id: project.id,
+                    noteable_type: "Issue",
+                    noteable_id: issue.id,
+                    author_id: changed.user_id,
+                    body: &body,
+                    system: true,
+                    internal: false,
+                    created_at: None,
+                },
+            )?;
+            events.push(Event::Issue(IssueEvent {
+                action: IssueAction::Closed,
+                project_id: project.id,
+                issue_id: issue.id,
+                iid: issue.iid,
+                user_id: changed.user_id,
+                confidential: issue.confidential,
+            }));
+        }
+        Ok(events)
+    }
+
+    fn heard(&self, _event: &Event) {}
 }
 
 #[cfg(test)]
