@@ -10,6 +10,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// The GitLab API version we answer for (`GET /version`, hooks' `User-Agent`); clients
+/// compare it, so it names a real release.
+pub const GITLAB_VERSION: &str = "18.1.0-forgecore";
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {

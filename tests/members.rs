@@ -402,7 +402,7 @@ fn expiry_takes_effect_on_access() {
     assert_eq!(status, 201);
     assert_eq!(w.call("GET", app, &token, Value::Null).0, 200);
     // The membership's day has come: GitLab's `expires_at > today` no longer holds.
-    w.set_expiry("temp", &forgecore::store::members::today());
+    w.set_expiry("temp", &forgecore::store::today());
     assert_eq!(w.call("GET", app, &token, Value::Null), (404, json!({"message": "404 Project Not Found"})));
     let (_, members) = w.call("GET", &format!("{app}/members"), &w.owner, Value::Null);
     assert!(!usernames(&members).contains(&"temp".to_string()), "an expired member is gone");

@@ -3,8 +3,7 @@
 use crate::response::Response;
 use serde_json::json;
 
-/// The GitLab API version we answer for; clients compare it, so it names a real release.
-pub const GITLAB_VERSION: &str = "18.1.0-forgecore";
+pub use crate::config::GITLAB_VERSION;
 
 pub fn get() -> Response {
     Response::json(

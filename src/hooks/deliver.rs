@@ -94,7 +94,7 @@ pub fn execute(
     };
     let mut headers: Vec<(String, String)> = vec![
         ("Content-Type".into(), "application/json".into()),
-        ("User-Agent".into(), format!("GitLab/{}", crate::api::version::GITLAB_VERSION)),
+        ("User-Agent".into(), format!("GitLab/{}", crate::config::GITLAB_VERSION)),
         ("Idempotency-Key".into(), idempotency_key.into()),
         ("X-Gitlab-Event".into(), if system { "System Hook".into() } else { event_header(hook_name) }),
         ("X-Gitlab-Webhook-UUID".into(), super::uuid()),

@@ -8,6 +8,7 @@
 
 use super::db::{Db, Param, Row};
 use super::error::StoreResult;
+use super::today;
 
 /// One membership row, as the members API shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,12 +41,6 @@ fn member_from_row(r: &Row) -> StoreResult<Member> {
         created_at: r.i64(7)?,
         created_by: r.opt_i64(8)?,
     })
-}
-
-/// Today's date in UTC, `YYYY-MM-DD`: memberships expiring on it or before no longer count.
-pub fn today() -> String {
-    let (year, month, day) = forgecore_date::civil_from_days(super::now_seconds().div_euclid(86_400));
-    format!("{year:04}-{month:02}-{day:02}")
 }
 
 /// One membership that applies to the subject asked about, with its role's flags.

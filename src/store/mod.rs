@@ -216,3 +216,9 @@ impl Visibility {
 pub fn now_seconds() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
 }
+
+/// Today's date in UTC, `YYYY-MM-DD`: memberships expiring on it or before no longer count.
+pub fn today() -> String {
+    let (year, month, day) = forgecore_date::civil_from_days(now_seconds().div_euclid(86_400));
+    format!("{year:04}-{month:02}-{day:02}")
+}

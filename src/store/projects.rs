@@ -560,7 +560,7 @@ const MEMBER: &str = "(p.id IN (SELECT m.project_id FROM members m WHERE m.user_
 fn member(dialect: Dialect) -> String {
     MEMBER
         .replace("{group_id}", if dialect == Dialect::Sqlite { "+p.group_id" } else { "p.group_id" })
-        .replace("{today}", &super::members::today())
+        .replace("{today}", &super::today())
 }
 
 /// The projects `query` selects, with `select` as the columns. `mg` holds the groups the caller
@@ -619,7 +619,7 @@ fn list_sql(query: &ListQuery, select: &str, dialect: Dialect) -> (String, Vec<B
         conditions.push(format!("p.id < {at}"));
     }
     let filter = if conditions.is_empty() { String::new() } else { format!("WHERE {}", conditions.join(" AND ")) };
-    let today = super::members::today();
+    let today = super::today();
     let sql = format!(
         "WITH RECURSIVE mg(id, level, depth) AS (
              SELECT group_id, access_level, 0 FROM members WHERE user_id = $1 AND group_id IS NOT NULL

@@ -46,7 +46,7 @@ pub fn list(db: &mut Db, shared: Shared) -> StoreResult<Vec<Link>> {
          FROM {table} l JOIN groups g ON g.id = l.{with}
          WHERE l.{subject} = $1 AND (l.expires_at IS NULL OR l.expires_at > $2) ORDER BY l.id"
     );
-    db.rows(&sql, &[&id, &super::members::today()], |r| {
+    db.rows(&sql, &[&id, &super::today()], |r| {
         Ok(Link {
             id: r.i64(0)?,
             shared_id: r.i64(1)?,

@@ -80,7 +80,7 @@ pub fn share(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
             return Err(ApiError::validation("Shared with group can't be the same as the shared group"));
         }
         if let Some((_, expires)) = shares::find(db, Shared::Group(group.id), with.id)? {
-            if expires.as_deref().is_none_or(|day| day > store::members::today().as_str()) {
+            if expires.as_deref().is_none_or(|day| day > store::today().as_str()) {
                 return Err(ApiError::Conflict(
                     "Shared group The group has already been shared with this group".into(),
                 ));

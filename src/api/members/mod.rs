@@ -246,7 +246,7 @@ pub fn read_expires_at(params: &Params) -> ApiResult<Option<Option<String>>> {
         Some(_) => return Err(ApiError::InvalidParam("expires_at".into())),
     };
     let date = parse_date(&text).ok_or_else(|| ApiError::InvalidParam("expires_at".into()))?;
-    if date < store::members::today() {
+    if date < store::today() {
         return Err(invalid("expires_at", "cannot be a date in the past"));
     }
     Ok(Some(Some(date)))

@@ -50,7 +50,7 @@ pub fn share(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
             return Err(not_found());
         }
         if let Some((_, expires)) = shares::find(db, Shared::Project(project.id), group.id)? {
-            if expires.as_deref().is_none_or(|day| day > store::members::today().as_str()) {
+            if expires.as_deref().is_none_or(|day| day > store::today().as_str()) {
                 return Err(ApiError::Conflict("Group already shared with this group".into()));
             }
         }

@@ -11,6 +11,7 @@
 
 pub mod create;
 pub mod list;
+pub mod pipeline_basic;
 pub mod pipelines;
 
 use crate::api::releases::{user_basic, v, Node};
@@ -147,26 +148,9 @@ pub fn status_entity(call: &Call, status: &CommitStatus) -> StoreResult<Node> {
     ]))
 }
 
-/// GitLab's `PipelineBasic`: `id`, `iid`, `project_id`, `sha`, `ref`, `status`, `source`,
-/// `created_at`, `updated_at`, `web_url`.
+/// GitLab's `PipelineBasic`, in its order ([`pipeline_basic::fields`]).
 pub fn pipeline_basic(call: &Call, project: &Project, pipeline: &Pipeline) -> Vec<(&'static str, Node)> {
-    vec![
-        ("id", v(pipeline.id)),
-        ("iid", v(pipeline.iid)),
-        ("project_id", v(pipeline.project_id)),
-        ("sha", v(&pipeline.sha)),
-        ("ref", v(&pipeline.ref_name)),
-        ("status", v(&pipeline.status)),
-        ("source", v(&pipeline.source)),
-        ("created_at", v(rfc3339(pipeline.created_at, 0))),
-        ("updated_at", v(rfc3339(pipeline.updated_at, 0))),
-        ("web_url", v(format!("{}/-/pipelines/{}", call.web_url(&project.full_path), pipeline.id))),
-    ]
-}
-
-/// The same, as a value (a commit's `last_pipeline`, a merge request's `head_pipeline`).
-pub fn pipeline_basic_value(call: &Call, project: &Project, pipeline: &Pipeline) -> Value {
-    serde_json::to_value(Node::Obj(pipeline_basic(call, project, pipeline))).unwrap_or(Value::Null)
+    pipeline_basic::fields(call, project, pipeline).into_iter().map(|(key, value)| (key, Node::V(value))).collect()
 }
 
 /// GitLab's `Pipeline` entity: `PipelineBasic` and `before_sha`, `tag`, `yaml_errors`, `user`,

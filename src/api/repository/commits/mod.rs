@@ -138,11 +138,11 @@ pub fn detail(
     // The newest pipeline of the commit (the external ones commit statuses make, issue #42):
     // `status` is its status, `last_pipeline` its PipelineBasic, both null without one.
     let sha = commit.id.to_string();
-    let pipeline = call.ctx.store.read(|db| crate::api::statuses::head_pipeline(db, project.id, &sha))?;
+    let pipeline = call.ctx.store.read(|db| crate::store::statuses::latest_for_sha(db, project.id, &sha, None))?;
     value["status"] = pipeline.as_ref().map_or(Value::Null, |p| json!(p.status));
     value["project_id"] = json!(project.id);
     value["last_pipeline"] =
-        pipeline.as_ref().map_or(Value::Null, |p| crate::api::statuses::pipeline_basic_value(call, project, p));
+        pipeline.as_ref().map_or(Value::Null, |p| crate::api::statuses::pipeline_basic::value(call, project, p));
     Ok(value)
 }
 
