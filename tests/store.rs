@@ -113,7 +113,7 @@ fn store_copy_moves_everything_and_tokens_keep_working() {
         .as_str()
         .unwrap()
         .to_string();
-    let expires = forgecore::auth::scopes::days_from_today(10);
+    let expires = forgecore::store::days_from_today(10);
     let scoped = source.admin_ok(json!({"command": "token_add", "username": "alice", "scopes": ["read_api"],
                                         "expires_at": expires, "description": "copied"}));
     let scoped = scoped["token"].as_str().unwrap().to_string();

@@ -6,7 +6,7 @@
 mod common;
 
 use common::TestInstance;
-use forgecore::auth::scopes::days_from_today;
+use forgecore::store::days_from_today;
 use serde_json::{json, Value};
 
 const ALL_SCOPES: [&str; 9] = [

@@ -1,72 +1,30 @@
-//! A JSON object that keeps its keys in the order they were put: GitLab's entities list their
-//! keys in a fixed order, which `serde_json`'s own map (sorted) does not keep. Built as the
-//! entity's fields are exposed, nested where the entity nests.
+//! What GitLab's entities share, in their order: the ordered JSON tree they are written in
+//! ([`Node`], [`Obj`], from the response layer), `UserBasic`, and times with milliseconds.
 
-use serde::ser::{Serialize, SerializeMap, Serializer};
+pub use crate::response::ordered::{object, raw, v, Node, Obj};
+
+use crate::api::Call;
+use crate::store::users::User;
 use serde_json::Value;
 
-/// One value of an [`Obj`].
-#[derive(Debug, Clone, PartialEq)]
-pub enum Field {
-    Value(Value),
-    Obj(Obj),
-    List(Vec<Obj>),
+/// GitLab's `UserBasic` (`lib/api/entities/user_basic.rb` over `UserSafe`): `id`, `username`,
+/// `name`, `state`, `locked`, `avatar_url`, `web_url`; the one writer of it, whatever entity
+/// embeds a user.
+pub fn user_basic(base_url: &str, id: i64, username: &str, name: &str, state: &str) -> Obj {
+    let mut o = Obj::new();
+    o.put("id", id)
+        .put("username", username)
+        .put("name", name)
+        .put("state", state)
+        .put("locked", false)
+        .put("avatar_url", Value::Null)
+        .put("web_url", format!("{base_url}/{username}"));
+    o
 }
 
-/// Keys and values in the order they serialize.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Obj(pub Vec<(&'static str, Field)>);
-
-impl Obj {
-    pub fn new() -> Obj {
-        Obj(Vec::new())
-    }
-
-    /// Adds `key` with a plain JSON value.
-    pub fn put(&mut self, key: &'static str, value: impl Into<Value>) -> &mut Obj {
-        self.0.push((key, Field::Value(value.into())));
-        self
-    }
-
-    /// Adds `key` with a nested ordered object.
-    pub fn obj(&mut self, key: &'static str, value: Obj) -> &mut Obj {
-        self.0.push((key, Field::Obj(value)));
-        self
-    }
-
-    /// Adds `key` with a list of ordered objects.
-    pub fn list(&mut self, key: &'static str, values: Vec<Obj>) -> &mut Obj {
-        self.0.push((key, Field::List(values)));
-        self
-    }
-
-    /// The value of `key`, when it is a plain one.
-    pub fn get(&self, key: &str) -> Option<&Value> {
-        self.0.iter().find(|(k, _)| *k == key).and_then(|(_, f)| match f {
-            Field::Value(v) => Some(v),
-            _ => None,
-        })
-    }
-}
-
-impl Serialize for Field {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Field::Value(v) => v.serialize(serializer),
-            Field::Obj(o) => o.serialize(serializer),
-            Field::List(l) => l.serialize(serializer),
-        }
-    }
-}
-
-impl Serialize for Obj {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (key, value) in &self.0 {
-            map.serialize_entry(key, value)?;
-        }
-        map.end()
-    }
+/// [`user_basic`] of a user as read from the store.
+pub fn user(call: &Call, user: &User) -> Obj {
+    user_basic(&call.base_url, user.id, &user.username, &user.name, user.state.as_str())
 }
 
 /// Milliseconds since the epoch as GitLab shows a time: ISO 8601 in UTC with milliseconds
@@ -83,14 +41,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keys_keep_their_order_and_times_their_milliseconds() {
-        let mut inner = Obj::new();
-        inner.put("short", "#1").put("full", "a/b#1");
-        let mut o = Obj::new();
-        o.put("z", 1).obj("references", inner).put("a", Value::Null);
+    fn user_basic_in_gitlab_order_and_times_with_milliseconds() {
         assert_eq!(
-            serde_json::to_string(&o).unwrap(),
-            r##"{"z":1,"references":{"short":"#1","full":"a/b#1"},"a":null}"##
+            serde_json::to_string(&user_basic("http://h", 3, "ann", "Ann", "blocked")).unwrap(),
+            r#"{"id":3,"username":"ann","name":"Ann","state":"blocked","locked":false,"avatar_url":null,"web_url":"http://h/ann"}"#
         );
         assert_eq!(iso_millis(1_736_452_020_042), "2025-01-09T19:47:00.042Z");
     }

@@ -171,7 +171,7 @@ pub fn authenticate(
     let digest = tokens::digest(token);
     match store.as_ref().principal(&digest, is_job)? {
         Some(store::tokens::Principal::User(user, grant)) => {
-            if scopes::expired(grant.expires_at.as_deref(), &scopes::today()) {
+            if scopes::expired(grant.expires_at.as_deref(), &store::today()) {
                 return Err(ApiError::InvalidToken(scopes::EXPIRED));
             }
             if grant.revoked {

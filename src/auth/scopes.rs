@@ -104,22 +104,6 @@ pub fn expired(expires_at: Option<&str>, today: &str) -> bool {
     expires_at.is_some_and(|date| date <= today)
 }
 
-/// Today's date in UTC, `YYYY-MM-DD`.
-pub fn today() -> String {
-    days_from_today(0)
-}
-
-/// The date `days` from today (UTC), `YYYY-MM-DD`.
-pub fn days_from_today(days: i64) -> String {
-    let now = crate::store::now_seconds().div_euclid(86_400);
-    date_text(now + days)
-}
-
-fn date_text(days: i64) -> String {
-    let (year, month, day) = forgecore_date::civil_from_days(days);
-    format!("{year:04}-{month:02}-{day:02}")
-}
-
 /// A `YYYY-MM-DD` date (Grape's `Date` coercion takes ISO 8601 dates; a time after the date is
 /// dropped, as `Date.parse` does), normalised; `None` when it is not a real date.
 pub fn parse_date(text: &str) -> Option<String> {
@@ -140,7 +124,7 @@ pub fn parse_date(text: &str) -> Option<String> {
     if !(1..=12).contains(&month) || day < 1 || day > i64::from(forgecore_date::days_in_month(year, month as u32)) {
         return None;
     }
-    Some(date_text(forgecore_date::days_from_civil(year, month as u32, day as u32)))
+    Some(crate::store::date_text(forgecore_date::days_from_civil(year, month as u32, day as u32)))
 }
 
 #[cfg(test)]
@@ -183,6 +167,6 @@ mod tests {
         assert!(expired(Some("2026-01-01"), "2026-01-01"), "a token stops at midnight of its date");
         assert!(!expired(Some("2026-01-02"), "2026-01-01"));
         assert!(!expired(None, "2026-01-01"));
-        assert!(days_from_today(365) > today());
+        assert!(crate::store::days_from_today(365) > crate::store::today());
     }
 }

@@ -248,16 +248,16 @@ pub static ROUTES: &[Route] = &[
         hooks::resend::resend(c, a[0], a[1], a[2])
     }),
     route!("PUT", "/projects/:id/hooks/:hook_id/url_variables/:key", |c, r, a| {
-        hooks::url_variables::set(c, a[0], a[1], a[2], &r.params)
+        hooks::keyed_values::set(c, &hooks::keyed_values::URL_VARIABLES, a[0], a[1], a[2], &r.params)
     }),
     route!("DELETE", "/projects/:id/hooks/:hook_id/url_variables/:key", |c, _, a| {
-        hooks::url_variables::unset(c, a[0], a[1], a[2])
+        hooks::keyed_values::unset(c, &hooks::keyed_values::URL_VARIABLES, a[0], a[1], a[2])
     }),
     route!("PUT", "/projects/:id/hooks/:hook_id/custom_headers/:key", |c, r, a| {
-        hooks::custom_headers::set(c, a[0], a[1], a[2], &r.params)
+        hooks::keyed_values::set(c, &hooks::keyed_values::CUSTOM_HEADERS, a[0], a[1], a[2], &r.params)
     }),
     route!("DELETE", "/projects/:id/hooks/:hook_id/custom_headers/:key", |c, _, a| {
-        hooks::custom_headers::unset(c, a[0], a[1], a[2])
+        hooks::keyed_values::unset(c, &hooks::keyed_values::CUSTOM_HEADERS, a[0], a[1], a[2])
     }),
     // System hooks.
     route!("GET", "/hooks", |c, r, _| system_hooks::list::list(c, &r.params)),

@@ -2,6 +2,7 @@
 //! A body is either bytes in memory or a stream that is produced while the caller reads it
 //! ([`stream`]).
 
+pub mod ordered;
 pub mod stream;
 
 use serde::Serialize;

@@ -219,6 +219,16 @@ pub fn now_seconds() -> i64 {
 
 /// Today's date in UTC, `YYYY-MM-DD`: memberships expiring on it or before no longer count.
 pub fn today() -> String {
-    let (year, month, day) = forgecore_date::civil_from_days(now_seconds().div_euclid(86_400));
+    days_from_today(0)
+}
+
+/// The date `days` from today (UTC), `YYYY-MM-DD`: a token's default expiry, a lifetime's end.
+pub fn days_from_today(days: i64) -> String {
+    date_text(now_seconds().div_euclid(86_400) + days)
+}
+
+/// Day `days` of the Unix epoch as `YYYY-MM-DD`.
+pub fn date_text(days: i64) -> String {
+    let (year, month, day) = forgecore_date::civil_from_days(days);
     format!("{year:04}-{month:02}-{day:02}")
 }

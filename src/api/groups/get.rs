@@ -2,7 +2,8 @@
 //! Found` for a missing or invisible one), with its projects unless `with_projects=false`
 //! (then the `Group` entity, as GitLab answers).
 
-use super::{detail, Ordered};
+use super::detail;
+use crate::api::ordered::Obj;
 use crate::api::Call;
 use crate::error::ApiResult;
 use crate::params::Params;
@@ -15,6 +16,6 @@ pub fn get(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
     if with_projects {
         detail(call, &detailed, true, 200)
     } else {
-        Ok(Response::json(200, &Ordered(super::entity(&call.base_url, &detailed))))
+        Ok(Response::json(200, &Obj::from(super::entity(&call.base_url, &detailed))))
     }
 }

@@ -10,7 +10,7 @@
 //! (`similarity`: by name); `sort` `asc` (default) or `desc`, ties by id; offset pages with
 //! totals, and for anonymous callers of `GET /groups` keyset pages by name (`cursor`).
 
-use super::Ordered;
+use crate::api::ordered::Obj;
 use crate::api::{pagination, Call};
 use crate::auth::roles::{ACCESS_LEVELS, OWNER};
 use crate::error::{ApiError, ApiResult};
@@ -81,7 +81,7 @@ fn keyset(call: &Call, params: &Params) -> ApiResult<Response> {
     let mut rows = call.ctx.store.read(|db| groups::list(db, &query))?;
     let more = rows.len() > per_page;
     rows.truncate(per_page);
-    let entities: Vec<Ordered> = rows.iter().map(|d| Ordered(super::entity(&call.base_url, d))).collect();
+    let entities: Vec<Obj> = rows.iter().map(|d| Obj::from(super::entity(&call.base_url, d))).collect();
     let mut response = Response::json(200, &entities);
     if let (true, Some(last)) = (more, rows.last()) {
         let overrides = [("per_page", per_page.to_string()), ("cursor", cursor_for(&last.group))];
@@ -133,7 +133,7 @@ fn answer(call: &Call, params: &Params, within: Option<Vec<i64>>) -> ApiResult<R
     query.offset = page.offset() as i64;
     let (rows, total) =
         call.ctx.store.read(|db| -> ApiResult<_> { Ok((groups::list(db, &query)?, groups::count(db, &query)?)) })?;
-    let entities: Vec<Ordered> = rows.iter().map(|d| Ordered(super::entity(&call.base_url, d))).collect();
+    let entities: Vec<Obj> = rows.iter().map(|d| Obj::from(super::entity(&call.base_url, d))).collect();
     let mut response = Response::json(200, &entities);
     response.headers.extend(pagination::offset_headers(call, page, total.max(0) as usize, &[]));
     Ok(response)

@@ -13,6 +13,7 @@ pub mod share;
 pub mod transfer;
 pub mod update;
 
+use crate::api::ordered::Obj;
 use crate::api::Call;
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
@@ -20,21 +21,7 @@ use crate::response::{Body, Response};
 use crate::store::groups::{Detailed, Group, Settings};
 use crate::store::{Db, Visibility};
 use forgecore_date::rfc3339;
-use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{json, Value};
-
-/// JSON object keys in the order given (serde_json's own maps sort them).
-pub struct Ordered(pub Vec<(&'static str, Value)>);
-
-impl Serialize for Ordered {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (key, value) in &self.0 {
-            map.serialize_entry(key, value)?;
-        }
-        map.end()
-    }
-}
 
 /// A group's `web_url`.
 pub fn web_url(base_url: &str, group: &Group) -> String {
@@ -109,7 +96,7 @@ pub fn detail(call: &Call, detailed: &Detailed, with_projects: bool, status: u16
     if detailed.group.parent_id.is_none() {
         fields.push(("prevent_sharing_groups_outside_hierarchy", json!(false)));
     }
-    let mut response = Response::json(status, &Ordered(fields));
+    let mut response = Response::json(status, &Obj::from(fields));
     if with_projects {
         let mut params = Params::new();
         params.set("per_page", json!(100));

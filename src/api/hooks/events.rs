@@ -3,7 +3,7 @@
 //! `per_page` 1 to 20, 20 by default), as GitLab's `WebHookLog` entity.
 
 use super::{administered, find};
-use crate::api::groups::Ordered;
+use crate::api::ordered::Obj;
 use crate::api::{pagination, Call};
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
@@ -17,8 +17,8 @@ fn parsed(text: &str) -> Value {
 }
 
 /// GitLab's `WebHookLog` entity, in its order.
-pub fn entity(log: &Log) -> Ordered {
-    Ordered(vec![
+pub fn entity(log: &Log) -> Obj {
+    Obj::from(vec![
         ("id", json!(log.id)),
         ("url", json!(log.url)),
         ("trigger", json!(log.hook_name)),
@@ -63,7 +63,7 @@ pub fn list(call: &Call, project: &str, hook_id: &str, params: &Params) -> ApiRe
         per_page: per_page as usize,
     };
     let total = logs.len();
-    let shown: Vec<Ordered> = logs.iter().skip(page.offset()).take(page.per_page).map(entity).collect();
+    let shown: Vec<Obj> = logs.iter().skip(page.offset()).take(page.per_page).map(entity).collect();
     let mut response = Response::json(200, &shown);
     response.headers.extend(pagination::offset_headers(call, page, total, &[]));
     Ok(response)

@@ -4,18 +4,17 @@
 //! role's `admin_web_hook`). The entity never answers the token. Delivery is `crate::hooks`'.
 
 pub mod create;
-pub mod custom_headers;
 pub mod delete;
 pub mod events;
 pub mod get;
+pub mod keyed_values;
 pub mod list;
 pub mod resend;
 pub mod test;
 pub mod update;
-pub mod url_variables;
 
 use super::Call;
-use crate::api::groups::Ordered;
+use crate::api::ordered::Obj;
 use crate::auth::permissions::ProjectAbility;
 use crate::error::{ApiError, ApiResult};
 use crate::hooks::filter;
@@ -74,7 +73,7 @@ fn masked(map: &std::collections::BTreeMap<String, String>) -> Value {
 
 /// GitLab's `ProjectHook` entity, in its order; the list leaves out `url_variables` and
 /// `custom_headers`.
-pub fn entity(hook: &Hook, full: bool) -> Ordered {
+pub fn entity(hook: &Hook, full: bool) -> Obj {
     let flag = |name: &str| json!(hook.event(name));
     let mut fields: Vec<(&'static str, Value)> = vec![
         ("id", json!(hook.id)),
@@ -119,7 +118,7 @@ pub fn entity(hook: &Hook, full: bool) -> Ordered {
     }
     fields.push(("resource_deploy_token_events", json!(false)));
     fields.push(("vulnerability_events", flag("vulnerability_events")));
-    Ordered(fields)
+    Obj::from(fields)
 }
 
 fn unprocessable(message: &str) -> ApiError {
@@ -182,12 +181,12 @@ pub fn apply(call: &Call, hook: &mut Hook, params: &Params, creating: bool) -> A
     }
     if let Some(variables) = pairs(params, "url_variables")? {
         for (key, value) in variables {
-            if !url_variables::valid(&key, &value) {
+            if !(keyed_values::URL_VARIABLES.valid)(&key, &value) {
                 return Err(unprocessable("Url variables must be a valid json schema"));
             }
             hook.url_variables.insert(key, value);
         }
-        if hook.url_variables.len() > 20 {
+        if hook.url_variables.len() > keyed_values::MAX_KEYS {
             return Err(unprocessable("Url variables must be a valid json schema"));
         }
     }
@@ -200,12 +199,12 @@ pub fn apply(call: &Call, hook: &mut Hook, params: &Params, creating: bool) -> A
             })
         };
         for (key, value) in headers {
-            if !custom_headers::valid(&key, &value) {
+            if !(keyed_values::CUSTOM_HEADERS.valid)(&key, &value) {
                 return Err(refused());
             }
             hook.custom_headers.insert(key, value);
         }
-        if hook.custom_headers.len() > 20 {
+        if hook.custom_headers.len() > keyed_values::MAX_KEYS {
             return Err(refused());
         }
     }

@@ -18,7 +18,7 @@ pub mod list;
 pub mod update;
 
 use super::labels::basic as label_basic;
-use super::ordered::{iso_millis, Obj};
+use super::ordered::{self, iso_millis, Obj};
 use super::Call;
 use crate::auth::permissions::ProjectAccess;
 use crate::auth::roles::{OWNER, PLANNER};
@@ -153,21 +153,8 @@ pub struct Shape {
     pub project_id: Option<i64>,
 }
 
-/// UserBasic: `id`, `username`, `name`, `state`, `locked`, `avatar_url`, `web_url`.
-pub fn user_basic(call: &Call, user: &User) -> Obj {
-    let mut o = Obj::new();
-    o.put("id", user.id)
-        .put("username", user.username.as_str())
-        .put("name", user.name.as_str())
-        .put("state", user.state.as_str())
-        .put("locked", false)
-        .put("avatar_url", Value::Null)
-        .put("web_url", call.web_url(&user.username));
-    o
-}
-
 fn user_field(call: &Call, loaded: &Loaded, id: Option<i64>) -> Option<Obj> {
-    id.and_then(|id| loaded.users.get(&id)).map(|u| user_basic(call, u))
+    id.and_then(|id| loaded.users.get(&id)).map(|u| ordered::user(call, u))
 }
 
 /// The task list of a description (GitLab's `TaskList` items: `- [ ]`, `* [x]`, `1. [ ]`):
@@ -209,7 +196,7 @@ pub fn entity(call: &Call, issue: &Issue, loaded: &Loaded, shape: Shape) -> Obj 
     let api = format!("{base}/api/v4/projects/{}", issue.project_id);
     let labels = loaded.labels.get(&issue.id).map_or(&[][..], Vec::as_slice);
     let assignees: Vec<Obj> =
-        loaded.assignees(issue).iter().filter_map(|id| loaded.users.get(id)).map(|u| user_basic(call, u)).collect();
+        loaded.assignees(issue).iter().filter_map(|id| loaded.users.get(id)).map(|u| ordered::user(call, u)).collect();
     let first_assignee = assignees.first().cloned();
     let (tasks, done) = task_counts(issue.description.as_deref());
 

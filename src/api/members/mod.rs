@@ -9,6 +9,7 @@
 //! ([`create::add`], [`update::change`]) with the authority of an administrator
 //! ([`Actor::Administration`]): one write path.
 
+use crate::api::ordered::{self, Obj};
 use crate::api::Call;
 use crate::auth::permissions::{self, ProjectAbility, ProjectAccess};
 use crate::auth::roles::{ACCESS_LEVELS, MAINTAINER, OWNER};
@@ -296,26 +297,16 @@ pub(super) fn member_not_found() -> ApiError {
     ApiError::RecordNotFound
 }
 
-/// UserBasic as the member entity merges it: `id`, `username`, `name`, `state`, `locked`,
-/// `avatar_url`, `web_url`.
+/// UserBasic ([`ordered::user_basic`]) as the member entity merges it.
 fn put_user_basic<M: SerializeMap>(map: &mut M, user: &User, base_url: &str) -> Result<(), M::Error> {
-    map.serialize_entry("id", &user.id)?;
-    map.serialize_entry("username", &user.username)?;
-    map.serialize_entry("name", &user.name)?;
-    map.serialize_entry("state", "active")?;
-    map.serialize_entry("locked", &false)?;
-    map.serialize_entry("avatar_url", &Value::Null)?;
-    map.serialize_entry("web_url", &format!("{base_url}/{}", user.username))
+    for (key, value) in &basic(user, base_url).0 {
+        map.serialize_entry(key, value)?;
+    }
+    Ok(())
 }
 
-struct UserBasic<'a>(&'a User, &'a str);
-
-impl Serialize for UserBasic<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(7))?;
-        put_user_basic(&mut map, self.0, self.1)?;
-        map.end()
-    }
+fn basic(user: &User, base_url: &str) -> Obj {
+    ordered::user_basic(base_url, user.id, &user.username, &user.name, user.state.as_str())
 }
 
 /// The member entity (`API::Entities::Member` with EE's `member_role`), in GitLab's key order:
@@ -336,7 +327,7 @@ impl Serialize for Entity {
         map.serialize_entry("access_level", &self.member.access_level)?;
         map.serialize_entry("created_at", &rfc3339(self.member.created_at, 0))?;
         if let Some(creator) = &self.created_by {
-            map.serialize_entry("created_by", &UserBasic(creator, &self.base_url))?;
+            map.serialize_entry("created_by", &basic(creator, &self.base_url))?;
         }
         map.serialize_entry("expires_at", &self.member.expires_at)?;
         map.serialize_entry("membership_state", "active")?;

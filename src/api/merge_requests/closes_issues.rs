@@ -20,14 +20,17 @@ pub fn closes_issues(call: &Call, id: &str, iid: &str, params: &Params) -> ApiRe
     let iids = closed_issue_iids(mr.description.as_deref().unwrap_or(""), &project.full_path);
     let (total, entities) = call.ctx.store.read(|db| -> ApiResult<_> {
         let viewer = Viewer::of(db, call, &project)?;
-        let mut visible = Vec::new();
+        let mut named = Vec::new();
         for iid in iids {
-            let Some(issue) = issues::find_by_iid(db, project.id, iid)? else { continue };
-            let assignees = issues::assignees_of(db, &[issue.id])?.remove(&issue.id).unwrap_or_default();
-            if viewer.can_read(&issue, &assignees) {
-                visible.push(issue);
-            }
+            named.extend(issues::find_by_iid(db, project.id, iid)?);
         }
+        let ids: Vec<i64> = named.iter().map(|issue| issue.id).collect();
+        let assignees = issues::assignees_of(db, &ids)?;
+        let none = Vec::new();
+        let visible: Vec<_> = named
+            .into_iter()
+            .filter(|issue| viewer.can_read(issue, assignees.get(&issue.id).unwrap_or(&none)))
+            .collect();
         let shown: Vec<_> = visible.iter().skip(page.offset()).take(page.per_page).cloned().collect();
         let loaded = Loaded::read(db, &shown)?;
         let shape = Shape { single: false, with_labels_details: false, project_id: Some(project.id) };

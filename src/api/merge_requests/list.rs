@@ -10,7 +10,8 @@
 //! `scope=all`); group and project lists every author's. Lists span only projects whose merge
 //! requests the caller may read. Each page is one indexed statement, wherever it is.
 
-use super::{basic, int_list, label_titles, simple, time_param, Ordered, People, Within};
+use super::{basic, int_list, label_titles, simple, time_param, People, Within};
+use crate::api::ordered::Obj;
 use crate::api::{pagination, Call};
 use crate::auth::permissions::{self, ProjectAbility};
 use crate::error::{ApiError, ApiResult};
@@ -113,7 +114,7 @@ pub fn entities(
     simple_view: bool,
     label_details: bool,
     within: &Within,
-) -> ApiResult<Vec<Ordered>> {
+) -> ApiResult<Vec<Obj>> {
     let (projects, people) = call.ctx.store.read(|db| -> ApiResult<_> {
         let mut projects = std::collections::HashMap::new();
         for mr in rows {

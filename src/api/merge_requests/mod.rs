@@ -29,8 +29,8 @@ pub mod update;
 pub mod versions;
 
 use super::Call;
+use crate::api::ordered::{self, Node, Obj};
 use crate::api::repository::compare::DiffLimits;
-use crate::api::users::{self, Detail};
 use crate::auth::permissions::{self, ProjectAbility};
 use crate::auth::protection;
 use crate::error::{ApiError, ApiResult};
@@ -174,36 +174,6 @@ pub fn heard(call: &Call, events: &[Event]) {
     }
 }
 
-/// An entity in GitLab's key order (`serde_json`'s maps sort their keys): pairs written as one
-/// JSON object in the order they were put.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Ordered(pub Vec<(String, Value)>);
-
-impl Ordered {
-    pub fn put(&mut self, key: &str, value: Value) {
-        match self.0.iter_mut().find(|(k, _)| k == key) {
-            Some((_, v)) => *v = value,
-            None => self.0.push((key.to_string(), value)),
-        }
-    }
-
-    pub fn remove(&mut self, key: &str) -> Option<Value> {
-        let at = self.0.iter().position(|(k, _)| k == key)?;
-        Some(self.0.remove(at).1)
-    }
-}
-
-impl serde::Serialize for Ordered {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (key, value) in &self.0 {
-            map.serialize_entry(key, value)?;
-        }
-        map.end()
-    }
-}
-
 /// The users and labels an entity shows, read once for a page.
 #[derive(Default)]
 pub struct People {
@@ -236,12 +206,14 @@ impl People {
         Ok(())
     }
 
-    /// GitLab's `UserBasic` of user `id`, or null.
-    pub fn basic(&self, call: &Call, id: Option<i64>) -> ApiResult<Value> {
-        match id.and_then(|id| self.users.get(&id)) {
-            Some(user) => users::entity(call, user, Detail::Basic),
-            None => Ok(Value::Null),
-        }
+    /// GitLab's `UserBasic` of user `id`, when they exist.
+    pub fn user(&self, call: &Call, id: i64) -> Option<Obj> {
+        self.users.get(&id).map(|user| ordered::user(call, user))
+    }
+
+    /// [`People::user`] of `id`, or null.
+    pub fn basic(&self, call: &Call, id: Option<i64>) -> Node {
+        id.and_then(|id| self.user(call, id)).into()
     }
 
     /// The `labels` of merge request `id`: titles, sorted (GitLab's `labels.map(&:title).sort`),
@@ -259,14 +231,8 @@ impl People {
         }
     }
 
-    fn list(&self, call: &Call, ids: &[i64]) -> ApiResult<Value> {
-        let mut out = Vec::new();
-        for id in ids {
-            if let Some(user) = self.users.get(id) {
-                out.push(users::entity(call, user, Detail::Basic)?);
-            }
-        }
-        Ok(Value::Array(out))
+    fn list(&self, call: &Call, ids: &[i64]) -> Node {
+        Node::Arr(ids.iter().filter_map(|id| self.user(call, *id)).map(Node::Obj).collect())
     }
 }
 
@@ -312,23 +278,18 @@ fn task_completion(description: Option<&str>) -> Value {
 }
 
 /// `MergeRequestSimple` (`view=simple`).
-pub fn simple(call: &Call, project: &Project, mr: &MergeRequest) -> Ordered {
-    Ordered(
-        [
-            ("id", json!(mr.id)),
-            ("iid", json!(mr.iid)),
-            ("project_id", json!(mr.target_project_id)),
-            ("title", json!(mr.title)),
-            ("description", json!(mr.description)),
-            ("state", json!(mr.state)),
-            ("created_at", json!(iso_millis(mr.created_at))),
-            ("updated_at", json!(iso_millis(mr.updated_at))),
-            ("web_url", json!(web_url(call, project, mr))),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect(),
-    )
+pub fn simple(call: &Call, project: &Project, mr: &MergeRequest) -> Obj {
+    Obj::from(vec![
+        ("id", json!(mr.id)),
+        ("iid", json!(mr.iid)),
+        ("project_id", json!(mr.target_project_id)),
+        ("title", json!(mr.title)),
+        ("description", json!(mr.description)),
+        ("state", json!(mr.state)),
+        ("created_at", json!(iso_millis(mr.created_at))),
+        ("updated_at", json!(iso_millis(mr.updated_at))),
+        ("web_url", json!(web_url(call, project, mr))),
+    ])
 }
 
 pub fn web_url(call: &Call, project: &Project, mr: &MergeRequest) -> String {
@@ -336,72 +297,65 @@ pub fn web_url(call: &Call, project: &Project, mr: &MergeRequest) -> String {
 }
 
 /// `MergeRequestBasic`, in GitLab's key order.
-pub fn basic(
-    call: &Call,
-    project: &Project,
-    mr: &MergeRequest,
-    people: &People,
-    within: &Within,
-) -> ApiResult<Ordered> {
+pub fn basic(call: &Call, project: &Project, mr: &MergeRequest, people: &People, within: &Within) -> ApiResult<Obj> {
     let status = status::merge_status(call, project, mr);
-    let mut out = Ordered::default();
-    let mut put = |key: &str, value: Value| out.put(key, value);
+    let mut out = Obj::new();
     let time = |t: Option<i64>| t.map_or(Value::Null, |t| json!(iso_millis(t)));
-    put("id", json!(mr.id));
-    put("iid", json!(mr.iid));
-    put("project_id", json!(mr.target_project_id));
-    put("title", json!(mr.title));
-    put("description", json!(mr.description));
-    put("state", json!(mr.state));
-    put("created_at", json!(iso_millis(mr.created_at)));
-    put("updated_at", json!(iso_millis(mr.updated_at)));
-    put("merged_by", people.basic(call, mr.merged_by_id)?);
-    put("merge_user", people.basic(call, mr.merged_by_id)?);
-    put("merged_at", time(mr.merged_at));
-    put("closed_by", people.basic(call, mr.closed_by_id)?);
-    put("closed_at", time(mr.closed_at));
-    put("target_branch", json!(mr.target_branch));
-    put("source_branch", json!(mr.source_branch));
-    put("user_notes_count", json!(0));
-    put("upvotes", json!(0));
-    put("downvotes", json!(0));
-    put("author", people.basic(call, mr.author_id)?);
-    put("assignees", people.list(call, &mr.assignees)?);
-    put("assignee", people.basic(call, mr.assignees.first().copied())?);
-    put("reviewers", people.list(call, &mr.reviewers)?);
-    put("source_project_id", json!(mr.source_project_id));
-    put("target_project_id", json!(mr.target_project_id));
-    put("labels", people.labels(mr.id));
-    put("draft", json!(mr.draft));
-    put("imported", json!(false));
-    put("imported_from", json!("none"));
-    put("work_in_progress", json!(mr.draft));
-    put("milestone", Value::Null);
-    put("merge_when_pipeline_succeeds", json!(false));
-    put("merge_status", json!(status.merge_status));
-    put("detailed_merge_status", json!(status.detailed_merge_status));
-    put("merge_after", Value::Null);
-    put("sha", json!(mr.head_sha));
-    put("merge_commit_sha", json!(mr.merge_commit_sha));
-    put("squash_commit_sha", json!(mr.squash_commit_sha));
-    put("discussion_locked", Value::Null);
-    put("should_remove_source_branch", json!(mr.should_remove_source_branch));
-    put("force_remove_source_branch", json!(mr.force_remove_source_branch));
-    put("prepared_at", json!(iso_millis(mr.created_at)));
+    out.put("id", json!(mr.id));
+    out.put("iid", json!(mr.iid));
+    out.put("project_id", json!(mr.target_project_id));
+    out.put("title", json!(mr.title));
+    out.put("description", json!(mr.description));
+    out.put("state", json!(mr.state));
+    out.put("created_at", json!(iso_millis(mr.created_at)));
+    out.put("updated_at", json!(iso_millis(mr.updated_at)));
+    out.node("merged_by", people.basic(call, mr.merged_by_id));
+    out.node("merge_user", people.basic(call, mr.merged_by_id));
+    out.put("merged_at", time(mr.merged_at));
+    out.node("closed_by", people.basic(call, mr.closed_by_id));
+    out.put("closed_at", time(mr.closed_at));
+    out.put("target_branch", json!(mr.target_branch));
+    out.put("source_branch", json!(mr.source_branch));
+    out.put("user_notes_count", json!(0));
+    out.put("upvotes", json!(0));
+    out.put("downvotes", json!(0));
+    out.node("author", people.basic(call, mr.author_id));
+    out.node("assignees", people.list(call, &mr.assignees));
+    out.node("assignee", people.basic(call, mr.assignees.first().copied()));
+    out.node("reviewers", people.list(call, &mr.reviewers));
+    out.put("source_project_id", json!(mr.source_project_id));
+    out.put("target_project_id", json!(mr.target_project_id));
+    out.put("labels", people.labels(mr.id));
+    out.put("draft", json!(mr.draft));
+    out.put("imported", json!(false));
+    out.put("imported_from", json!("none"));
+    out.put("work_in_progress", json!(mr.draft));
+    out.put("milestone", Value::Null);
+    out.put("merge_when_pipeline_succeeds", json!(false));
+    out.put("merge_status", json!(status.merge_status));
+    out.put("detailed_merge_status", json!(status.detailed_merge_status));
+    out.put("merge_after", Value::Null);
+    out.put("sha", json!(mr.head_sha));
+    out.put("merge_commit_sha", json!(mr.merge_commit_sha));
+    out.put("squash_commit_sha", json!(mr.squash_commit_sha));
+    out.put("discussion_locked", Value::Null);
+    out.put("should_remove_source_branch", json!(mr.should_remove_source_branch));
+    out.put("force_remove_source_branch", json!(mr.force_remove_source_branch));
+    out.put("prepared_at", json!(iso_millis(mr.created_at)));
     if mr.source_project_id != Some(mr.target_project_id) {
-        put("allow_collaboration", json!(false));
-        put("allow_maintainer_to_push", json!(false));
+        out.put("allow_collaboration", json!(false));
+        out.put("allow_maintainer_to_push", json!(false));
     }
     let (reference, references) = references(project, mr, within);
-    put("reference", json!(reference));
-    put("references", references);
-    put("web_url", json!(web_url(call, project, mr)));
-    put(
+    out.put("reference", json!(reference));
+    out.put("references", references);
+    out.put("web_url", json!(web_url(call, project, mr)));
+    out.put(
         "time_stats",
         json!({"time_estimate": 0, "total_time_spent": 0, "human_time_estimate": null, "human_total_time_spent": null}),
     );
-    put("squash", json!(mr.squash));
-    put(
+    out.put("squash", json!(mr.squash));
+    out.put(
         "squash_on_merge",
         json!(match project.settings.squash_option.as_str() {
             "always" => true,
@@ -409,10 +363,10 @@ pub fn basic(
             _ => mr.squash,
         }),
     );
-    put("task_completion_status", task_completion(mr.description.as_deref()));
-    put("has_conflicts", json!(status.merge_status == "cannot_be_merged"));
-    put("blocking_discussions_resolved", json!(true));
-    put("approvals_before_merge", Value::Null);
+    out.put("task_completion_status", task_completion(mr.description.as_deref()));
+    out.put("has_conflicts", json!(status.merge_status == "cannot_be_merged"));
+    out.put("blocking_discussions_resolved", json!(true));
+    out.put("approvals_before_merge", Value::Null);
     Ok(out)
 }
 
@@ -425,37 +379,36 @@ pub struct Extras {
 }
 
 /// `MergeRequest`: [`basic`] and the rest, in GitLab's key order.
-pub fn full(call: &Call, project: &Project, mr: &MergeRequest, people: &People, extras: Extras) -> ApiResult<Ordered> {
+pub fn full(call: &Call, project: &Project, mr: &MergeRequest, people: &People, extras: Extras) -> ApiResult<Obj> {
     let mut out = basic(call, project, mr, people, &Within::Project(project.id))?;
     let approvals = out.remove("approvals_before_merge");
-    let mut put = |key: &str, value: Value| out.put(key, value);
-    put("subscribed", json!(false));
+    out.put("subscribed", json!(false));
     let max_files = i64::from(call.ctx.config.limits.diff_max_files);
-    put(
+    out.put(
         "changes_count",
         json!(mr.changes_count.map(|n| if n > max_files { format!("{max_files}+") } else { n.to_string() })),
     );
-    put("latest_build_started_at", Value::Null);
-    put("latest_build_finished_at", Value::Null);
-    put("first_deployed_to_production_at", Value::Null);
-    put("pipeline", Value::Null);
-    put("head_pipeline", Value::Null);
-    put(
+    out.put("latest_build_started_at", Value::Null);
+    out.put("latest_build_finished_at", Value::Null);
+    out.put("first_deployed_to_production_at", Value::Null);
+    out.put("pipeline", Value::Null);
+    out.put("head_pipeline", Value::Null);
+    out.put(
         "diff_refs",
         match &mr.head_sha {
             Some(head) => json!({"base_sha": mr.base_sha, "head_sha": head, "start_sha": mr.start_sha}),
             None => Value::Null,
         },
     );
-    put("merge_error", json!(mr.merge_error));
+    out.put("merge_error", json!(mr.merge_error));
     if let Some(rebasing) = extras.rebase_in_progress {
-        put("rebase_in_progress", json!(rebasing));
+        out.put("rebase_in_progress", json!(rebasing));
     }
     if let Some(count) = extras.diverged_commits_count {
-        put("diverged_commits_count", json!(count));
+        out.put("diverged_commits_count", json!(count));
     }
     if let Some(first) = extras.first_contribution {
-        put("first_contribution", json!(first));
+        out.put("first_contribution", json!(first));
     }
     let can_merge = match call.caller.user() {
         None => false,
@@ -466,15 +419,15 @@ pub fn full(call: &Call, project: &Project, mr: &MergeRequest, people: &People, 
             })?
         }
     };
-    put("user", json!({"can_merge": can_merge}));
+    out.put("user", json!({"can_merge": can_merge}));
     if let Some(approvals) = approvals {
-        out.put("approvals_before_merge", approvals);
+        out.node("approvals_before_merge", approvals);
     }
     Ok(out)
 }
 
 /// The full entity of one merge request, its people read here.
-pub fn full_of(call: &Call, project: &Project, mr: &MergeRequest, extras: Extras) -> ApiResult<Ordered> {
+pub fn full_of(call: &Call, project: &Project, mr: &MergeRequest, extras: Extras) -> ApiResult<Obj> {
     let people = call.ctx.store.read(|db| People::of(db, &[mr]))?;
     full(call, project, mr, &people, extras)
 }

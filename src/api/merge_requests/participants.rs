@@ -6,7 +6,6 @@ use super::{find, People};
 use crate::api::Call;
 use crate::error::ApiResult;
 use crate::response::Response;
-use serde_json::Value;
 
 pub fn participants(call: &Call, id: &str, iid: &str) -> ApiResult<Response> {
     let (_, mr) = find(call, id, iid)?;
@@ -17,12 +16,6 @@ pub fn participants(call: &Call, id: &str, iid: &str) -> ApiResult<Response> {
             ids.push(id);
         }
     }
-    let mut out = Vec::new();
-    for id in ids {
-        let user = people.basic(call, Some(id))?;
-        if user != Value::Null {
-            out.push(user);
-        }
-    }
+    let out: Vec<_> = ids.into_iter().filter_map(|id| people.user(call, id)).collect();
     Ok(Response::json(200, &out))
 }

@@ -3,11 +3,11 @@
 //! added (`state` is `unreviewed` until reviews come).
 
 use super::{find, iso_millis, People};
+use crate::api::ordered::Obj;
 use crate::api::Call;
 use crate::error::ApiResult;
 use crate::response::Response;
 use crate::store::merge_requests;
-use serde_json::{json, Value};
 
 pub fn reviewers(call: &Call, id: &str, iid: &str) -> ApiResult<Response> {
     let (_, mr) = find(call, id, iid)?;
@@ -17,9 +17,10 @@ pub fn reviewers(call: &Call, id: &str, iid: &str) -> ApiResult<Response> {
         .read(|db| -> ApiResult<_> { Ok((merge_requests::reviewer_rows(db, mr.id)?, People::of(db, &[&mr])?)) })?;
     let mut out = Vec::new();
     for (user, state, created_at) in rows {
-        let user = people.basic(call, Some(user))?;
-        if user != Value::Null {
-            out.push(json!({"user": user, "state": state, "created_at": iso_millis(created_at)}));
+        if let Some(user) = people.user(call, user) {
+            let mut entry = Obj::new();
+            entry.obj("user", user).put("state", state).put("created_at", iso_millis(created_at));
+            out.push(entry);
         }
     }
     Ok(Response::json(200, &out))

@@ -3,7 +3,8 @@
 //! `MergeRequestDiff` (`real_size` a string, `patch_id_sha` null: not computed here); one
 //! version as `MergeRequestDiffFull`, with its commits (`git log base..head`) and diffs.
 
-use super::{commit_entities, find, iso_millis, Ordered, Shas};
+use super::{commit_entities, find, iso_millis, Shas};
+use crate::api::ordered::Obj;
 use crate::api::Call;
 use crate::error::{ApiError, ApiResult};
 use crate::params::{parse_int, Params};
@@ -11,8 +12,8 @@ use crate::response::Response;
 use crate::store::merge_requests::{self, Version};
 use serde_json::{json, Value};
 
-fn entity(version: &Version) -> Ordered {
-    let mut out = Ordered::default();
+fn entity(version: &Version) -> Obj {
+    let mut out = Obj::new();
     for (key, value) in [
         ("id", json!(version.id)),
         ("head_commit_sha", json!(version.head_sha)),

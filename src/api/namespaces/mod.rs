@@ -12,7 +12,7 @@ pub mod exists;
 pub mod get;
 pub mod list;
 
-use crate::api::groups::Ordered;
+use crate::api::ordered::Obj;
 use crate::api::Call;
 use crate::auth::roles::OWNER;
 use crate::error::{ApiError, ApiResult};
@@ -73,7 +73,7 @@ pub fn listed_of(db: &mut Db, viewer: &User, namespace: &Namespace) -> ApiResult
 
 /// GitLab's `Namespace` entity (`NamespaceBasic` and, for a group the viewer administers,
 /// `members_count_with_descendants`), in its order.
-pub fn entity(call: &Call, db: &mut Db, viewer: &User, n: &Listed) -> ApiResult<Ordered> {
+pub fn entity(call: &Call, db: &mut Db, viewer: &User, n: &Listed) -> ApiResult<Obj> {
     let web_url = match n.kind.as_str() {
         "group" => format!("{}/groups/{}", call.base_url, n.full_path),
         _ => format!("{}/{}", call.base_url, n.full_path),
@@ -92,5 +92,5 @@ pub fn entity(call: &Call, db: &mut Db, viewer: &User, n: &Listed) -> ApiResult<
     if admin_group {
         fields.push(("members_count_with_descendants", json!(namespaces::members_count_with_descendants(db, n.id)?)));
     }
-    Ok(Ordered(fields))
+    Ok(Obj::from(fields))
 }

@@ -16,8 +16,8 @@ pub mod get;
 pub mod list;
 pub mod update;
 
-use super::issues::{self, user_basic, Viewer};
-use super::ordered::{iso_millis, Obj};
+use super::issues::{self, Viewer};
+use super::ordered::{self, iso_millis, Obj};
 use super::Call;
 use crate::auth::permissions::{self, ProjectAbility};
 use crate::auth::roles::MAINTAINER;
@@ -117,7 +117,7 @@ pub fn entity(call: &Call, db: &mut Db, note: &Note, noteable: &Noteable) -> Api
     let mut o = Obj::new();
     o.put("id", note.id).put("type", Value::Null).put("body", note.body.as_str()).put("attachment", Value::Null);
     match author {
-        Some(user) => o.obj("author", user_basic(call, &user)),
+        Some(user) => o.obj("author", ordered::user(call, &user)),
         None => o.put("author", Value::Null),
     };
     o.put("created_at", iso_millis(note.created_at))

@@ -23,8 +23,8 @@ pub fn list(call: &Call, params: &Params) -> ApiResult<Response> {
     };
     let state = match params.string("state")?.as_deref() {
         None => None,
-        Some("active") => Some((true, scopes::today())),
-        Some("inactive") => Some((false, scopes::today())),
+        Some("active") => Some((true, store::today())),
+        Some("inactive") => Some((false, store::today())),
         Some(_) => return Err(ApiError::InvalidValue("state".into())),
     };
     let filter = Filter {

@@ -19,6 +19,7 @@ use crate::auth::{scopes, tokens};
 use crate::context::Context;
 use crate::error::{ApiError, ApiResult};
 use crate::params::{parse_int_text, Params};
+use crate::store;
 use crate::store::tokens::{NewToken, PersonalToken};
 use crate::store::users::User;
 use forgecore_date::rfc3339;
@@ -67,7 +68,7 @@ pub fn utc(seconds: i64) -> String {
 }
 
 pub fn entity<'t>(token: &'t PersonalToken, shape: Shape<'t>) -> Entity<'t> {
-    let expired = scopes::expired(token.expires_at.as_deref(), &scopes::today());
+    let expired = scopes::expired(token.expires_at.as_deref(), &store::today());
     Entity {
         id: token.id,
         name: &token.name,
@@ -133,10 +134,10 @@ pub fn date_param(params: &Params, name: &str) -> ApiResult<Option<String>> {
 /// maximum with GitLab's `Expires at must be before <today + maximum>` (400).
 pub fn expiry(ctx: &Context, wanted: Option<String>, default_days: Option<i64>) -> ApiResult<Option<String>> {
     let max_days = i64::from(ctx.config.limits.token_max_lifetime_days);
-    let limit = (max_days > 0).then(|| scopes::days_from_today(max_days));
+    let limit = (max_days > 0).then(|| store::days_from_today(max_days));
     let date = match (wanted, default_days) {
         (Some(date), _) => Some(date),
-        (None, Some(days)) => Some(scopes::days_from_today(match max_days {
+        (None, Some(days)) => Some(store::days_from_today(match max_days {
             0 => days,
             max => days.min(max),
         })),

@@ -4,6 +4,7 @@
 //! twenty of these.
 
 use super::View;
+use crate::api::ordered;
 use crate::store::groups::Group;
 use crate::store::projects::Listed;
 use forgecore_date::rfc3339;
@@ -107,7 +108,7 @@ impl Serialize for Entity<'_> {
         map.serialize_entry("archived", &project.archived)?;
         map.serialize_entry("visibility", project.visibility.as_str())?;
         if let Some((id, username, name)) = owner {
-            map.serialize_entry("owner", &Owner { base_url, id: *id, username, name })?;
+            map.serialize_entry("owner", &ordered::user_basic(base_url, *id, username, name, "active"))?;
         }
         for key in FEATURES_ENABLED {
             map.serialize_entry(key, &true)?;
@@ -161,28 +162,6 @@ struct Namespace<'a> {
     group: Option<&'a Group>,
     /// The user whose personal namespace holds the project: id, username, name.
     owner: Option<&'a (i64, String, String)>,
-}
-
-/// `owner` of a personal project: GitLab's `UserBasic`.
-struct Owner<'a> {
-    base_url: &'a str,
-    id: i64,
-    username: &'a str,
-    name: &'a str,
-}
-
-impl Serialize for Owner<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(7))?;
-        map.serialize_entry("id", &self.id)?;
-        map.serialize_entry("username", self.username)?;
-        map.serialize_entry("name", self.name)?;
-        map.serialize_entry("state", "active")?;
-        map.serialize_entry("locked", &false)?;
-        map.serialize_entry("avatar_url", &())?;
-        map.serialize_entry("web_url", &format_args!("{}/{}", self.base_url, self.username))?;
-        map.end()
-    }
 }
 
 impl Serialize for Namespace<'_> {

@@ -3,7 +3,8 @@
 //! `GET /groups/:id/releases` (`sort`, `simple`): the releases the caller may read, as
 //! GitLab's `read_release` shows them.
 
-use super::{entity, repository, Node, Rights};
+use super::{entity, repository, Rights};
+use crate::api::ordered::Node;
 use crate::api::{pagination, Call};
 use crate::auth::permissions::{self, ProjectAbility};
 use crate::error::{ApiError, ApiResult};

@@ -20,74 +20,22 @@ pub mod links;
 pub mod list;
 pub mod update;
 
+use crate::api::ordered::{self, object, raw, v, Node};
 use crate::api::repository::commits::CommitEntity;
 use crate::api::Call;
 use crate::auth::permissions::{self, ProjectAbility};
 use crate::error::{ApiError, ApiResult};
 use crate::events::{Event, ReleaseAction, ReleaseChanged};
 use crate::git;
-use crate::git::commit::CommitInfo;
 use crate::store::projects::Project;
 use crate::store::releases::{self, Link, Release};
-use crate::store::users::User;
 use crate::store::{self, Db};
 use forgecore_date::{days_from_civil, rfc3339};
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// Workhorse's `ARCHIVE_FORMATS`, in order.
 const ARCHIVE_FORMATS: [&str; 4] = ["zip", "tar.gz", "tar.bz2", "tar"];
-
-/// A JSON tree whose objects keep their keys in the order given (serde_json's maps sort
-/// them), with the Commit entity serialized in its own order.
-pub enum Node {
-    V(Value),
-    Obj(Vec<(&'static str, Node)>),
-    Arr(Vec<Node>),
-    Commit(String, Box<CommitInfo>),
-}
-
-impl Serialize for Node {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Node::V(value) => value.serialize(serializer),
-            Node::Obj(entries) => {
-                let mut map = serializer.serialize_map(Some(entries.len()))?;
-                for (key, value) in entries {
-                    map.serialize_entry(key, value)?;
-                }
-                map.end()
-            }
-            Node::Arr(items) => {
-                let mut seq = serializer.serialize_seq(Some(items.len()))?;
-                for item in items {
-                    seq.serialize_element(item)?;
-                }
-                seq.end()
-            }
-            Node::Commit(project_url, info) => CommitEntity::of(project_url, info).serialize(serializer),
-        }
-    }
-}
-
-/// A plain value as a node.
-pub fn v(value: impl Serialize) -> Node {
-    Node::V(json!(value))
-}
-
-/// GitLab's `UserBasic`, in its order.
-pub fn user_basic(call: &Call, user: &User) -> Node {
-    Node::Obj(vec![
-        ("id", v(user.id)),
-        ("username", v(&user.username)),
-        ("name", v(&user.name)),
-        ("state", v(user.state.as_str())),
-        ("locked", v(false)),
-        ("avatar_url", Node::V(Value::Null)),
-        ("web_url", v(call.web_url(&user.username))),
-    ])
-}
 
 /// What the caller may do with a project's releases.
 #[derive(Debug, Clone, Copy)]
@@ -144,7 +92,7 @@ pub fn link_entity(call: &Call, project: &Project, release: &Release, link: &Lin
         Some(path) => format!("{web_url}/-/releases/{}/downloads{path}", release.tag_name),
         None => link.url.clone(),
     };
-    Node::Obj(vec![
+    object(vec![
         ("id", v(link.id)),
         ("name", v(&link.name)),
         ("url", v(&link.url)),
@@ -183,14 +131,14 @@ pub fn entity(
         out.push(("description_html", v(description_html(&release.description))));
     }
     if let Some(author) = &author {
-        out.push(("author", user_basic(call, author)));
+        out.push(("author", ordered::user(call, author).into()));
     }
     if rights.read_code {
         let commit = match (repo, &release.sha) {
             (Some(repo), Some(sha)) => gix::ObjectId::from_hex(sha.as_bytes())
                 .ok()
                 .and_then(|id| git::commit::read(repo, id).ok())
-                .map(|info| Node::Commit(web_url.clone(), Box::new(info))),
+                .map(|info| raw(&CommitEntity::of(&web_url, &info))),
             _ => None,
         };
         out.push(("commit", commit.unwrap_or(Node::V(Value::Null))));
@@ -211,13 +159,13 @@ pub fn entity(
                     project.id,
                     segment(&release.tag_name)
                 );
-                Node::Obj(vec![("format", v(format)), ("url", v(url))])
+                object(vec![("format", v(format)), ("url", v(url))])
             })
             .collect();
         assets.push(("sources", Node::Arr(sources)));
     }
     assets.push(("links", Node::Arr(link_nodes)));
-    out.push(("assets", Node::Obj(assets)));
+    out.push(("assets", object(assets)));
     if rights.read_code {
         out.push(("evidences", Node::Arr(Vec::new())));
     }
@@ -227,8 +175,8 @@ pub fn entity(
         links.push(("edit_url", v(format!("{self_url}/edit"))));
     }
     links.push(("self", v(self_url)));
-    out.push(("_links", Node::Obj(links)));
-    Ok(Node::Obj(out))
+    out.push(("_links", object(links)));
+    Ok(object(out))
 }
 
 /// The project's release of `tag_name`, else 404 `404 Not Found` (GitLab's `not_found!` with

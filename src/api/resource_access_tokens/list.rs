@@ -4,7 +4,6 @@
 
 use super::{entity, Resource, Scope};
 use crate::api::{pagination, Call};
-use crate::auth::scopes;
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
 use crate::response::Response;
@@ -18,8 +17,8 @@ pub fn list(call: &Call, scope: Scope, params: &Params) -> ApiResult<Response> {
     }
     let state = match params.string("state")?.as_deref() {
         None => None,
-        Some("active") => Some((true, scopes::today())),
-        Some("inactive") => Some((false, scopes::today())),
+        Some("active") => Some((true, store::today())),
+        Some("inactive") => Some((false, store::today())),
         Some(_) => return Err(ApiError::InvalidValue("state".into())),
     };
     let filter = Filter { resource: Some((resource.kind, resource.id)), active_on: state, ..Filter::default() };

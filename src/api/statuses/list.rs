@@ -6,7 +6,7 @@
 //! statuses `[]`. External statuses are all in the stage `external`.
 
 use super::status_entity;
-use crate::api::releases::Node;
+use crate::api::ordered::Node;
 use crate::api::repository::commits;
 use crate::api::{pagination, Call};
 use crate::auth::permissions::{self, ProjectAbility};

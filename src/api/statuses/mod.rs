@@ -14,7 +14,7 @@ pub mod list;
 pub mod pipeline_basic;
 pub mod pipelines;
 
-use crate::api::releases::{user_basic, v, Node};
+use crate::api::ordered::{self, object, v, Node, Obj};
 use crate::api::Call;
 use crate::store::projects::Project;
 use crate::store::statuses::{self, CommitStatus, Pipeline};
@@ -118,7 +118,7 @@ fn time(seconds: Option<i64>) -> Node {
 fn author(call: &Call, user_id: Option<i64>) -> StoreResult<Node> {
     Ok(match user_id {
         Some(id) => match call.ctx.store.read(|db| store::users::find_by_id(db, id))? {
-            Some(user) => user_basic(call, &user),
+            Some(user) => ordered::user(call, &user).into(),
             None => Node::V(Value::Null),
         },
         None => Node::V(Value::Null),
@@ -130,7 +130,7 @@ fn author(call: &Call, user_id: Option<i64>) -> StoreResult<Node> {
 /// `pipeline_id`, `author`.
 pub fn status_entity(call: &Call, status: &CommitStatus) -> StoreResult<Node> {
     let coverage = status.coverage.as_deref().and_then(|c| c.parse::<f64>().ok());
-    Ok(Node::Obj(vec![
+    Ok(object(vec![
         ("id", v(status.id)),
         ("sha", v(&status.sha)),
         ("ref", v(&status.ref_name)),
@@ -150,7 +150,7 @@ pub fn status_entity(call: &Call, status: &CommitStatus) -> StoreResult<Node> {
 
 /// GitLab's `PipelineBasic`, in its order ([`pipeline_basic::fields`]).
 pub fn pipeline_basic(call: &Call, project: &Project, pipeline: &Pipeline) -> Vec<(&'static str, Node)> {
-    pipeline_basic::fields(call, project, pipeline).into_iter().map(|(key, value)| (key, Node::V(value))).collect()
+    Obj::from(pipeline_basic::fields(call, project, pipeline)).0
 }
 
 /// GitLab's `Pipeline` entity: `PipelineBasic` and `before_sha`, `tag`, `yaml_errors`, `user`,
@@ -184,7 +184,7 @@ pub fn pipeline_entity(call: &Call, project: &Project, pipeline: &Pipeline, tag:
         ("coverage", coverage),
         (
             "detailed_status",
-            Node::Obj(vec![
+            object(vec![
                 ("icon", v(format!("status_{}", pipeline.status))),
                 ("text", v(&pipeline.status)),
                 ("label", v(&pipeline.status)),
@@ -197,7 +197,7 @@ pub fn pipeline_entity(call: &Call, project: &Project, pipeline: &Pipeline, tag:
             ]),
         ),
     ]);
-    Ok(Node::Obj(out))
+    Ok(object(out))
 }
 
 #[cfg(test)]

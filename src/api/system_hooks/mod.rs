@@ -10,26 +10,25 @@ pub mod get;
 pub mod list;
 pub mod update;
 
-use crate::api::groups::Ordered;
+use crate::api::ordered::Obj;
 use crate::api::{users::require_admin, Call};
 use crate::error::{ApiError, ApiResult};
 use crate::store::hooks::Hook;
-use serde_json::{json, Value};
 
 /// GitLab's `Hook` entity (`lib/api/entities/hook.rb`), in its order.
-pub fn entity(hook: &Hook) -> Ordered {
+pub fn entity(hook: &Hook) -> Obj {
     let full = crate::api::hooks::entity(hook, true).0;
-    let mut fields: Vec<(&'static str, Value)> = Vec::new();
+    let mut fields = Obj::new();
     for (key, value) in full {
         if key == "project_id" {
             break;
         }
         if key == "alert_status" {
-            fields.push(("organization_id", json!(1)));
+            fields.put("organization_id", 1);
         }
-        fields.push((key, value));
+        fields.node(key, value);
     }
-    Ordered(fields)
+    fields
 }
 
 /// The system hook `hook_id`, for an administrator; 404 `404 Not found` otherwise.

@@ -4,6 +4,7 @@
 
 pub mod push;
 
+use crate::response::ordered::{object, Node, Obj};
 use crate::store::projects::Project;
 use crate::store::{self, Db, StoreResult, Visibility};
 use serde_json::{json, Value};
@@ -71,74 +72,26 @@ fn namespace_name(db: &mut Db, project: &Project) -> StoreResult<String> {
 }
 
 /// `Project#hook_attrs`, in its order; `base` is the instance's URL.
-pub fn project_attrs(db: &mut Db, project: &Project, base: &str, default_branch: Option<&str>) -> StoreResult<J> {
+pub fn project_attrs(db: &mut Db, project: &Project, base: &str, default_branch: Option<&str>) -> StoreResult<Node> {
     let web_url = format!("{base}/{}", project.full_path);
     let http_url = format!("{web_url}.git");
     let namespace = namespace_name(db, project)?;
-    Ok(J::Obj(
-        vec![
-            ("id", json!(project.id)),
-            ("name", json!(project.name)),
-            ("description", json!(project.description)),
-            ("web_url", json!(web_url)),
-            ("avatar_url", Value::Null),
-            ("git_ssh_url", Value::Null),
-            ("git_http_url", json!(http_url)),
-            ("namespace", json!(namespace)),
-            ("visibility_level", json!(visibility_level(project.visibility))),
-            ("path_with_namespace", json!(project.full_path)),
-            ("default_branch", json!(default_branch)),
-            ("ci_config_path", Value::Null),
-            ("homepage", json!(web_url)),
-            ("url", Value::Null),
-            ("ssh_url", Value::Null),
-            ("http_url", json!(http_url)),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k, J::V(v)))
-        .collect(),
-    ))
-}
-
-/// JSON whose objects keep their keys in the order given (serde_json's own maps sort them):
-/// payloads are written in GitLab's order.
-pub enum J {
-    Obj(Vec<(&'static str, J)>),
-    Arr(Vec<J>),
-    V(Value),
-}
-
-impl From<Value> for J {
-    fn from(value: Value) -> J {
-        J::V(value)
-    }
-}
-
-impl serde::Serialize for J {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeSeq};
-        match self {
-            J::Obj(entries) => {
-                let mut map = serializer.serialize_map(Some(entries.len()))?;
-                for (key, value) in entries {
-                    map.serialize_entry(key, value)?;
-                }
-                map.end()
-            }
-            J::Arr(items) => {
-                let mut seq = serializer.serialize_seq(Some(items.len()))?;
-                for item in items {
-                    seq.serialize_element(item)?;
-                }
-                seq.end()
-            }
-            J::V(value) => value.serialize(serializer),
-        }
-    }
-}
-
-impl J {
-    pub fn text(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|_| "{}".into())
-    }
+    Ok(Node::Obj(Obj::from(vec![
+        ("id", json!(project.id)),
+        ("name", json!(project.name)),
+        ("description", json!(project.description)),
+        ("web_url", json!(web_url)),
+        ("avatar_url", Value::Null),
+        ("git_ssh_url", Value::Null),
+        ("git_http_url", json!(http_url)),
+        ("namespace", json!(namespace)),
+        ("visibility_level", json!(visibility_level(project.visibility))),
+        ("path_with_namespace", json!(project.full_path)),
+        ("default_branch", json!(default_branch)),
+        ("ci_config_path", Value::Null),
+        ("homepage", json!(web_url)),
+        ("url", Value::Null),
+        ("ssh_url", Value::Null),
+        ("http_url", json!(http_url)),
+    ])))
 }

@@ -8,7 +8,7 @@
 //! come from its tree diff against its first parent, renames paired: a renamed file is `added`
 //! under its new path.
 
-use super::{project_attrs, visibility_level, Trigger, J};
+use super::{object, project_attrs, visibility_level, Node, Trigger};
 use crate::git::write::RefUpdate;
 use crate::store::projects::Project;
 use crate::store::users::User;
@@ -58,7 +58,7 @@ pub fn build(
     repo: &gix::Repository,
     push: &Push,
     update: &RefUpdate,
-) -> Result<Option<(Trigger, J)>, String> {
+) -> Result<Option<(Trigger, Node)>, String> {
     let e = |e: &dyn std::fmt::Display| e.to_string();
     let (trigger, short) = if let Some(branch) = update.name.strip_prefix("refs/heads/") {
         (Trigger::Push, branch)
@@ -97,7 +97,7 @@ pub fn build(
             }
         },
     };
-    let commits: Vec<J> = ids.iter().map(|id| commit_attrs(repo, push, *id, deadline)).collect::<Result<_, _>>()?;
+    let commits: Vec<Node> = ids.iter().map(|id| commit_attrs(repo, push, *id, deadline)).collect::<Result<_, _>>()?;
     let project = project_attrs(db, push.project, push.base, push.default_branch).map_err(|x| e(&x))?;
     let web_url = format!("{}/{}", push.base, push.project.full_path);
     let user = push.user;
@@ -105,8 +105,8 @@ pub fn build(
         Trigger::Push => "push",
         Trigger::TagPush => "tag_push",
     };
-    let v = |value: Value| J::V(value);
-    let payload = J::Obj(vec![
+    let v = |value: Value| Node::V(value);
+    let payload = object(vec![
         ("object_kind", v(json!(kind))),
         ("event_name", v(json!(kind))),
         ("before", v(json!(oid(update.old)))),
@@ -122,12 +122,12 @@ pub fn build(
         ("user_avatar", v(Value::Null)),
         ("project_id", v(json!(push.project.id))),
         ("project", project),
-        ("commits", J::Arr(commits)),
+        ("commits", Node::Arr(commits)),
         ("total_commits_count", v(json!(total))),
         ("push_options", v(json!({}))),
         (
             "repository",
-            J::Obj(vec![
+            object(vec![
                 ("name", v(json!(push.project.name))),
                 ("url", v(Value::Null)),
                 ("description", v(json!(push.project.description))),
@@ -173,7 +173,7 @@ fn walk(
     Ok((newest, total))
 }
 
-fn commit_attrs(repo: &gix::Repository, push: &Push, id: ObjectId, deadline: Instant) -> Result<J, String> {
+fn commit_attrs(repo: &gix::Repository, push: &Push, id: ObjectId, deadline: Instant) -> Result<Node, String> {
     let e = |e: &dyn std::fmt::Display| e.to_string();
     let info = crate::git::commit::read(repo, id).map_err(|x| e(&x))?;
     let tree = |commit: ObjectId| -> Result<ObjectId, String> {
@@ -193,14 +193,14 @@ fn commit_attrs(repo: &gix::Repository, push: &Push, id: ObjectId, deadline: Ins
             modified.push(change.new_path.to_string());
         }
     }
-    let v = |value: Value| J::V(value);
-    Ok(J::Obj(vec![
+    let v = |value: Value| Node::V(value);
+    Ok(object(vec![
         ("id", v(json!(id.to_string()))),
         ("message", v(json!(info.message))),
         ("title", v(json!(title(&info.message)))),
         ("timestamp", v(json!(xmlschema(info.committer.seconds, info.committer.offset)))),
         ("url", v(json!(format!("{}/{}/-/commit/{id}", push.base, push.project.full_path)))),
-        ("author", J::Obj(vec![("name", v(json!(info.author.name))), ("email", v(json!(info.author.email)))])),
+        ("author", object(vec![("name", v(json!(info.author.name))), ("email", v(json!(info.author.email)))])),
         ("added", v(json!(added))),
         ("modified", v(json!(modified))),
         ("removed", v(json!(removed))),

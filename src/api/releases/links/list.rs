@@ -2,7 +2,8 @@
 //! paginated; `read_release`.
 
 use super::release_of;
-use crate::api::releases::{link_entity, Node};
+use crate::api::ordered::Node;
+use crate::api::releases::link_entity;
 use crate::api::{pagination, Call};
 use crate::auth::permissions::ProjectAbility;
 use crate::error::ApiResult;

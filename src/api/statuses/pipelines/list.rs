@@ -3,7 +3,7 @@
 //! `desc` (default) | `asc`, pagination): PipelineBasic entities.
 
 use super::readable;
-use crate::api::releases::Node;
+use crate::api::ordered::{object, Node};
 use crate::api::statuses::{finished, pipeline_basic};
 use crate::api::{pagination, Call};
 use crate::error::{ApiError, ApiResult};
@@ -55,12 +55,8 @@ pub fn list(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
         }
         _ => {}
     }
-    let shown: Vec<Node> = all
-        .iter()
-        .skip(page.offset())
-        .take(page.per_page)
-        .map(|p| Node::Obj(pipeline_basic(call, &project, p)))
-        .collect();
+    let shown: Vec<Node> =
+        all.iter().skip(page.offset()).take(page.per_page).map(|p| object(pipeline_basic(call, &project, p))).collect();
     let mut response = Response::json(200, &Node::Arr(shown));
     response.headers.extend(pagination::offset_headers(call, page, all.len(), &[]));
     Ok(response)
