@@ -223,3 +223,45 @@ fn every_flag_d9_stores_without_effect_has_no_probe_and_every_acting_one_has() {
         assert_eq!(probed, ACTING.contains(&flag), "{flag}");
     }
 }
+
+#[test]
+fn custom_role_flags_do_not_pass_through_shares() {
+    // A share gives its members at most the link's level (GitLab's group links; the link's own
+    // `member_role_id` is EE's and not ours): a Developer of `d` whose role carries
+    // `admin_web_hook` and `read_code` reaches `g`'s project through a Maintainer link as a
+    // Developer, with no flag.
+    let w = world();
+    let sam = w.instance.user_with_token("sam", false);
+    let d = w.instance.admin_ok(json!({"command": "group_add", "path": "d"}));
+    let (status, role) = call(
+        &w.instance,
+        "POST",
+        "/api/v4/member_roles",
+        &w.admin,
+        json!({"name": "hooks", "base_access_level": DEVELOPER, "admin_web_hook": true, "read_code": true}),
+    );
+    assert_eq!(status, 201, "{role}");
+    w.instance.admin_ok(json!({"command": "member_add", "group": "d", "username": "sam", "access_level": DEVELOPER,
+                               "member_role_id": role["id"]}));
+    let hooks = format!("/api/v4/projects/{PROJECT}/hooks");
+    assert_eq!(call(&w.instance, "GET", &hooks, &sam, Value::Null).0, 404, "unshared, unseen");
+    let (status, body) =
+        call(&w.instance, "POST", "/api/v4/groups/g/share", &w.admin, json!({"group_id": d["id"], "group_access": 40}));
+    assert_eq!(status, 201, "{body}");
+    let (status, project) = call(&w.instance, "GET", &format!("/api/v4/projects/{PROJECT}"), &sam, Value::Null);
+    assert_eq!(status, 200, "{project}");
+    assert_eq!(
+        call(&w.instance, "GET", &format!("/api/v4/projects/{PROJECT}/repository/tree"), &sam, Value::Null).0,
+        200
+    );
+    assert_eq!(call(&w.instance, "GET", &hooks, &sam, Value::Null).0, 403, "the flag stays in d");
+    assert_eq!(
+        call(&w.instance, "PUT", &format!("/api/v4/projects/{PROJECT}"), &sam, json!({"description": "x"})).0,
+        403
+    );
+    // In `d` itself the role works as everywhere.
+    let (status, _) =
+        call(&w.instance, "POST", "/api/v4/projects", &w.admin, json!({"path": "q", "namespace_id": d["id"]}));
+    assert_eq!(status, 201);
+    assert_eq!(call(&w.instance, "GET", "/api/v4/projects/d%2Fq/hooks", &sam, Value::Null).0, 200);
+}
