@@ -3,7 +3,8 @@
 //! exactly what its level plus the flag allow, on representative routes of every family the
 //! flag acts on (project, its group, git); the same member at the same level without the role
 //! is refused. Flags D9 stores without effect grant nothing beyond the level. One context,
-//! one project.
+//! one project. Also: flags stay out of shares, and a demoted administrator's sudo token
+//! escalates nothing.
 #![allow(clippy::unwrap_used)] // tests unwrap: a failure is the test failing
 
 mod common;
@@ -264,4 +265,51 @@ fn custom_role_flags_do_not_pass_through_shares() {
         call(&w.instance, "POST", "/api/v4/projects", &w.admin, json!({"path": "q", "namespace_id": d["id"]}));
     assert_eq!(status, 201);
     assert_eq!(call(&w.instance, "GET", "/api/v4/projects/d%2Fq/hooks", &sam, Value::Null).0, 200);
+}
+
+#[test]
+fn a_sudo_token_of_a_demoted_administrator_is_refused_sudo() {
+    // Escalation: a `sudo` token outlives its holder's administrator flag, never its power
+    // (GitLab checks `current_user.admin?` on each sudo: "Must be admin to use sudo").
+    let w = world();
+    let made = w.instance.admin_ok(json!({"command": "token_add", "username": "root", "scopes": ["api", "sudo"]}));
+    let sudo = made["token"].as_str().unwrap().to_string();
+    let me = |token: &str| {
+        let (status, _, body) =
+            w.instance.request("GET", "/api/v4/user", &[("PRIVATE-TOKEN", token), ("Sudo", "mia")], b"");
+        (status, serde_json::from_slice::<Value>(&body).unwrap())
+    };
+    assert_eq!(me(&sudo).1["username"], "mia");
+    let (_, other) = call(
+        &w.instance,
+        "POST",
+        "/api/v4/users",
+        &w.admin,
+        json!({"username": "ada", "name": "Ada", "email": "ada@x.org", "password": "Secret-pass-1234", "admin": true}),
+    );
+    let ada = w.instance.admin_ok(json!({"command": "token_add", "username": "ada", "scopes": ["api", "sudo"]}));
+    let ada = ada["token"].as_str().unwrap().to_string();
+    assert_eq!(me(&ada).1["username"], "mia", "{other}");
+    let (status, body) =
+        call(&w.instance, "PUT", &format!("/api/v4/users/{}", other["id"]), &w.admin, json!({"admin": false}));
+    assert_eq!((status, &body["is_admin"]), (200, &json!(false)), "{body}");
+    assert_eq!(me(&ada), (403, json!({"message": "403 Forbidden - Must be admin to use sudo"})));
+    // Nor may she mint users or tokens for others any more.
+    let (status, _) = call(
+        &w.instance,
+        "POST",
+        "/api/v4/users",
+        &ada,
+        json!({"username": "eve", "name": "Eve", "email": "eve@x.org", "password": "Secret-pass-1234"}),
+    );
+    assert_eq!(status, 403);
+    let (_, mia) = call(&w.instance, "GET", "/api/v4/users?username=mia", &w.admin, Value::Null);
+    let (status, _) = call(
+        &w.instance,
+        "POST",
+        &format!("/api/v4/users/{}/personal_access_tokens", mia[0]["id"]),
+        &ada,
+        json!({"name": "x", "scopes": ["api"]}),
+    );
+    assert_eq!(status, 403);
 }
