@@ -325,6 +325,8 @@ pub struct ListQuery {
     pub external: bool,
     pub non_external: bool,
     pub admins: bool,
+    /// Humans only: no project or group access token bots (`humans`, `without_project_bots`).
+    pub humans: bool,
     /// Select no user at all (a filter no user can pass, such as an external identity).
     pub nobody: bool,
     pub order: Order,
@@ -365,6 +367,9 @@ fn list_sql(dialect: Dialect, query: &ListQuery, select: &str) -> (String, Vec<B
     }
     if query.external {
         conditions.push("external".into());
+    }
+    if query.humans {
+        conditions.push("user_type = 'human'".into());
     }
     if query.non_external {
         conditions.push("NOT external".into());
