@@ -135,6 +135,21 @@ fn a_project_token_is_a_bot_member_with_the_entity_of_gitlab() {
     assert!(suffix.len() == 32 && suffix.bytes().all(|b| b.is_ascii_hexdigit()), "{username}");
     assert_eq!(me["name"], "ci");
     assert_eq!(me["id"], made["user_id"]);
+    // GitLab's `expose :bot?, as: :bot` (lib/api/entities/user.rb): true for the bot, on
+    // itself and to an administrator; false for a human.
+    assert_eq!(me["bot"], true, "{me}");
+    let (_, seen) = w.call("GET", &format!("/api/v4/users/{}", made["user_id"]), &w.admin, Value::Null);
+    assert_eq!(seen["bot"], true, "{seen}");
+    let (_, human) = w.instance.call("GET", "/api/v4/user", Some(&w.maintainer), Value::Null);
+    assert_eq!(human["bot"], false, "{human}");
+    // GET /users lists the bot, but not with `humans` or `without_project_bots`.
+    let listed = |query: &str| {
+        let (_, users) = w.call("GET", &format!("/api/v4/users{query}"), &w.admin, Value::Null);
+        users.as_array().unwrap().iter().any(|u| u["id"] == made["user_id"])
+    };
+    assert!(listed("?per_page=100"));
+    assert!(!listed("?per_page=100&humans=true"));
+    assert!(!listed("?per_page=100&without_project_bots=true"));
     let (_, members) = w.call("GET", "/api/v4/projects/corp%2Fapp/members", &w.admin, Value::Null);
     let bot = members.as_array().unwrap().iter().find(|m| m["username"] == username).expect("the bot is a member");
     assert_eq!(bot["access_level"], 40);

@@ -577,6 +577,26 @@ fn token_scopes_decide_who_fetches_and_pushes() {
 }
 
 #[test]
+fn sudo_and_admin_mode_alone_give_git_nothing_even_to_an_administrator() {
+    let _serial = serial();
+    let forge = forge(json!({}));
+    // The last two of the nine scopes: GitLab's abilities_for_scopes maps neither `sudo` nor
+    // `admin_mode` to download_code or push_code, so alone they neither clone nor push, even
+    // for an administrator, who clones with `api` and `sudo` together.
+    admin(&forge.ctx, json!({"command": "user_add", "username": "root", "admin": true}));
+    for (n, scopes) in [vec!["sudo"], vec!["admin_mode"], vec!["api", "sudo"]].iter().enumerate() {
+        let made = admin(&forge.ctx, json!({"command": "token_add", "username": "root", "scopes": scopes}));
+        let token = made["token"].as_str().unwrap_or_else(|| panic!("{made}")).to_string();
+        let (out, _) = forge.clone("corp/secret", Some(&token), 2, &format!("admin-scopes-{n}"));
+        let fetch = scopes.contains(&"api");
+        assert_eq!(out.status.success(), fetch, "{scopes:?}: {}", stderr(&out));
+        if !fetch {
+            assert!(stderr(&out).contains("You are not allowed to download code."), "{scopes:?}: {}", stderr(&out));
+        }
+    }
+}
+
+#[test]
 fn a_symbolic_ref_is_judged_by_the_ref_it_points_to() {
     let _serial = serial();
     let forge = forge(json!({}));

@@ -384,6 +384,15 @@ fn a_group_shared_with_a_group_reaches_its_projects_and_subgroups() {
     assert_eq!(f.send("GET", &format!("/api/v4/groups/{platform}"), &bob, Value::Null).0, 200);
     assert_eq!(f.send("GET", &format!("/api/v4/groups/{inner}"), &bob, Value::Null).0, 200);
     assert_eq!(f.send("GET", &format!("/api/v4/projects/{pid}"), &bob, Value::Null).0, 200);
+    // GET /groups lists the groups shared with his group and those below them (GitLab's
+    // `authorized_groups` adds `Group.shared_into_ancestors`), at the link's level.
+    let ids = |body: &Value| body.as_array().unwrap().iter().map(|g| g["id"].as_i64().unwrap()).collect::<Vec<_>>();
+    let (_, groups) = f.send("GET", "/api/v4/groups", &bob, Value::Null);
+    assert_eq!(ids(&groups), [devs, inner, platform], "{groups}");
+    let (_, groups) = f.send("GET", "/api/v4/groups?min_access_level=30", &bob, Value::Null);
+    assert_eq!(ids(&groups), [devs, inner, platform], "{groups}");
+    let (_, groups) = f.send("GET", "/api/v4/groups?min_access_level=40", &bob, Value::Null);
+    assert_eq!(ids(&groups), [devs], "{groups}");
     let (_, mine) = f.send("GET", "/api/v4/projects?membership=true", &bob, Value::Null);
     assert!(mine.as_array().unwrap().iter().any(|p| p["id"] == pid), "{mine}");
     let work = f.dir.path().join("bob-core");
@@ -399,6 +408,8 @@ fn a_group_shared_with_a_group_reaches_its_projects_and_subgroups() {
     // Expiry, then unsharing.
     f.expire_links("group_group_links");
     assert_eq!(f.send("GET", &format!("/api/v4/projects/{pid}"), &bob, Value::Null).0, 404);
+    let (_, groups) = f.send("GET", "/api/v4/groups", &bob, Value::Null);
+    assert_eq!(ids(&groups), [devs], "an expired link lists nothing: {groups}");
     let (_, mine) = f.send("GET", "/api/v4/projects", &bob, Value::Null);
     assert!(mine.as_array().unwrap().iter().all(|p| p["id"] != pid), "{mine}");
     assert_eq!(

@@ -387,21 +387,36 @@ pub struct ListQuery {
     pub offset: i64,
 }
 
-/// The caller's memberships ($1) reaching each group (`down`: the group a membership is on
-/// and every group below it, with its level) and the groups above a group or project they
-/// are a member of (`up`), which they may see too.
+/// The caller's memberships ($1, live on $2, today) reaching each group (`down`: the group a
+/// membership is on and every group below it, with its level; and every group shared with one
+/// of those (`group_group_links` live on $2) and the groups below it, at the lower of the
+/// link's and the membership's level, as GitLab's `authorized_groups` adds
+/// `Group.shared_into_ancestors`), and the groups above a group or project they are a member of
+/// (`up`), which they may see too.
 const REACH: &str = "WITH RECURSIVE
-     down(id, level, depth) AS (
+     mine(id, level, depth) AS (
          SELECT group_id, access_level, 0 FROM members WHERE user_id = $1 AND group_id IS NOT NULL
+             AND (expires_at IS NULL OR expires_at > $2)
          UNION ALL
-         SELECT g.id, down.level, down.depth + 1 FROM groups g JOIN down ON g.parent_id = down.id
-         WHERE down.depth < 100
+         SELECT g.id, mine.level, mine.depth + 1 FROM groups g JOIN mine ON g.parent_id = mine.id
+         WHERE mine.depth < 100
      ),
+     shared(id, level, depth) AS (
+         SELECT l.shared_group_id, CASE WHEN l.group_access < m.level THEN l.group_access ELSE m.level END, 0
+         FROM group_group_links l JOIN mine m ON m.id = l.shared_with_group_id
+         WHERE l.expires_at IS NULL OR l.expires_at > $2
+         UNION ALL
+         SELECT g.id, shared.level, shared.depth + 1 FROM groups g JOIN shared ON g.parent_id = shared.id
+         WHERE shared.depth < 100
+     ),
+     down(id, level) AS (SELECT id, level FROM mine UNION ALL SELECT id, level FROM shared),
      up(id, depth) AS (
          SELECT g.id, 0 FROM groups g
-         WHERE g.id IN (SELECT group_id FROM members WHERE user_id = $1 AND group_id IS NOT NULL)
+         WHERE g.id IN (SELECT group_id FROM members WHERE user_id = $1 AND group_id IS NOT NULL
+                            AND (expires_at IS NULL OR expires_at > $2))
             OR g.id IN (SELECT p.group_id FROM members m JOIN projects p ON p.id = m.project_id
-                        WHERE m.user_id = $1 AND p.group_id IS NOT NULL)
+                        WHERE m.user_id = $1 AND p.group_id IS NOT NULL
+                            AND (m.expires_at IS NULL OR m.expires_at > $2))
          UNION ALL
          SELECT g.parent_id, up.depth + 1 FROM groups g JOIN up ON g.id = up.id
          WHERE g.parent_id IS NOT NULL AND up.depth < 100
@@ -411,7 +426,7 @@ const REACH: &str = "WITH RECURSIVE
 const LEVEL: &str = "(SELECT max(down.level) FROM down WHERE down.id = g.id)";
 
 fn list_sql(query: &ListQuery, select: &str) -> (String, Vec<Box<dyn super::db::Param>>) {
-    let mut params: Vec<Box<dyn super::db::Param>> = vec![Box::new(query.user_id)];
+    let mut params: Vec<Box<dyn super::db::Param>> = vec![Box::new(query.user_id), Box::new(super::today())];
     let mut conditions: Vec<String> = Vec::new();
     let bind = |value: Box<dyn super::db::Param>, params: &mut Vec<Box<dyn super::db::Param>>| {
         params.push(value);

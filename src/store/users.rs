@@ -61,6 +61,8 @@ pub struct User {
     /// Seconds since the Unix epoch.
     pub created_at: i64,
     pub updated_at: i64,
+    /// GitLab's `bot?`: a project or group access token's bot (`user_type` `project_bot`).
+    pub bot: bool,
 }
 
 /// The profile fields of GitLab's `User` entity, and the administrators' note.
@@ -79,7 +81,7 @@ pub struct Profile {
 pub const COLUMN_COUNT: usize = COLUMNS.len();
 
 /// The columns [`from_row`] reads, in its order.
-const COLUMNS: [&str; 18] = [
+const COLUMNS: [&str; 19] = [
     "id",
     "username",
     "name",
@@ -98,6 +100,7 @@ const COLUMNS: [&str; 18] = [
     "note",
     "created_at",
     "updated_at",
+    "user_type",
 ];
 
 /// The columns [`from_row`] reads, each prefixed with `alias.` (none when `alias` is empty):
@@ -129,6 +132,7 @@ pub(super) fn from_row(row: &Row) -> StoreResult<User> {
         }),
         created_at: row.i64(16)?,
         updated_at: row.i64(17)?,
+        bot: row.string(18)? == "project_bot",
     })
 }
 
@@ -321,6 +325,8 @@ pub struct ListQuery {
     pub external: bool,
     pub non_external: bool,
     pub admins: bool,
+    /// Humans only: no project or group access token bots (`humans`, `without_project_bots`).
+    pub humans: bool,
     /// Select no user at all (a filter no user can pass, such as an external identity).
     pub nobody: bool,
     pub order: Order,
@@ -361,6 +367,9 @@ fn list_sql(dialect: Dialect, query: &ListQuery, select: &str) -> (String, Vec<B
     }
     if query.external {
         conditions.push("external".into());
+    }
+    if query.humans {
+        conditions.push("user_type = 'human'".into());
     }
     if query.non_external {
         conditions.push("NOT external".into());

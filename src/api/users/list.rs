@@ -3,7 +3,8 @@
 //! with `username` (one user or none), else 403 `Not authorized to access /api/v4/users`.
 //! Entities are `UserBasic`, `UserWithAdmin` for administrators. Only administrators order
 //! (`order_by`, `sort`: GitLab drops them for others), filter on `admins` and search emails.
-//! `humans`, `exclude_internal`, `without_project_bots`: every user here is a human.
+//! `humans` and `without_project_bots` leave out access tokens' bots; `exclude_internal`: no
+//! user here is internal.
 
 use super::{entity, Detail};
 use crate::api::{pagination, Call};
@@ -40,7 +41,8 @@ pub fn list(call: &Call, params: &Params) -> ApiResult<Response> {
     let flag = |name: &str| -> ApiResult<bool> { Ok(params.bool(name)?.unwrap_or(false)) };
     let (active, blocked, external, non_external, admins) =
         (flag("active")?, flag("blocked")?, flag("external")?, flag("exclude_external")?, flag("admins")?);
-    for accepted in ["humans", "exclude_internal", "without_project_bots", "without_projects"] {
+    let humans = flag("humans")? || flag("without_project_bots")?;
+    for accepted in ["exclude_internal", "without_projects"] {
         flag(accepted)?;
     }
     // `extern_uid` with `provider` is for administrators (GitLab's `authenticated_as_admin!`);
@@ -67,6 +69,7 @@ pub fn list(call: &Call, params: &Params) -> ApiResult<Response> {
         external,
         non_external,
         admins: admins && admin,
+        humans,
         order: if admin { order } else { Order::Id },
         ascending: admin && ascending,
         limit: page.per_page as i64,

@@ -91,7 +91,7 @@ pub fn entity(call: &Call, user: &User, detail: Detail) -> ApiResult<Value> {
         put("organization", json!(user.profile.organization));
         put("job_title", json!(user.profile.job_title));
         put("pronouns", Value::Null);
-        put("bot", json!(false));
+        put("bot", json!(user.bot));
         put("work_information", work_information(user));
         put("followers", json!(0));
         put("following", json!(0));
