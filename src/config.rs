@@ -79,6 +79,9 @@ pub struct HooksConfig {
     pub retry_seconds: u64,
     pub lease_seconds: u64,
     pub push_event_hooks_limit: u32,
+    /// A PEM file of CA certificates trusted for https deliveries besides Mozilla's roots
+    /// (a private CA); empty: none.
+    pub ca_file: String,
 }
 
 impl Default for HooksConfig {
@@ -94,6 +97,7 @@ impl Default for HooksConfig {
             retry_seconds: 60,
             lease_seconds: 60,
             push_event_hooks_limit: 3,
+            ca_file: String::new(),
         }
     }
 }
@@ -106,6 +110,23 @@ impl HooksConfig {
             allowlist: self.allowlist.clone(),
             connect_timeout: Duration::from_millis(self.connect_timeout_millis),
             timeout: Duration::from_millis(self.timeout_millis),
+            extra_roots: self.extra_roots(),
+        }
+    }
+
+    /// The certificates of `ca_file` (DER); a file that cannot be read is logged and trusts
+    /// nothing more.
+    fn extra_roots(&self) -> Vec<Vec<u8>> {
+        use rustls::pki_types::{pem::PemObject, CertificateDer};
+        if self.ca_file.is_empty() {
+            return Vec::new();
+        }
+        match CertificateDer::pem_file_iter(&self.ca_file) {
+            Ok(iter) => iter.filter_map(|c| c.ok()).map(|c| c.as_ref().to_vec()).collect(),
+            Err(e) => {
+                log::warn!("hooks.ca_file {}: {e}", self.ca_file);
+                Vec::new()
+            }
         }
     }
 }

@@ -820,3 +820,55 @@ fn system_hooks_are_for_administrators_and_get_every_push() {
 fn url_of(forge: &Forge) -> &str {
     &forge.url
 }
+
+/// A TLS receiver on loopback with a self-signed certificate for `localhost`, answering 200.
+fn tls_receiver() -> String {
+    use rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
+    let key = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
+    let pkcs8 = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.signing_key.serialize_der()));
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![key.cert.der().clone()], pkcs8)
+        .unwrap();
+    let config = Arc::new(config);
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for tcp in listener.incoming() {
+            let Ok(mut tcp) = tcp else { continue };
+            let Ok(mut conn) = rustls::ServerConnection::new(config.clone()) else { continue };
+            let mut tls = rustls::Stream::new(&mut conn, &mut tcp);
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 4096];
+            while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                match tls.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                }
+            }
+            if !buf.is_empty() {
+                let _ = tls.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+                tls.conn.send_close_notify();
+                let _ = tls.flush();
+            }
+        }
+    });
+    format!("https://localhost:{port}/hook")
+}
+
+#[test]
+fn https_hooks_verify_the_certificate_unless_told_not_to() {
+    let forge = forge();
+    let hook = forge.add_hook(json!({"url": tls_receiver()}));
+    assert_eq!(hook["enable_ssl_verification"], true);
+    let one = format!("{HOOKS}/{}", hook["id"]);
+    let (status, body) = forge.call("POST", &format!("{one}/test/push_events"), Value::Null);
+    assert_eq!(status, 422, "{body}");
+    assert!(body["message"].as_str().unwrap().contains("certificate verify failed"), "{body}");
+    let (status, _) = forge.call("PUT", &one, json!({"enable_ssl_verification": false}));
+    assert_eq!(status, 200);
+    let (status, body) = forge.call("POST", &format!("{one}/test/push_events"), Value::Null);
+    assert_eq!((status, body), (201, json!({"message": "201 Created"})));
+}

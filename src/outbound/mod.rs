@@ -12,11 +12,12 @@
 //! packet.
 //!
 //! The client is ours, HTTP/1.1 over std's `TcpStream`: a request with a fixed body, one
-//! answer read up to a size limit, the connection closed. `https` needs TLS, which this build
-//! has no library for: such deliveries fail with a clear error (logged on the hook) rather than
-//! going out unverified.
+//! answer read up to a size limit, the connection closed. `https` runs TLS ([`tls`], rustls)
+//! over the connection to the checked address, the certificate verified unless the hook turns
+//! `enable_ssl_verification` off.
 
 pub mod address;
+pub mod tls;
 pub mod url;
 
 use crate::observe::client::Cidr;
@@ -36,6 +37,8 @@ pub struct Rules {
     /// The whole exchange after connecting: sending, and reading the answer (GitLab's
     /// `webhook_timeout`, 10 s).
     pub timeout: Duration,
+    /// DER certificates trusted for https deliveries besides Mozilla's roots (a private CA).
+    pub extra_roots: Vec<Vec<u8>>,
 }
 
 impl Default for Rules {
@@ -45,6 +48,7 @@ impl Default for Rules {
             allowlist: Vec::new(),
             connect_timeout: Duration::from_secs(5),
             timeout: Duration::from_secs(10),
+            extra_roots: Vec::new(),
         }
     }
 }
@@ -166,12 +170,9 @@ impl Rules {
         checked: &Checked,
         headers: &[(String, String)],
         body: &[u8],
-        _verify_tls: bool,
+        verify_tls: bool,
     ) -> Result<Answer, Failure> {
         let url = &checked.url;
-        if url.https {
-            return Err(Failure::Failed("https is not supported by this build of forgecore (no TLS library)".into()));
-        }
         for (name, value) in headers {
             if name.is_empty() || !name.bytes().all(|b| b.is_ascii_graphic() && b != b':') {
                 return Err(Failure::Failed(format!("invalid header name {name:?}")));
@@ -191,9 +192,17 @@ impl Rules {
         }
         head.push_str(&format!("Content-Length: {}\r\nConnection: close\r\n\r\n", body.len()));
         let failed = |what: &str, e: std::io::Error| Failure::Failed(format!("{what}: {e}"));
-        let mut stream = TcpStream::connect_timeout(&checked.address, self.connect_timeout)
+        let tcp = TcpStream::connect_timeout(&checked.address, self.connect_timeout)
             .map_err(|e| failed("Failed to open TCP connection", e))?;
         let deadline = Instant::now() + self.timeout;
+        let mut stream = if url.https {
+            let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+            tcp.set_read_timeout(Some(left)).map_err(|e| failed("socket", e))?;
+            tcp.set_write_timeout(Some(left)).map_err(|e| failed("socket", e))?;
+            tls::connect(tcp, &url.host, verify_tls, &self.extra_roots).map_err(Failure::Failed)?
+        } else {
+            tls::Stream::Plain(tcp)
+        };
         let left = || {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -202,8 +211,8 @@ impl Rules {
                 Ok(left)
             }
         };
-        let _ = stream.set_nodelay(true);
-        stream.set_write_timeout(Some(left()?)).map_err(|e| failed("socket", e))?;
+        let _ = stream.tcp().set_nodelay(true);
+        stream.tcp().set_write_timeout(Some(left()?)).map_err(|e| failed("socket", e))?;
         stream.write_all(head.as_bytes()).map_err(|e| failed("sending", e))?;
         stream.write_all(body).map_err(|e| failed("sending", e))?;
         let mut buffer = Vec::new();
@@ -215,7 +224,7 @@ impl Rules {
             if buffer.len() > HEAD_MAX {
                 return Err(Failure::Failed("the answer's head is too large".into()));
             }
-            stream.set_read_timeout(Some(left()?)).map_err(|e| failed("socket", e))?;
+            stream.tcp().set_read_timeout(Some(left()?)).map_err(|e| failed("socket", e))?;
             let n = stream.read(&mut chunk).map_err(|e| timeout_or(e, "reading the answer"))?;
             if n == 0 {
                 return Err(Failure::Failed("the receiver closed the connection without an answer".into()));
@@ -249,7 +258,7 @@ impl Rules {
         };
         while wanted(&raw) && status != 204 && status != 304 {
             let Ok(left) = left() else { break };
-            if stream.set_read_timeout(Some(left)).is_err() {
+            if stream.tcp().set_read_timeout(Some(left)).is_err() {
                 break;
             }
             match stream.read(&mut chunk) {
