@@ -2,6 +2,7 @@
 //! payload from the event and the store. Today's kind is [`push`] (Push Hook and Tag Push
 //! Hook); merge requests, notes, issues and releases add a file each, and a `Trigger` here.
 
+pub mod issue;
 pub mod push;
 
 use crate::store::projects::Project;
@@ -14,6 +15,8 @@ use serde_json::{json, Value};
 pub enum Trigger {
     Push,
     TagPush,
+    Issue,
+    ConfidentialIssue,
 }
 
 impl Trigger {
@@ -21,6 +24,8 @@ impl Trigger {
         match self {
             Trigger::Push => "push_events",
             Trigger::TagPush => "tag_push_events",
+            Trigger::Issue => "issues_events",
+            Trigger::ConfidentialIssue => "confidential_issues_events",
         }
     }
 
@@ -29,6 +34,8 @@ impl Trigger {
         match self {
             Trigger::Push => "push_hooks",
             Trigger::TagPush => "tag_push_hooks",
+            Trigger::Issue => "issue_hooks",
+            Trigger::ConfidentialIssue => "confidential_issue_hooks",
         }
     }
 }
