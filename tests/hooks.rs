@@ -872,3 +872,50 @@ fn https_hooks_verify_the_certificate_unless_told_not_to() {
     let (status, body) = forge.call("POST", &format!("{one}/test/push_events"), Value::Null);
     assert_eq!((status, body), (201, json!({"message": "201 Created"})));
 }
+
+#[test]
+fn issue_events_deliver_issue_hooks_and_confidential_ones_to_their_flag_only() {
+    let forge = forge();
+    let (issues, confidential, push_only) = (receiver(false), receiver(false), receiver(false));
+    forge.add_hook(json!({"url": issues.url, "issues_events": true, "push_events": false}));
+    forge.add_hook(json!({"url": confidential.url, "confidential_issues_events": true, "push_events": false}));
+    forge.add_hook(json!({"url": push_only.url}));
+    let (status, issue) =
+        forge.call("POST", "/api/v4/projects/grp%2Fapp/issues", json!({"title": "Broken", "description": "It is"}));
+    assert_eq!(status, 201, "{issue}");
+    let got = issues.next();
+    assert_eq!(got.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("x-gitlab-event")).unwrap().1, "Issue Hook");
+    assert_order(&got.raw, &["object_kind", "event_type", "user", "project", "object_attributes", "repository"]);
+    let body = &got.body;
+    assert_eq!((body["object_kind"].clone(), body["event_type"].clone()), (json!("issue"), json!("issue")));
+    assert_eq!(body["user"]["username"], "mona");
+    assert_eq!(body["project"]["path_with_namespace"], "grp/app");
+    let attrs = &body["object_attributes"];
+    for key in ["id", "iid", "title", "description", "state", "created_at", "updated_at", "project_id"] {
+        assert_eq!(attrs[key], issue[key], "{key}");
+    }
+    assert_eq!(attrs["action"], "open");
+    assert_eq!(attrs["url"], issue["web_url"]);
+    let (status, closed) = forge.call(
+        "PUT",
+        &format!("/api/v4/projects/grp%2Fapp/issues/{}", issue["iid"]),
+        json!({"state_event": "close"}),
+    );
+    assert_eq!(status, 200, "{closed}");
+    let got = issues.next();
+    assert_eq!(got.body["object_attributes"]["action"], "close");
+    assert_eq!(got.body["object_attributes"]["state"], "closed");
+    assert_eq!(got.body["object_attributes"]["closed_at"], closed["closed_at"]);
+    let (status, secret) =
+        forge.call("POST", "/api/v4/projects/grp%2Fapp/issues", json!({"title": "Secret", "confidential": true}));
+    assert_eq!(status, 201, "{secret}");
+    let got = confidential.next();
+    assert_eq!(
+        got.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("x-gitlab-event")).unwrap().1,
+        "Confidential Issue Hook"
+    );
+    assert_eq!(got.body["event_type"], "confidential_issue");
+    assert_eq!(got.body["object_attributes"]["iid"], secret["iid"]);
+    issues.none_within(Duration::from_millis(300));
+    push_only.none_within(Duration::from_millis(10));
+}

@@ -218,6 +218,26 @@ fn settle(shared: &Shared, delivery: hooks::Delivery) {
     });
 }
 
+impl Outbox {
+    /// Issue Hook (or Confidential Issue Hook) rows for the project's hooks subscribed to it.
+    /// System hooks get no issue events (GitLab's `SystemHook` has no such trigger).
+    fn record_issue(&self, db: &mut Db, event: &crate::events::IssueEvent) -> Result<(), ApiError> {
+        let hooks = hooks::list(db, event.project_id)?;
+        let flag = if event.confidential { "confidential_issues_events" } else { "issues_events" };
+        if !hooks.iter().any(|h| !h.disabled && h.event(flag)) {
+            return Ok(());
+        }
+        let Some((trigger, payload)) = payload::issue::build(db, &self.base, event)? else { return Ok(()) };
+        let text = payload.text();
+        let event_uuid = uuid();
+        let now = now_millis();
+        for hook in hooks.iter().filter(|h| !h.disabled && h.event(trigger.flag())) {
+            hooks::enqueue(db, hook.id, trigger.hook_name(), &text, &uuid(), &event_uuid, now)?;
+        }
+        Ok(())
+    }
+}
+
 /// The durable listener writing the outbox.
 pub struct Outbox {
     pub delivery: Arc<Delivery>,
@@ -228,11 +248,17 @@ pub struct Outbox {
 
 impl Listener for Outbox {
     fn durable(&self, event: &Event) -> bool {
+        if matches!(event, Event::Issue(_)) {
+            return true;
+        }
         let Event::RefsMoved(moved) = event else { return false };
         moved.updates.iter().any(|u| u.name.starts_with("refs/heads/") || u.name.starts_with("refs/tags/"))
     }
 
     fn record(&self, db: &mut Db, event: &Event) -> Result<(), ApiError> {
+        if let Event::Issue(issue) = event {
+            return self.record_issue(db, issue);
+        }
         let Event::RefsMoved(moved) = event else { return Ok(()) };
         // Project hooks, then system hooks with the same data (`execute_hooks`' order).
         let mut all = hooks::list(db, moved.project_id)?;

@@ -2,6 +2,7 @@
 //! payload from the event and the store. Today's kind is [`push`] (Push Hook and Tag Push
 //! Hook); merge requests, notes, issues and releases add a file each, and a `Trigger` here.
 
+pub mod issue;
 pub mod push;
 
 use crate::response::ordered::{object, Node, Obj};
@@ -15,6 +16,8 @@ use serde_json::{json, Value};
 pub enum Trigger {
     Push,
     TagPush,
+    Issue,
+    ConfidentialIssue,
 }
 
 impl Trigger {
@@ -22,6 +25,8 @@ impl Trigger {
         match self {
             Trigger::Push => "push_events",
             Trigger::TagPush => "tag_push_events",
+            Trigger::Issue => "issues_events",
+            Trigger::ConfidentialIssue => "confidential_issues_events",
         }
     }
 
@@ -30,6 +35,8 @@ impl Trigger {
         match self {
             Trigger::Push => "push_hooks",
             Trigger::TagPush => "tag_push_hooks",
+            Trigger::Issue => "issue_hooks",
+            Trigger::ConfidentialIssue => "confidential_issue_hooks",
         }
     }
 }

@@ -96,6 +96,7 @@ pub fn build(
                 (commit.into_iter().collect(), usize::from(commit.is_some()), commit, message)
             }
         },
+        Trigger::Issue | Trigger::ConfidentialIssue => return Ok(None),
     };
     let commits: Vec<Node> = ids.iter().map(|id| commit_attrs(repo, push, *id, deadline)).collect::<Result<_, _>>()?;
     let project = project_attrs(db, push.project, push.base, push.default_branch).map_err(|x| e(&x))?;
@@ -103,7 +104,7 @@ pub fn build(
     let user = push.user;
     let kind = match trigger {
         Trigger::Push => "push",
-        Trigger::TagPush => "tag_push",
+        _ => "tag_push",
     };
     let v = |value: Value| Node::V(value);
     let payload = object(vec![
