@@ -438,8 +438,23 @@ pub fn full(call: &Call, project: &Project, mr: &MergeRequest, people: &People, 
     put("latest_build_started_at", Value::Null);
     put("latest_build_finished_at", Value::Null);
     put("first_deployed_to_production_at", Value::Null);
-    put("pipeline", Value::Null);
-    put("head_pipeline", Value::Null);
+    // GitLab's entity: `pipeline` (PipelineBasic) and `head_pipeline` (Pipeline) are both the
+    // diff head pipeline; only the single merge request's entity has them.
+    let head = match &mr.head_sha {
+        Some(sha) => call.ctx.store.read(|db| crate::api::statuses::head_pipeline(db, project.id, sha))?,
+        None => None,
+    };
+    match &head {
+        Some(pipeline) => {
+            put("pipeline", crate::api::statuses::pipeline_basic::value(call, project, pipeline));
+            let entity = crate::api::statuses::pipeline_entity(call, project, pipeline, false)?;
+            put("head_pipeline", serde_json::to_value(&entity).map_err(ApiError::internal)?);
+        }
+        None => {
+            put("pipeline", Value::Null);
+            put("head_pipeline", Value::Null);
+        }
+    }
     put(
         "diff_refs",
         match &mr.head_sha {
