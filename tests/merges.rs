@@ -642,3 +642,42 @@ fn a_merge_into_the_default_branch_closes_the_issues_it_names() {
     let (_, still) = w.call("GET", &format!("{issues}/{other}"), Some(&w.developer), Value::Null);
     assert_eq!(still["state"], "opened");
 }
+
+/// Issue #39/#42: the head pipeline (external statuses) shows on the single merge request and
+/// drives `detailed_merge_status` as GitLab's `DetailedMergeStatusService#ci_status` does;
+/// `PUT merge` is refused (405) until a required pipeline succeeded, then merges.
+#[test]
+fn a_required_pipeline_gates_the_merge() {
+    let w = world();
+    let mr = w.open("clean", "Edit line 18");
+    let iid = &mr["iid"];
+    let sha = mr["sha"].as_str().unwrap().to_string();
+    assert_eq!(w.get(iid)["head_pipeline"], Value::Null);
+    w.settings(json!({"only_allow_merge_if_pipeline_succeeds": true}));
+    assert_eq!(w.get(iid)["detailed_merge_status"], "ci_must_pass");
+    assert_eq!(w.merge(iid, Some(&w.maintainer), json!({})).0, 405);
+    let post = |state: &str| {
+        let target = format!("/api/v4/projects/fx%2Fm/statuses/{sha}");
+        let (status, answer) = w.call("POST", &target, Some(&w.maintainer), json!({"state": state, "name": "ci"}));
+        assert_eq!(status, 201, "{answer}");
+        answer
+    };
+    let status = post("running");
+    let got = w.get(iid);
+    assert_eq!(got["detailed_merge_status"], "ci_still_running", "{got}");
+    assert_eq!(got["head_pipeline"]["id"], status["pipeline_id"], "{got}");
+    assert_eq!(got["head_pipeline"]["status"], "running");
+    assert_eq!(got["pipeline"]["sha"], sha.as_str());
+    assert_eq!(w.merge(iid, Some(&w.maintainer), json!({})).0, 405);
+    post("failed");
+    assert_eq!(w.get(iid)["detailed_merge_status"], "ci_must_pass");
+    post("success");
+    let got = w.get(iid);
+    assert_eq!(got["detailed_merge_status"], "mergeable", "{got}");
+    assert_eq!(got["head_pipeline"]["status"], "success");
+    let (status, merged) = w.merge(iid, Some(&w.maintainer), json!({}));
+    assert_eq!(status, 200, "{merged}");
+    assert_eq!(merged["state"], "merged");
+    let target = w.tip(mr["target_branch"].as_str().unwrap());
+    assert_eq!(merged["merge_commit_sha"], target.as_str());
+}

@@ -13,7 +13,7 @@
 //! `merge_when_pipeline_succeeds`/`auto_merge`: no pipeline ever runs here, so (as GitLab does
 //! with none) the merge happens at once.
 
-use super::status::{current_verdict, detailed};
+use super::status::{current_verdict, detailed, head_pipeline_status};
 use super::{find, full_of, heard, record};
 use crate::api::users::identity;
 use crate::api::Call;
@@ -62,7 +62,10 @@ pub fn merge(call: &Call, id: &str, iid: &str, params: &Params) -> ApiResult<Res
     }
     // 5. Every failed check is 405; `PUT .../merge` always checks afresh.
     let Some(verdict) = current_verdict(call, &project, &mr) else { return Err(ApiError::MethodNotAllowed) };
-    if detailed(&project, &mr, verdict) != "mergeable" {
+    // A pipeline that must succeed and has not (missing, running, failed) is one more failed
+    // check: 405, as GitLab's `mergeable?` with the CI check.
+    let pipeline = head_pipeline_status(call, &project, &mr);
+    if detailed(&project, &mr, verdict, pipeline.as_deref()) != "mergeable" {
         return Err(ApiError::MethodNotAllowed);
     }
     let squash = match project.settings.squash_option.as_str() {

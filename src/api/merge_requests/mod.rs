@@ -391,8 +391,22 @@ pub fn full(call: &Call, project: &Project, mr: &MergeRequest, people: &People, 
     out.put("latest_build_started_at", Value::Null);
     out.put("latest_build_finished_at", Value::Null);
     out.put("first_deployed_to_production_at", Value::Null);
-    out.put("pipeline", Value::Null);
-    out.put("head_pipeline", Value::Null);
+    // GitLab's entity: `pipeline` (PipelineBasic) and `head_pipeline` (Pipeline) are both the
+    // diff head pipeline; only the single merge request's entity has them.
+    let head = match &mr.head_sha {
+        Some(sha) => call.ctx.store.read(|db| crate::api::statuses::head_pipeline(db, project.id, sha))?,
+        None => None,
+    };
+    match &head {
+        Some(pipeline) => {
+            out.obj("pipeline", Obj::from(crate::api::statuses::pipeline_basic::fields(call, project, pipeline)));
+            out.node("head_pipeline", crate::api::statuses::pipeline_entity(call, project, pipeline, false)?);
+        }
+        None => {
+            out.put("pipeline", Value::Null);
+            out.put("head_pipeline", Value::Null);
+        }
+    }
     out.put(
         "diff_refs",
         match &mr.head_sha {

@@ -8,8 +8,11 @@
 //! `detailed_merge_status` is the first failing check in `DetailedMergeStatusService`'s order
 //! (CE): `not_open`, `draft_status`, `commits_status` (no commits, a branch missing: GitLab's
 //! `broken?`; older servers said `broken_status`), `conflict`, `need_rebase` (only for the `ff`
-//! and `rebase_merge` methods), then CI: `ci_must_pass` when the project requires a successful
-//! pipeline (there are never pipelines here); else `mergeable`. `has_conflicts` is
+//! and `rebase_merge` methods), then CI when the project requires a successful pipeline
+//! (`CheckCiStatusService`, then `DetailedMergeStatusService#ci_status`): the head pipeline
+//! (`statuses::head_pipeline`) `success`, or `skipped` with `allow_merge_on_skipped_pipeline`,
+//! passes; one in progress (`created`, `pending`, `running`) is `ci_still_running`; none, a
+//! failed or a canceled one is `ci_must_pass`; else `mergeable`. `has_conflicts` is
 //! `merge_status == "cannot_be_merged"`, as GitLab's entity has it.
 
 use crate::api::Call;
@@ -96,11 +99,37 @@ pub fn merge_status(call: &Call, project: &Project, mr: &MergeRequest) -> MergeS
         Verdict::Clean { .. } => "can_be_merged",
         Verdict::Broken | Verdict::Conflict => "cannot_be_merged",
     };
-    status(merge_status, detailed(project, mr, verdict))
+    let pipeline = head_pipeline_status(call, project, mr);
+    status(merge_status, detailed(project, mr, verdict, pipeline.as_deref()))
+}
+
+/// The status of `mr`'s head pipeline, `None` when its head has none (or it cannot be read).
+pub fn head_pipeline_status(call: &Call, project: &Project, mr: &MergeRequest) -> Option<String> {
+    let sha = mr.head_sha.as_deref()?;
+    let pipeline = call.ctx.store.read(|db| crate::api::statuses::head_pipeline(db, project.id, sha)).ok()??;
+    Some(pipeline.status)
+}
+
+/// GitLab's CI check for a project that requires a pipeline: `None` when it passes
+/// (`MergeRequest#mergeable_ci_state?`: success, or skipped when allowed), else the status.
+pub fn ci_check(project: &Project, pipeline: Option<&str>) -> Option<&'static str> {
+    if !project.settings.only_allow_merge_if_pipeline_succeeds {
+        return None;
+    }
+    match pipeline {
+        Some("success") => None,
+        Some("skipped") if project.settings.allow_merge_on_skipped_pipeline => None,
+        // `diff_head_pipeline_considered_in_progress?`: the pipeline is active.
+        Some("created" | "waiting_for_resource" | "preparing" | "pending" | "running" | "manual" | "scheduled") => {
+            Some("ci_still_running")
+        }
+        _ => Some("ci_must_pass"),
+    }
 }
 
 /// The first failing check of GitLab's `DetailedMergeStatusService` (CE), or `mergeable`.
-pub fn detailed(project: &Project, mr: &MergeRequest, verdict: Verdict) -> &'static str {
+/// `pipeline`: the head pipeline's status ([`head_pipeline_status`]).
+pub fn detailed(project: &Project, mr: &MergeRequest, verdict: Verdict, pipeline: Option<&str>) -> &'static str {
     let ff_required = matches!(project.settings.merge_method.as_str(), "ff" | "rebase_merge");
     if !mr.is_open() {
         "not_open"
@@ -112,9 +141,8 @@ pub fn detailed(project: &Project, mr: &MergeRequest, verdict: Verdict) -> &'sta
         "conflict"
     } else if ff_required && verdict == (Verdict::Clean { fast_forward: false }) {
         "need_rebase"
-    } else if project.settings.only_allow_merge_if_pipeline_succeeds {
-        // No pipeline ever runs here: one that must succeed never did.
-        "ci_must_pass"
+    } else if let Some(ci) = ci_check(project, pipeline) {
+        ci
     } else {
         "mergeable"
     }
