@@ -35,6 +35,7 @@ pub mod personal_access_tokens;
 pub mod projects;
 pub mod protected_branches;
 pub mod push;
+pub mod push_rules;
 pub mod releases;
 pub mod repository;
 pub mod resource_access_tokens;
