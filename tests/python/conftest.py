@@ -92,6 +92,18 @@ def start_server(data_dir, *extra):
                        "--data-dir", str(data_dir), "--print-admin-token", *extra], data_dir)
 
 
+GO_HOST = REPO / "target" / "debug" / "forgecore-http"
+
+
+def start_either(kind, data_dir, *extra):
+    """The Go host (`kind == "go"`) or the Python host on 127.0.0.1:0, once it is listening."""
+    if kind != "go":
+        return start_server(data_dir, *extra)
+    assert GO_HOST.exists(), f"{GO_HOST} is missing: make build"
+    return start_host([GO_HOST, "-listen", "127.0.0.1:0", "-data-dir", data_dir,
+                       "-print-admin-token", *extra], data_dir)
+
+
 def start_host(command, data_dir):
     """Runs a host's `command` (either host: both print "admin token: T", then "listening on
     URL" when ready) and answers its Server once it listens."""

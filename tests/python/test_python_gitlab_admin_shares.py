@@ -2,26 +2,17 @@
 and the Go host): gl.groups.list() lists the groups shared with the caller's group (and those
 below them) at the link's level, and User.bot is true for a project access token's bot only."""
 
-import sys
 
 import gitlab
 import pytest
 
-from conftest import REPO, start_host, stop_server
-
-GO_HOST = REPO / "target" / "debug" / "forgecore-http"
+from conftest import start_either, stop_server
 
 
 @pytest.fixture(scope="module", params=["python", "go"])
 def host(request, tmp_path_factory):
     data_dir = tmp_path_factory.mktemp(f"admin-shares-{request.param}")
-    if request.param == "go":
-        assert GO_HOST.exists(), f"{GO_HOST} is missing: make build"
-        command = [GO_HOST, "-listen", "127.0.0.1:0", "-data-dir", data_dir, "-print-admin-token"]
-    else:
-        command = [sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
-                   "--data-dir", data_dir, "--print-admin-token"]
-    server = start_host(command, data_dir)
+    server = start_either(request.param, data_dir)
     server.admin("user", "add", "bob")
     server.bob = server.admin("token", "add", "bob").json["token"]
     server.admin("group", "add", "devs")

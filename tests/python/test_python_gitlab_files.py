@@ -5,26 +5,17 @@ and f.delete() each making one commit, as git log sees it."""
 import base64
 import hashlib
 import subprocess
-import sys
 
 import gitlab
 import pytest
 
-from conftest import REPO, build_fixture, git_out, maintenance_held, start_host, stop_server
-
-GO_HOST = REPO / "target" / "debug" / "forgecore-http"
+from conftest import build_fixture, git_out, maintenance_held, start_either, stop_server
 
 
 @pytest.fixture(scope="module", params=["python", "go"])
 def host(request, tmp_path_factory):
     data_dir = tmp_path_factory.mktemp(f"files-{request.param}")
-    if request.param == "go":
-        assert GO_HOST.exists(), f"{GO_HOST} is missing: make build"
-        command = [GO_HOST, "-listen", "127.0.0.1:0", "-data-dir", data_dir, "-print-admin-token"]
-    else:
-        command = [sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
-                   "--data-dir", data_dir, "--print-admin-token"]
-    server = start_host(command, data_dir)
+    server = start_either(request.param, data_dir)
     fixtures = tmp_path_factory.mktemp(f"files-fixtures-{request.param}")
     build_fixture("repo.sh", fixtures)
     server.admin("group", "add", "fx", "--visibility", "public")

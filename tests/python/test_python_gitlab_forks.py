@@ -5,26 +5,17 @@ project.share / unshare and group.share / unshare (which send "expires_at": null
 access a share gives, as git over HTTP sees it."""
 
 import subprocess
-import sys
 
 import gitlab
 import pytest
 
-from conftest import REPO, git_out, start_host, stop_server
-
-GO_HOST = REPO / "target" / "debug" / "forgecore-http"
+from conftest import git_out, start_either, stop_server
 
 
 @pytest.fixture(scope="module", params=["python", "go"])
 def host(request, tmp_path_factory):
     data_dir = tmp_path_factory.mktemp(f"forks-{request.param}")
-    if request.param == "go":
-        assert GO_HOST.exists(), f"{GO_HOST} is missing: make build"
-        command = [GO_HOST, "-listen", "127.0.0.1:0", "-data-dir", data_dir, "-print-admin-token"]
-    else:
-        command = [sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
-                   "--data-dir", data_dir, "--print-admin-token"]
-    server = start_host(command, data_dir)
+    server = start_either(request.param, data_dir)
     server.tokens = {}
     for user in ["ann", "ben", "cid"]:
         server.admin("user", "add", user)

@@ -4,26 +4,17 @@ below it, as the projects API and git over HTTP see it), group.subgroups and
 group.descendant_groups, gl.namespaces.get/list as Backstage reads them."""
 
 import subprocess
-import sys
 
 import gitlab
 import pytest
 
-from conftest import REPO, build_fixture, start_host, stop_server
-
-GO_HOST = REPO / "target" / "debug" / "forgecore-http"
+from conftest import build_fixture, start_either, stop_server
 
 
 @pytest.fixture(scope="module", params=["python", "go"])
 def host(request, tmp_path_factory):
     data_dir = tmp_path_factory.mktemp(f"groups-{request.param}")
-    if request.param == "go":
-        assert GO_HOST.exists(), f"{GO_HOST} is missing: make build"
-        command = [GO_HOST, "-listen", "127.0.0.1:0", "-data-dir", data_dir, "-print-admin-token"]
-    else:
-        command = [sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
-                   "--data-dir", data_dir, "--print-admin-token"]
-    server = start_host(command, data_dir)
+    server = start_either(request.param, data_dir)
     fixtures = tmp_path_factory.mktemp(f"groups-fixtures-{request.param}")
     build_fixture("repo.sh", fixtures)
     server.repo = fixtures / "bare.git"

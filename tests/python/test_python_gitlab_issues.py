@@ -4,26 +4,17 @@ create/list (Renovate's `state=opened&scope=created_by_me` and `search`)/get/sav
 `state_event`)/delete, issue.notes create/list/get/save/delete, and a confidential issue hidden
 from a guest."""
 
-import sys
 
 import gitlab
 import pytest
 
-from conftest import REPO, start_host, stop_server
-
-GO_HOST = REPO / "target" / "debug" / "forgecore-http"
+from conftest import start_either, stop_server
 
 
 @pytest.fixture(scope="module", params=["python", "go"])
 def host(request, tmp_path_factory):
     data_dir = tmp_path_factory.mktemp(f"issues-{request.param}")
-    if request.param == "go":
-        assert GO_HOST.exists(), f"{GO_HOST} is missing: make build"
-        command = [GO_HOST, "-listen", "127.0.0.1:0", "-data-dir", data_dir, "-print-admin-token"]
-    else:
-        command = [sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
-                   "--data-dir", data_dir, "--print-admin-token"]
-    server = start_host(command, data_dir)
+    server = start_either(request.param, data_dir)
     for user in ("bot", "guest"):
         server.admin("user", "add", user)
     server.bot = server.admin("token", "add", "bot").json["token"]

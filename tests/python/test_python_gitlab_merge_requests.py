@@ -3,26 +3,17 @@ host; issue 39): project.mergerequests.create/list/get, mr.save() (PUT), mr.chan
 mr.commits() and mr.diffs.list() (the versions), compared with the git CLI on the fixture
 repository of tests/fixtures/mr_review.sh."""
 
-import sys
 
 import gitlab
 import pytest
 
-from conftest import REPO, build_fixture, git_out, start_host, stop_server
-
-GO_HOST = REPO / "target" / "debug" / "forgecore-http"
+from conftest import build_fixture, git_out, start_either, stop_server
 
 
 @pytest.fixture(scope="module", params=["python", "go"])
 def host(request, tmp_path_factory):
     data_dir = tmp_path_factory.mktemp(f"mrs-{request.param}")
-    if request.param == "go":
-        assert GO_HOST.exists(), f"{GO_HOST} is missing: make build"
-        command = [GO_HOST, "-listen", "127.0.0.1:0", "-data-dir", data_dir, "-print-admin-token"]
-    else:
-        command = [sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
-                   "--data-dir", data_dir, "--print-admin-token"]
-    server = start_host(command, data_dir)
+    server = start_either(request.param, data_dir)
     fixtures = tmp_path_factory.mktemp(f"mrs-fixtures-{request.param}")
     build_fixture("mr_review.sh", fixtures)
     server.admin("group", "add", "fx", "--visibility", "public")

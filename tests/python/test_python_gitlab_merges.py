@@ -3,26 +3,17 @@
 conflicting merge request, mr.rebase() and the poll of rebase_in_progress, each checked with
 the git CLI on the fixture repository of tests/fixtures/merges.sh."""
 
-import sys
 
 import gitlab
 import pytest
 
-from conftest import REPO, build_fixture, git_out, start_host, stop_server
-
-GO_HOST = REPO / "target" / "debug" / "forgecore-http"
+from conftest import build_fixture, git_out, start_either, stop_server
 
 
 @pytest.fixture(scope="module", params=["python", "go"])
 def server(request, tmp_path_factory):
     data_dir = tmp_path_factory.mktemp(f"merges-{request.param}")
-    if request.param == "go":
-        assert GO_HOST.exists(), f"{GO_HOST} is missing: make build"
-        command = [GO_HOST, "-listen", "127.0.0.1:0", "-data-dir", data_dir, "-print-admin-token"]
-    else:
-        command = [sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
-                   "--data-dir", data_dir, "--print-admin-token"]
-    running = start_host(command, data_dir)
+    running = start_either(request.param, data_dir)
     yield running
     stop_server(running)
 

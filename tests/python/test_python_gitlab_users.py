@@ -3,26 +3,17 @@ gitlab-administration.md §2): gl.users.create, list(username=), get, save() (PU
 and User.block/unblock/deactivate/activate with the values and states python-gitlab takes
 from the answers; a blocked user's own client is refused."""
 
-import sys
 
 import gitlab
 import pytest
 
-from conftest import REPO, start_host, stop_server
-
-GO_HOST = REPO / "target" / "debug" / "forgecore-http"
+from conftest import start_either, stop_server
 
 
 @pytest.fixture(scope="module", params=["python", "go"])
 def server(request, tmp_path_factory):
     data_dir = tmp_path_factory.mktemp(f"users-{request.param}")
-    if request.param == "go":
-        assert GO_HOST.exists(), f"{GO_HOST} is missing: make build"
-        command = [GO_HOST, "-listen", "127.0.0.1:0", "-data-dir", data_dir, "-print-admin-token"]
-    else:
-        command = [sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
-                   "--data-dir", data_dir, "--print-admin-token"]
-    running = start_host(command, data_dir)
+    running = start_either(request.param, data_dir)
     yield running
     stop_server(running)
 

@@ -5,26 +5,17 @@ group and project variables created, listed, saved, fetched and deleted, and hid
 have no hidden, and show theirs). Environment scopes with `filter`. Also `gl.variables.list()`, which python-gitlab's suite
 runs to reset its GitLab before every module, and a Developer's 403."""
 
-import sys
 
 import gitlab
 import pytest
 
-from conftest import REPO, build_fixture, start_host, stop_server
-
-GO_HOST = REPO / "target" / "debug" / "forgecore-http"
+from conftest import build_fixture, start_either, stop_server
 
 
 @pytest.fixture(scope="module", params=["python", "go"])
 def host(request, tmp_path_factory):
     data_dir = tmp_path_factory.mktemp(f"variables-{request.param}")
-    if request.param == "go":
-        assert GO_HOST.exists(), f"{GO_HOST} is missing: make build"
-        command = [GO_HOST, "-listen", "127.0.0.1:0", "-data-dir", data_dir, "-print-admin-token"]
-    else:
-        command = [sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
-                   "--data-dir", data_dir, "--print-admin-token"]
-    server = start_host(command, data_dir)
+    server = start_either(request.param, data_dir)
     fixtures = tmp_path_factory.mktemp(f"variables-fixtures-{request.param}")
     build_fixture("repo.sh", fixtures)
     server.admin("group", "add", "ci")

@@ -16,14 +16,12 @@ Every answer is checked with the API and with git on the host's repository."""
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, start_host, stop_server
+from conftest import REPO, start_either, stop_server
 
-GO_HOST = REPO / "target" / "debug" / "forgecore-http"
 TOOLS = Path(os.environ.get("FORGECORE_NODE_TOOLS", REPO / "target" / "node-tools" / "node_modules" / ".bin"))
 RUN_TIMEOUT = 300
 
@@ -47,13 +45,7 @@ BRANCHES = {"renovate/is-number-7.x", "renovate/left-pad-1.x", "renovate/ms-2.x"
 @pytest.fixture(scope="module", params=["python", "go"])
 def server(request, tmp_path_factory):
     data_dir = tmp_path_factory.mktemp(f"renovate-{request.param}")
-    if request.param == "go":
-        assert GO_HOST.exists(), f"{GO_HOST} is missing: make build"
-        command = [GO_HOST, "-listen", "127.0.0.1:0", "-data-dir", data_dir, "-print-admin-token"]
-    else:
-        command = [sys.executable, "-m", "forgecore", "serve", "--listen", "127.0.0.1:0",
-                   "--data-dir", data_dir, "--print-admin-token"]
-    running = start_host(command, data_dir)
+    running = start_either(request.param, data_dir)
     yield running
     stop_server(running)
 
