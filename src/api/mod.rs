@@ -41,6 +41,7 @@ pub mod repository;
 pub mod resource_access_tokens;
 pub mod statuses;
 pub mod system_hooks;
+pub mod topics;
 pub mod users;
 pub mod version;
 

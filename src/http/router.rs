@@ -19,7 +19,7 @@ use crate::api::repository::{
 use crate::api::resource_access_tokens::{self as access_tokens, Scope as Tokens};
 use crate::api::{
     groups, hooks, issues, labels, namespaces, notes, personal_access_tokens as tokens, projects, protected_branches,
-    statuses, system_hooks, users, version, Call,
+    statuses, system_hooks, topics, users, version, Call,
 };
 use crate::auth::scopes::Need;
 use crate::error::{ApiError, ApiResult};
@@ -192,6 +192,13 @@ pub static ROUTES: &[Route] = &[
     route!("PUT", "/projects/:id/transfer", |c, r, a| projects::transfer::transfer(c, a[0], &r.params)),
     route!("POST", "/projects/:id/share", |c, r, a| projects::share::share(c, a[0], &r.params)),
     route!("DELETE", "/projects/:id/share/:group_id", |c, _, a| projects::share::unshare(c, a[0], a[1])),
+    // Topics.
+    route!("GET", "/topics", |c, r, _| topics::list::list(c, &r.params)),
+    route!("POST", "/topics", |c, r, _| topics::create::create(c, &r.params)),
+    route!("POST", "/topics/merge", |c, r, _| topics::merge::merge(c, &r.params)),
+    route!("GET", "/topics/:id", |c, _, a| topics::get::get(c, a[0])),
+    route!("PUT", "/topics/:id", |c, r, a| topics::update::update(c, a[0], &r.params)),
+    route!("DELETE", "/topics/:id", |c, _, a| topics::delete::delete(c, a[0])),
     // Member roles, of the instance and of a group.
     route!("GET", "/member_roles", |c, _, _| member_roles::list::list(c, Scope::Instance)),
     route!("POST", "/member_roles", |c, r, _| member_roles::create::create(c, Scope::Instance, &r.params)),

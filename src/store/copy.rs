@@ -433,6 +433,18 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
     ),
     ("merge_request_assignees", &[("merge_request_id", Int), ("user_id", Int), ("position", Int)]),
     ("merge_request_reviewers", &[("merge_request_id", Int), ("user_id", Int), ("state", Text), ("created_at", Int)]),
+    (
+        "topics",
+        &[
+            ("id", Int),
+            ("name", Text),
+            ("title", Text),
+            ("description", OptText),
+            ("created_at", Int),
+            ("updated_at", Int),
+        ],
+    ),
+    ("project_topics", &[("project_id", Int), ("topic_id", Int)]),
 ];
 
 /// Tables whose `id` is an identity column to move past the copied ids.
@@ -461,6 +473,7 @@ const IDENTITIES: &[&str] = &[
     "notes",
     "merge_requests",
     "merge_request_diffs",
+    "topics",
 ];
 
 /// One value of a copied row.

@@ -36,6 +36,7 @@ pub mod releases;
 pub mod shares;
 pub mod statuses;
 pub mod tokens;
+pub mod topics;
 pub mod users;
 
 pub use db::{Db, Dialect, Param};

@@ -205,7 +205,8 @@ pub fn insert(db: &mut Db, new: &NewProject) -> StoreResult<Project> {
 /// `new.repo_dir` (`created_repository`), and answers it as stored.
 pub fn insert_created(db: &mut Db, new: &NewProject, created: &Created) -> StoreResult<Project> {
     let project = insert(db, new)?;
-    let topics = serde_json::to_string(&created.topics).unwrap_or_else(|_| "[]".into());
+    let topics = super::topics::assign(db, project.id, &created.topics)?;
+    let topics = serde_json::to_string(&topics).unwrap_or_else(|_| "[]".into());
     let s = &created.settings;
     db.execute(
         "UPDATE projects SET name = $2, description = $3, created_repository = TRUE, merge_method = $4,
@@ -241,7 +242,8 @@ pub fn set_repo_dir(db: &mut Db, id: i64, repo_dir: &str) -> StoreResult<()> {
 
 /// Writes what `PUT /projects/:id` may change.
 pub fn update(db: &mut Db, project: &Project) -> StoreResult<()> {
-    let topics = serde_json::to_string(&project.topics).unwrap_or_else(|_| "[]".into());
+    let topics = super::topics::assign(db, project.id, &project.topics)?;
+    let topics = serde_json::to_string(&topics).unwrap_or_else(|_| "[]".into());
     let s = &project.settings;
     db.execute(
         "UPDATE projects SET name = $2, path = $3, full_path = $4, description = $5, visibility = $6,
@@ -515,6 +517,8 @@ pub struct ListQuery {
     pub only_id: Option<i64>,
     /// Only the direct forks of this project (`GET /projects/:id/forks`).
     pub forked_from_id: Option<i64>,
+    /// Only projects with every one of these topics (`topic`, `topic_id`).
+    pub topic_ids: Option<Vec<i64>>,
     pub order: Order,
     pub ascending: bool,
     pub limit: i64,
@@ -582,6 +586,12 @@ fn list_sql(query: &ListQuery, select: &str, dialect: Dialect) -> (String, Vec<B
     if let Some(id) = query.forked_from_id {
         let at = bind(Box::new(id), &mut params);
         conditions.push(format!("p.forked_from_id = {at}"));
+    }
+    if let Some(topics) = &query.topic_ids {
+        for id in topics {
+            let at = bind(Box::new(*id), &mut params);
+            conditions.push(format!("p.id IN (SELECT pt.project_id FROM project_topics pt WHERE pt.topic_id = {at})"));
+        }
     }
     if !query.admin {
         let internal = if query.user_id.is_some() { " OR p.visibility = 'internal'" } else { "" };

@@ -159,6 +159,7 @@ fn visible_projects(db: &mut Db, call: &Call, groups: Option<Vec<i64>>) -> ApiRe
         id_before: None,
         only_id: None,
         forked_from_id: None,
+        topic_ids: None,
         order: projects::Order::Id,
         ascending: true,
         limit: 1_000_000,

@@ -88,10 +88,27 @@ fn answer(
     };
     let simple = params.bool("simple")?.unwrap_or(false);
     let membership = params.bool("membership")?.unwrap_or(false) || min_access_level.is_some();
-    // Nothing is starred or tagged with a topic here: asking for those finds nothing.
+    // Nothing is starred here: asking for that finds nothing. `topic` names topics (comma
+    // separated) a project must all have, `topic_id` one more; a name no topic has finds nothing.
     let archived = params.bool("archived")?;
-    let nothing = params.bool("starred")? == Some(true)
-        || params.string_list("topic")?.is_some_and(|topics| topics.iter().any(|t| !t.trim().is_empty()));
+    let mut nothing = params.bool("starred")? == Some(true);
+    let mut topic_names: Vec<String> = params
+        .string_list("topic")?
+        .unwrap_or_default()
+        .iter()
+        .flat_map(|t| t.split(','))
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty())
+        .collect();
+    topic_names.dedup();
+    let mut topic_ids = match topic_names.is_empty() {
+        true => Vec::new(),
+        false => call.ctx.store.read(|db| crate::store::topics::ids_named(db, &topic_names))?.unwrap_or_else(|| {
+            nothing = true;
+            Vec::new()
+        }),
+    };
+    topic_ids.extend(params.int("topic_id")?);
     let user = call.caller.user();
     if membership && user.is_none() {
         return Ok(empty(call, params, keyset));
@@ -113,6 +130,7 @@ fn answer(
         id_before: params.int("id_before")?,
         only_id: None,
         forked_from_id,
+        topic_ids: if topic_ids.is_empty() { None } else { Some(topic_ids) },
         order,
         ascending,
         limit: page.per_page as i64,

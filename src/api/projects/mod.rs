@@ -98,6 +98,7 @@ fn listed(call_ctx: &Context, caller: &Caller, project: &Project) -> ApiResult<O
         id_before: None,
         only_id: Some(project.id),
         forked_from_id: None,
+        topic_ids: None,
         order: projects::Order::Id,
         ascending: true,
         limit: 1,

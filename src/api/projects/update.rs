@@ -113,7 +113,11 @@ pub fn update(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
     if let Some(branch) = params.string("default_branch")?.filter(|b| !b.is_empty()) {
         set_default_branch(call, &project, &branch)?;
     }
-    call.ctx.store.write(|db| store::projects::update(db, &project))?;
+    // Read back: the topics are stored as the topics spell them.
+    let project = call.ctx.store.write(|db| -> ApiResult<_> {
+        store::projects::update(db, &project)?;
+        Ok(store::projects::find_by_id(db, project.id)?.unwrap_or_else(|| project.clone()))
+    })?;
     let view = View { simple: false, with_access: true, read_code: true };
     Ok(Response::json(200, &entity_for(call.ctx, &call.caller, &call.base_url, &project, view)?))
 }

@@ -139,6 +139,7 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0017_issues_labels_notes.sqlite.sql"),
         postgres: include_str!("0017_issues_labels_notes.postgres.sql"),
     },
+    Migration { sqlite: include_str!("0018_topics.sqlite.sql"), postgres: include_str!("0018_topics.postgres.sql") },
 ];
 
 /// The version of a database that has run every migration.
