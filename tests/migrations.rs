@@ -1059,6 +1059,30 @@ fn tables() -> Vec<Table> {
             ],
             rows: vec![row![1, 2, "unreviewed", 1_700_003_000_000], row![2, 1, "reviewed", 1_700_003_250_000]],
         },
+        Table {
+            name: "merge_request_auto_merges",
+            since: Since::both(18),
+            columns: vec![
+                col("merge_request_id", Int),
+                col("merge_user_id", Int),
+                col("sha", Text),
+                col("squash", Bool),
+                col("should_remove_source_branch", Bool),
+                col("merge_commit_message", Text),
+                col("squash_commit_message", Text),
+                col("created_at", Int),
+            ],
+            rows: vec![row![
+                1,
+                2,
+                "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                true,
+                NULL,
+                "Merge it",
+                NULL,
+                1_700_003_300_000
+            ]],
+        },
     ]
 }
 

@@ -433,6 +433,19 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
     ),
     ("merge_request_assignees", &[("merge_request_id", Int), ("user_id", Int), ("position", Int)]),
     ("merge_request_reviewers", &[("merge_request_id", Int), ("user_id", Int), ("state", Text), ("created_at", Int)]),
+    (
+        "merge_request_auto_merges",
+        &[
+            ("merge_request_id", Int),
+            ("merge_user_id", OptInt),
+            ("sha", Text),
+            ("squash", Bool),
+            ("should_remove_source_branch", OptBool),
+            ("merge_commit_message", OptText),
+            ("squash_commit_message", OptText),
+            ("created_at", Int),
+        ],
+    ),
 ];
 
 /// Tables whose `id` is an identity column to move past the copied ids.

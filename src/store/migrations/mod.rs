@@ -139,6 +139,13 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0017_issues_labels_notes.sqlite.sql"),
         postgres: include_str!("0017_issues_labels_notes.postgres.sql"),
     },
+    // 18 (issues #39/#42): the auto-merges of merge requests waiting for their pipeline. Its
+    // files are numbered 0020: 0018 and 0019 belong to branches not yet merged, and this entry
+    // moves behind them when they are.
+    Migration {
+        sqlite: include_str!("0020_auto_merges.sqlite.sql"),
+        postgres: include_str!("0020_auto_merges.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
