@@ -759,7 +759,8 @@ fn branch_exists(work: &Path, branch: &str) -> bool {
 fn an_auto_merge_waits_for_the_pipeline_and_merges_when_it_succeeds() {
     let w = world();
     let before = w.tip("clean-target");
-    let (mr, sha) = w.queued("clean", json!({"merge_when_pipeline_succeeds": true, "should_remove_source_branch": true}));
+    let (mr, sha) =
+        w.queued("clean", json!({"merge_when_pipeline_succeeds": true, "should_remove_source_branch": true}));
     let iid = &mr["iid"];
     assert_eq!(w.tip("clean-target"), before, "nothing merged while the pipeline runs");
     assert_eq!(w.get(iid)["merge_when_pipeline_succeeds"], true);
@@ -768,7 +769,8 @@ fn an_auto_merge_waits_for_the_pipeline_and_merges_when_it_succeeds() {
     assert_eq!(row["merge_when_pipeline_succeeds"], true, "{row}");
     assert_eq!(w.system_notes(iid), [format!("enabled an automatic merge when all merge checks for {sha} pass")]);
     // Asked again: the parameters are updated, no second note.
-    let (status, again) = w.merge(iid, Some(&w.developer), json!({"auto_merge": true, "should_remove_source_branch": true}));
+    let (status, again) =
+        w.merge(iid, Some(&w.developer), json!({"auto_merge": true, "should_remove_source_branch": true}));
     assert_eq!((status, &again["merge_when_pipeline_succeeds"]), (200, &json!(true)), "{again}");
     assert_eq!(w.system_notes(iid).len(), 1);
 
@@ -856,10 +858,14 @@ fn a_new_commit_or_closing_aborts_the_auto_merge() {
     assert_eq!(w.tip("clean-target"), before);
 
     let (other, _) = w.queued("binary-one", json!({"merge_when_pipeline_succeeds": true}));
-    let (status, closed) = w.call("PUT", &format!("{MRS}/{}", other["iid"]), Some(&w.developer), json!({"state_event": "close"}));
+    let (status, closed) =
+        w.call("PUT", &format!("{MRS}/{}", other["iid"]), Some(&w.developer), json!({"state_event": "close"}));
     assert_eq!(status, 200, "{closed}");
     assert_eq!(closed["merge_when_pipeline_succeeds"], false, "{closed}");
-    assert_eq!(w.system_notes(&other["iid"]).last().unwrap(), "aborted the automatic merge because merge request was closed");
+    assert_eq!(
+        w.system_notes(&other["iid"]).last().unwrap(),
+        "aborted the automatic merge because merge request was closed"
+    );
 }
 
 /// `POST .../cancel_merge_when_pipeline_succeeds` answers `AutoMergeService#cancel`'s hash with
@@ -884,7 +890,8 @@ fn cancelling_an_auto_merge() {
     );
     w.status(&sha, "ci", "success");
     assert_eq!(w.get(iid)["state"], "opened");
-    let (status, _) = w.call("POST", &format!("{MRS}/999/cancel_merge_when_pipeline_succeeds"), Some(&w.developer), Value::Null);
+    let (status, _) =
+        w.call("POST", &format!("{MRS}/999/cancel_merge_when_pipeline_succeeds"), Some(&w.developer), Value::Null);
     assert_eq!(status, 404);
 }
 

@@ -126,8 +126,8 @@ pub fn merge(db: &mut Db, order: &Order) -> Result<Merged, Failure> {
     else {
         return Err(Failure::Failed("No source for merge".into()));
     };
-    let allowed = protection::can_merge(db, order.caller, project, default_branch, &mr.target_branch)
-        .map_err(Failure::Broken)?;
+    let allowed =
+        protection::can_merge(db, order.caller, project, default_branch, &mr.target_branch).map_err(Failure::Broken)?;
     if !allowed {
         return Err(Failure::NotAllowed);
     }
@@ -139,8 +139,9 @@ pub fn merge(db: &mut Db, order: &Order) -> Result<Merged, Failure> {
             .map_err(|e| broken(ApiError::internal(e)))?
             .unwrap_or(target);
         let message = order.squash_commit_message.clone().unwrap_or_else(|| mr.title.clone());
-        let commit = timed(order, "merge_squash", || git_merge::squash(repo, start, head, &message, &order.author, who))
-            .map_err(failure_of)?;
+        let commit =
+            timed(order, "merge_squash", || git_merge::squash(repo, start, head, &message, &order.author, who))
+                .map_err(failure_of)?;
         squash_commit = Some(commit);
         source = commit;
     }

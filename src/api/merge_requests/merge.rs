@@ -145,10 +145,18 @@ pub fn enabled_note(sha: &str) -> String {
 
 /// Sets the auto-merge (GitLab's `AutoMerge::BaseService#execute`, or `#update` when it is set
 /// already: the newest parameters win, no second note).
-fn queue(call: &Call, project: &Project, mr: &merge_requests::MergeRequest, user: &User, asked: &Asked) -> ApiResult<Response> {
+fn queue(
+    call: &Call,
+    project: &Project,
+    mr: &merge_requests::MergeRequest,
+    user: &User,
+    asked: &Asked,
+) -> ApiResult<Response> {
     let head_sha = mr.head_sha.clone().unwrap_or_default();
     let queued = call.ctx.store.write(|db| -> ApiResult<_> {
-        let Some(mut current) = merge_requests::find_for_update(db, mr.id)? else { return Err(ApiError::RecordNotFound) };
+        let Some(mut current) = merge_requests::find_for_update(db, mr.id)? else {
+            return Err(ApiError::RecordNotFound);
+        };
         if current.head_sha.as_deref() != Some(head_sha.as_str()) || !current.is_open() {
             return Err(ApiError::MethodNotAllowed);
         }
