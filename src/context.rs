@@ -5,6 +5,7 @@ use crate::cache::archives::Slots;
 use crate::cache::Caches;
 use crate::config::{Config, RateLimit};
 use crate::error::{ApiError, ApiResult};
+use crate::events::auto_merge::AutoMerge;
 use crate::events::closing_issues::ClosingIssues;
 use crate::events::listeners::{DefaultBranch, OpenHandles, TagReleases};
 use crate::events::{Events, Listener};
@@ -73,13 +74,18 @@ impl Context {
         });
         let base = config.external_base().unwrap_or("http://localhost").to_string();
         let hooks = Arc::new(Delivery::start(Arc::clone(&store), &config.hooks, base.clone()));
-        let outbox = Outbox { delivery: Arc::clone(&hooks), base, limit: config.hooks.push_event_hooks_limit as usize };
+        let outbox = Outbox {
+            delivery: Arc::clone(&hooks),
+            base: base.clone(),
+            limit: config.hooks.push_event_hooks_limit as usize,
+        };
         let events = Events::new(vec![
             Arc::new(DefaultBranch),
             Arc::new(OpenHandles),
             Arc::new(TagReleases),
             Arc::new(crate::events::refresh::Refresh),
             Arc::new(ClosingIssues { storages: config.storages.clone() }),
+            Arc::new(AutoMerge { storages: config.storages.clone(), base_url: base.clone() }),
             Arc::clone(&maintenance) as Arc<dyn Listener>,
             Arc::new(outbox),
         ]);

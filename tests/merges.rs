@@ -681,3 +681,254 @@ fn a_required_pipeline_gates_the_merge() {
     let target = w.tip(mr["target_branch"].as_str().unwrap());
     assert_eq!(merged["merge_commit_sha"], target.as_str());
 }
+
+impl World {
+    /// Posts `state` for the status `name` of `sha` through `instance` (this world's or another
+    /// host's on the same store).
+    fn status_on(&self, instance: &common::TestInstance, sha: &str, name: &str, state: &str) -> Value {
+        let target = format!("/api/v4/projects/fx%2Fm/statuses/{sha}");
+        let body = json!({"state": state, "name": name}).to_string().into_bytes();
+        let headers = [("Content-Type", "application/json"), ("PRIVATE-TOKEN", self.maintainer.as_str())];
+        let (status, answer) = instance.request_json("POST", &target, &headers, &body);
+        assert_eq!(status, 201, "{answer}");
+        answer
+    }
+
+    fn status(&self, sha: &str, name: &str, state: &str) -> Value {
+        self.status_on(&self.instance, sha, name, state)
+    }
+
+    /// The bodies of the merge request's system notes, oldest first.
+    fn system_notes(&self, iid: &Value) -> Vec<String> {
+        let (status, notes) =
+            self.call("GET", &format!("{MRS}/{iid}/notes?sort=asc&per_page=100"), Some(&self.developer), Value::Null);
+        assert_eq!(status, 200, "{notes}");
+        notes
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["system"] == true)
+            .map(|n| n["body"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    fn username(&self, token: &str) -> Value {
+        self.call("GET", "/api/v4/user", Some(token), Value::Null).1["username"].clone()
+    }
+
+    /// Queues the merge of a new merge request of `case` behind a running status `ci`: the
+    /// merge request and its head.
+    fn queued(&self, case: &str, body: Value) -> (Value, String) {
+        let mr = self.open(case, &format!("Auto-merge {case}"));
+        let sha = mr["sha"].as_str().unwrap().to_string();
+        self.status(&sha, "ci", "running");
+        let (status, queued) = self.merge(&mr["iid"], Some(&self.developer), body);
+        assert_eq!(status, 200, "{queued}");
+        assert_eq!(queued["state"], "opened", "{queued}");
+        assert_eq!(queued["merge_when_pipeline_succeeds"], true, "{queued}");
+        assert_eq!(queued["merge_user"]["username"], self.username(&self.developer), "{queued}");
+        assert_eq!(queued["merged_at"], Value::Null);
+        (mr, sha)
+    }
+}
+
+/// `git log --merges --format=%P old..branch` of the work repository: the parents of each
+/// merge commit the branch gained since `old`.
+fn merges_since(work: &Path, old: &str, branch: &str) -> Vec<String> {
+    let range = format!("{old}..refs/heads/{branch}");
+    let text = git_text(work, &["log", "--merges", "--format=%P", &range]);
+    text.lines().map(str::to_string).filter(|l| !l.is_empty()).collect()
+}
+
+fn branch_exists(work: &Path, branch: &str) -> bool {
+    std::process::Command::new("git")
+        .arg("-C")
+        .arg(work)
+        .args(["rev-parse", "--verify", "--quiet", &format!("refs/heads/{branch}")])
+        .output()
+        .unwrap()
+        .status
+        .success()
+}
+
+/// Issues #39/#42: `merge_when_pipeline_succeeds` while the head pipeline runs queues the merge
+/// (GitLab's note, `merge_user`), nothing moves until the pipeline succeeds, and then the merge
+/// is the one `PUT merge` makes: a merge commit of the target and the head, the source branch
+/// removed as asked, the merge request merged by the user who set it.
+#[test]
+fn an_auto_merge_waits_for_the_pipeline_and_merges_when_it_succeeds() {
+    let w = world();
+    let before = w.tip("clean-target");
+    let (mr, sha) =
+        w.queued("clean", json!({"merge_when_pipeline_succeeds": true, "should_remove_source_branch": true}));
+    let iid = &mr["iid"];
+    assert_eq!(w.tip("clean-target"), before, "nothing merged while the pipeline runs");
+    assert_eq!(w.get(iid)["merge_when_pipeline_succeeds"], true);
+    let (_, listed) = w.call("GET", &format!("{MRS}?state=opened"), Some(&w.developer), Value::Null);
+    let row = listed.as_array().unwrap().iter().find(|m| m["iid"] == *iid).unwrap().clone();
+    assert_eq!(row["merge_when_pipeline_succeeds"], true, "{row}");
+    assert_eq!(w.system_notes(iid), [format!("enabled an automatic merge when all merge checks for {sha} pass")]);
+    // Asked again: the parameters are updated, no second note.
+    let (status, again) =
+        w.merge(iid, Some(&w.developer), json!({"auto_merge": true, "should_remove_source_branch": true}));
+    assert_eq!((status, &again["merge_when_pipeline_succeeds"]), (200, &json!(true)), "{again}");
+    assert_eq!(w.system_notes(iid).len(), 1);
+
+    let status = w.status(&sha, "ci", "success");
+    let merged = w.get(iid);
+    assert_eq!(merged["state"], "merged", "{merged}");
+    assert_eq!(merged["merge_when_pipeline_succeeds"], false);
+    assert_eq!(merged["merged_by"]["username"], w.username(&w.developer));
+    // git is the oracle: one merge commit, of the old target tip and the head.
+    let target = w.tip("clean-target");
+    assert_eq!(merged["merge_commit_sha"], target.as_str());
+    assert_eq!(merges_since(&w.work, &before, "clean-target"), [format!("{before} {sha}")]);
+    let message = git_text(&w.work, &["log", "-1", "--format=%B", &target]);
+    assert!(message.starts_with("Merge branch 'clean-source' into 'clean-target'"), "{message}");
+    assert!(!branch_exists(&w.work, "clean-source"), "the source branch was removed as asked");
+
+    // The merge request's pipelines: the one the statuses made, as PipelineBasic.
+    let (code, pipelines) = w.call("GET", &format!("{MRS}/{iid}/pipelines"), Some(&w.developer), Value::Null);
+    assert_eq!(code, 200, "{pipelines}");
+    let pipelines = pipelines.as_array().unwrap();
+    assert_eq!(pipelines.len(), 1, "{pipelines:?}");
+    assert_eq!(pipelines[0]["id"], status["pipeline_id"]);
+    assert_eq!(pipelines[0]["sha"], sha.as_str());
+    assert_eq!(pipelines[0]["status"], "success");
+    // GitLab's key order, read from the bytes (a parsed `Value` sorts its keys).
+    let headers = [("PRIVATE-TOKEN", w.developer.as_str())];
+    let mut raw = w.instance.request_response("GET", &format!("{MRS}/{iid}/pipelines"), &headers, b"");
+    let text = String::from_utf8(raw.body()).unwrap();
+    let keys = ["id", "iid", "project_id", "sha", "ref", "status", "source", "created_at", "updated_at", "web_url"];
+    let at: Vec<usize> = keys.iter().map(|k| text.find(&format!("\"{k}\":")).unwrap()).collect();
+    assert!(at.windows(2).all(|p| p[0] < p[1]), "{text}");
+}
+
+/// A failed pipeline does not abort the auto-merge (GitLab: `AutoMergeProcessWorker` on every
+/// completed pipeline, whose `process` waits for a successful one): nothing merges; the
+/// status retried and succeeding merges it. With no pipeline the merge is at once (D10), and a
+/// failed head pipeline is no reason to queue: 405.
+#[test]
+fn a_failed_pipeline_keeps_the_auto_merge_and_a_retried_success_merges() {
+    let w = world();
+    let before = w.tip("clean-target");
+    let (mr, sha) = w.queued("clean", json!({"merge_when_pipeline_succeeds": true}));
+    let iid = &mr["iid"];
+    w.status(&sha, "ci", "failed");
+    let got = w.get(iid);
+    assert_eq!((got["state"].as_str(), &got["merge_when_pipeline_succeeds"]), (Some("opened"), &json!(true)));
+    assert_eq!(w.tip("clean-target"), before);
+    let (status, _) = w.merge(iid, Some(&w.developer), json!({"merge_when_pipeline_succeeds": true}));
+    assert_eq!(status, 405, "a failed head pipeline neither queues nor merges");
+    w.status(&sha, "ci", "success");
+    assert_eq!(w.get(iid)["state"], "merged");
+    assert_eq!(merges_since(&w.work, &before, "clean-target"), [format!("{before} {sha}")]);
+
+    // No pipeline at all: merged at once.
+    let plain = w.open("binary-one", "No pipeline");
+    let (status, merged) = w.merge(&plain["iid"], Some(&w.developer), json!({"merge_when_pipeline_succeeds": true}));
+    assert_eq!((status, merged["state"].as_str()), (200, Some("merged")), "{merged}");
+}
+
+/// A new head on the source branch aborts the auto-merge (GitLab's `RefreshService`, its note
+/// written by the pusher), and a success of the new head's pipeline then merges nothing.
+/// Closing a merge request aborts it too.
+#[test]
+fn a_new_commit_or_closing_aborts_the_auto_merge() {
+    let w = world();
+    let before = w.tip("clean-target");
+    let (mr, _) = w.queued("clean", json!({"merge_when_pipeline_succeeds": true}));
+    let iid = &mr["iid"];
+    let commit = json!({"branch": "clean-source", "commit_message": "One more",
+                        "actions": [{"action": "create", "file_path": "more.txt", "content": "more\n"}]});
+    let (status, pushed) = w.call("POST", "/api/v4/projects/fx%2Fm/repository/commits", Some(&w.developer), commit);
+    assert_eq!(status, 201, "{pushed}");
+    let got = w.get(iid);
+    assert_eq!(got["sha"], pushed["id"], "{got}");
+    assert_eq!(got["merge_when_pipeline_succeeds"], false, "{got}");
+    assert_eq!(got["merge_user"], Value::Null, "{got}");
+    let notes = w.system_notes(iid);
+    assert_eq!(
+        notes.last().unwrap(),
+        "aborted the automatic merge because the source branch was updated. \
+         [Learn more](http://forge.test/help/ci/pipelines/merge_trains.md#merge-request-dropped-from-the-merge-train)."
+    );
+    w.status(pushed["id"].as_str().unwrap(), "ci", "success");
+    assert_eq!(w.get(iid)["state"], "opened", "an aborted auto-merge merges nothing");
+    assert_eq!(w.tip("clean-target"), before);
+
+    let (other, _) = w.queued("binary-one", json!({"merge_when_pipeline_succeeds": true}));
+    let (status, closed) =
+        w.call("PUT", &format!("{MRS}/{}", other["iid"]), Some(&w.developer), json!({"state_event": "close"}));
+    assert_eq!(status, 200, "{closed}");
+    assert_eq!(closed["merge_when_pipeline_succeeds"], false, "{closed}");
+    assert_eq!(
+        w.system_notes(&other["iid"]).last().unwrap(),
+        "aborted the automatic merge because merge request was closed"
+    );
+}
+
+/// `POST .../cancel_merge_when_pipeline_succeeds` answers `AutoMergeService#cancel`'s hash with
+/// a POST's 201 (GitLab's route renders it as it is), writes `canceled the automatic merge`,
+/// and is 401 for a Reporter; the cancelled merge request is not merged by a later success.
+#[test]
+fn cancelling_an_auto_merge() {
+    let w = world();
+    let (mr, sha) = w.queued("clean", json!({"merge_when_pipeline_succeeds": true}));
+    let iid = &mr["iid"];
+    let cancel = format!("{MRS}/{iid}/cancel_merge_when_pipeline_succeeds");
+    assert_eq!(w.call("POST", &cancel, Some(&w.reporter), Value::Null).0, 401);
+    assert_eq!(w.call("POST", &cancel, None, Value::Null).0, 401);
+    let (status, body) = w.call("POST", &cancel, Some(&w.developer), Value::Null);
+    assert_eq!((status, body), (201, json!({"status": "success"})));
+    assert_eq!(w.get(iid)["merge_when_pipeline_succeeds"], false);
+    assert_eq!(w.system_notes(iid).last().unwrap(), "canceled the automatic merge");
+    let (status, body) = w.call("POST", &cancel, Some(&w.developer), Value::Null);
+    assert_eq!(
+        (status, body),
+        (201, json!({"status": "error", "message": "Can't cancel the automatic merge", "http_status": 406}))
+    );
+    w.status(&sha, "ci", "success");
+    assert_eq!(w.get(iid)["state"], "opened");
+    let (status, _) =
+        w.call("POST", &format!("{MRS}/999/cancel_merge_when_pipeline_succeeds"), Some(&w.developer), Value::Null);
+    assert_eq!(status, 404);
+}
+
+/// Two hosts on one store (one PostgreSQL database under `FORGECORE_TEST_POSTGRES`) finish the
+/// head pipeline's two statuses at once: whichever transaction sees the pipeline succeed
+/// takes the auto-merge, and the merge happens exactly once.
+#[test]
+fn two_hosts_finishing_the_pipeline_merge_once() {
+    let w = world();
+    let other = w.instance.reopen();
+    let before = w.tip("clean-target");
+    let mr = w.open("clean", "Twice?");
+    let iid = &mr["iid"];
+    let sha = mr["sha"].as_str().unwrap().to_string();
+    w.status(&sha, "a", "running");
+    w.status(&sha, "b", "running");
+    let (status, queued) = w.merge(iid, Some(&w.developer), json!({"merge_when_pipeline_succeeds": true}));
+    assert_eq!((status, &queued["merge_when_pipeline_succeeds"]), (200, &json!(true)), "{queued}");
+    let barrier = std::sync::Barrier::new(2);
+    std::thread::scope(|scope| {
+        let hosts = [(&w.instance, "a"), (&other, "b")];
+        let runs: Vec<_> = hosts
+            .into_iter()
+            .map(|(host, name)| {
+                let (w, barrier, sha) = (&w, &barrier, &sha);
+                scope.spawn(move || {
+                    barrier.wait();
+                    w.status_on(host, sha, name, "success")
+                })
+            })
+            .collect();
+        for run in runs {
+            run.join().unwrap();
+        }
+    });
+    let merged = w.get(iid);
+    assert_eq!(merged["state"], "merged", "{merged}");
+    assert_eq!(merges_since(&w.work, &before, "clean-target"), [format!("{before} {sha}")], "merged once");
+    assert_eq!(merged["merge_commit_sha"], w.tip("clean-target").as_str());
+}

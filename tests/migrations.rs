@@ -1081,6 +1081,30 @@ fn tables() -> Vec<Table> {
             columns: vec![col("project_id", Int), col("topic_id", Int)],
             rows: vec![row![1, 1], row![1, 2], row![2, 1]],
         },
+        Table {
+            name: "merge_request_auto_merges",
+            since: Since::both(19),
+            columns: vec![
+                col("merge_request_id", Int),
+                col("merge_user_id", Int),
+                col("sha", Text),
+                col("squash", Bool),
+                col("should_remove_source_branch", Bool),
+                col("merge_commit_message", Text),
+                col("squash_commit_message", Text),
+                col("created_at", Int),
+            ],
+            rows: vec![row![
+                1,
+                2,
+                "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                true,
+                NULL,
+                "Merge it",
+                NULL,
+                1_700_003_300_000
+            ]],
+        },
     ]
 }
 

@@ -239,12 +239,17 @@ impl<'a> Call<'a> {
     pub fn git<T>(&self, op: &'static str, work: impl FnOnce() -> T) -> T {
         let started = std::time::Instant::now();
         let result = work();
-        let spent = started.elapsed();
+        self.git_spent(op, started.elapsed());
+        result
+    }
+
+    /// One git operation (`op`) took `spent`: counted for the metrics and the request's record
+    /// ([`Call::git`], for work timed elsewhere).
+    pub fn git_spent(&self, op: &'static str, spent: std::time::Duration) {
         crate::observe::stats::add_git(spent);
         if self.ctx.config.monitoring.metrics {
             self.ctx.metrics.git_operation(op, spent);
         }
-        result
     }
 
     /// This call moved the project's references (`updates`, as the write path reported each

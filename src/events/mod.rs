@@ -28,8 +28,10 @@
 //! The module sits below the context (which owns the listeners) and above the store and git
 //! (which the listeners use); it knows nothing of HTTP, the API or the transport.
 
+pub mod auto_merge;
 pub mod closing_issues;
 pub mod listeners;
+pub mod merge;
 pub mod refresh;
 
 use crate::error::ApiError;

@@ -397,11 +397,17 @@ pub static ROUTES: &[Route] = &[
     route!("GET", "/projects/:id/merge_requests/:merge_request_iid/reviewers", |c, _, a| {
         mrs::reviewers::reviewers(c, a[0], a[1])
     }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/pipelines", |c, r, a| {
+        mrs::pipelines::pipelines(c, a[0], a[1], &r.params)
+    }),
     route!("GET", "/projects/:id/merge_requests/:merge_request_iid/closes_issues", |c, r, a| {
         mrs::closes_issues::closes_issues(c, a[0], a[1], &r.params)
     }),
     route!("PUT", "/projects/:id/merge_requests/:merge_request_iid/merge", |c, r, a| {
         mrs::merge::merge(c, a[0], a[1], &r.params)
+    }),
+    route!("POST", "/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds", |c, _, a| {
+        mrs::cancel_auto_merge::cancel(c, a[0], a[1])
     }),
     route!("GET", "/projects/:id/merge_requests/:merge_request_iid/merge_ref", |c, _, a| {
         mrs::merge_ref::merge_ref(c, a[0], a[1])

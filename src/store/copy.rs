@@ -445,6 +445,19 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
         ],
     ),
     ("project_topics", &[("project_id", Int), ("topic_id", Int)]),
+    (
+        "merge_request_auto_merges",
+        &[
+            ("merge_request_id", Int),
+            ("merge_user_id", OptInt),
+            ("sha", Text),
+            ("squash", Bool),
+            ("should_remove_source_branch", OptBool),
+            ("merge_commit_message", OptText),
+            ("squash_commit_message", OptText),
+            ("created_at", Int),
+        ],
+    ),
 ];
 
 /// Tables whose `id` is an identity column to move past the copied ids.

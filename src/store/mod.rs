@@ -16,6 +16,7 @@ mod notified;
 mod postgres;
 mod sqlite;
 
+pub mod auto_merges;
 pub mod ci_variables;
 pub mod copy;
 pub mod groups;

@@ -406,3 +406,10 @@ pub fn count_listed(db: &mut Db, query: &ListQuery) -> StoreResult<i64> {
     let refs: Vec<&dyn Param> = params.iter().map(|p| p.as_ref()).collect();
     db.one(&sql, &refs, |row| row.i64(0))
 }
+
+/// The email of `user`'s commits: theirs, else GitLab's private commit email
+/// (`<id>-<username>@users.noreply.<host>`) on the host of `base_url`.
+pub fn commit_email(user: &User, base_url: &str) -> String {
+    let host = base_url.split("://").nth(1).unwrap_or("localhost").split(['/', ':']).next().unwrap_or("localhost");
+    user.email.clone().unwrap_or_else(|| format!("{}-{}@users.noreply.{host}", user.id, user.username))
+}

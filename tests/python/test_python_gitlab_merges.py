@@ -86,3 +86,35 @@ def test_rebase(developer, work):
     mr.merge(squash=True, squash_commit_message="Rename f, squashed")
     squash = mr.squash_commit_sha
     assert git_out(work, "log", "-1", "--format=%s|%P", squash).strip() == f"Rename f, squashed|{target}"
+
+
+def test_merge_when_pipeline_succeeds(developer, work):
+    """Issues 39/42: python-gitlab's auto-merge calls against a pipeline of commit statuses:
+    queued while it runs, cancelled, queued again, merged by the status that makes it succeed."""
+    project = developer.projects.get("mg/m")
+    mr = open_mr(project, "binary-one", "Binary, when green")
+    target, head = tip(work, "binary-one-target"), tip(work, "binary-one-source")
+    commit = project.commits.get(head)
+    running = commit.statuses.create({"state": "running", "name": "ci"})
+    mr.merge(merge_when_pipeline_succeeds=True)
+    assert (mr.state, mr.merge_when_pipeline_succeeds) == ("opened", True)
+    assert mr.merge_user["username"] == "devi"
+    assert tip(work, "binary-one-target") == target
+    pipelines = mr.pipelines.list()
+    assert [(p.id, p.sha, p.status) for p in pipelines] == [(running.pipeline_id, head, "running")]
+
+    assert mr.cancel_merge_when_pipeline_succeeds() == {"status": "success"}
+    assert project.mergerequests.get(mr.iid).merge_when_pipeline_succeeds is False
+    mr = project.mergerequests.get(mr.iid)
+    mr.merge(merge_when_pipeline_succeeds=True)
+    assert mr.merge_when_pipeline_succeeds is True
+
+    commit.statuses.create({"state": "success", "name": "ci"})
+    merged = project.mergerequests.get(mr.iid)
+    assert merged.state == "merged"
+    assert merged.merge_when_pipeline_succeeds is False
+    assert git_out(work, "log", "-1", "--format=%P", merged.merge_commit_sha).split() == [target, head]
+    assert tip(work, "binary-one-target") == merged.merge_commit_sha
+    bodies = [n.body for n in mr.notes.list(get_all=True) if n.system]
+    assert f"enabled an automatic merge when all merge checks for {head} pass" in bodies
+    assert "canceled the automatic merge" in bodies

@@ -1,49 +1,60 @@
 //! `PUT /projects/:id/merge_requests/:merge_request_iid/merge` (reference §1.4, §3.4, D10):
 //! GitLab's checks in its order (401 without merge rights on the target branch, 409 for a
 //! `sha` that is not the head, naming the head; 405 for every failed check, conflicts
-//! included), then the merge, synchronously, by the project's merge method (`merge`: a merge
-//! commit; `rebase_merge`: a merge commit when the target could fast-forward; `ff`: the target
-//! fast-forwarded), squashing first when asked or required (`squash_option`), each through
-//! `git::merge` (objects written, the target moved by compare-and-swap). A push that moved the
-//! target meanwhile wins: 422 `Branch cannot be merged`, `merge_error` saying why. After the
-//! merge the source branch is removed when asked (the request's `should_remove_source_branch`,
-//! else create's `remove_source_branch`) and allowed (not protected, not the default branch,
-//! the merger may delete it, still at the merged head).
+//! included), then the merge, synchronously, through `events::merge` (the one merge, by the
+//! project's method, squashing when asked or required, the source branch removed when asked
+//! and allowed). A push that moved the target meanwhile wins: 422 `Branch cannot be merged`,
+//! `merge_error` saying why.
 //!
-//! `merge_when_pipeline_succeeds`/`auto_merge`: no pipeline ever runs here, so (as GitLab does
-//! with none) the merge happens at once.
+//! `merge_when_pipeline_succeeds`/`auto_merge` (GitLab's `automatically_mergeable?`, newest
+//! `lib/api/merge_requests.rb`, V): while the head pipeline is in progress, and the merge
+//! request passes every other check, the merge is queued (`AutoMerge::MergeWhenChecksPassService`
+//! is available unless the merge request is mergeable now with no pipeline in progress): the
+//! auto-merge is stored with the merge's parameters and the head it was set for, GitLab's
+//! system note `enabled an automatic merge when all merge checks for <sha> pass` is written
+//! when it was not set before, and the answer is 200 with the entity
+//! (`merge_when_pipeline_succeeds: true`, `merge_user` the caller). The auto-merge listener
+//! merges it when that pipeline succeeds. With no pipeline, or a successful one, the merge
+//! happens at once (D10); a failed one is 405.
 
 use super::status::{current_verdict, detailed, head_pipeline_status};
-use super::{find, full_of, heard, record};
+use super::{find, full_of};
+use crate::api::statuses::{self, Gate};
 use crate::api::users::identity;
 use crate::api::Call;
-use crate::auth::protection::{self, RefChange};
+use crate::auth::protection;
 use crate::error::{ApiError, ApiResult};
-use crate::events::MergeRequestAction;
-use crate::git::merge::{self as git_merge, MergeError};
-use crate::git::write::RefUpdate;
+use crate::events::merge::{self as merging, Failure, Order};
 use crate::params::Params;
 use crate::response::Response;
+use crate::store::auto_merges::{self, AutoMerge};
+use crate::store::notes::NewNote;
+use crate::store::projects::Project;
+use crate::store::users::User;
 use crate::store::{self, merge_requests};
-use gix::ObjectId;
 
-/// GitLab's `merge_error` when the squash the project requires was not asked for.
-const SQUASH_REQUIRED: &str = "This project requires squashing commits when merge requests are accepted.";
-/// GitLab's `merge_error` when fast-forward is required and not possible.
-const FF_ONLY: &str = "Only fast-forward merge is allowed for your project. Please update your source branch";
+/// What the merge call asks beside the merge itself.
+struct Asked {
+    merge_commit_message: Option<String>,
+    squash_commit_message: Option<String>,
+    squash: Option<bool>,
+    remove_source: Option<bool>,
+}
 
 pub fn merge(call: &Call, id: &str, iid: &str, params: &Params) -> ApiResult<Response> {
     let user = call.caller.require_user()?.clone();
     let (project, mr) = find(call, id, iid)?;
-    let merge_commit_message = params.string("merge_commit_message")?.filter(|m| !m.trim().is_empty());
-    let squash_commit_message = params.string("squash_commit_message")?.filter(|m| !m.trim().is_empty());
-    let squash_param = params.bool("squash")?;
-    let remove_source = params.bool("should_remove_source_branch")?;
+    let asked = Asked {
+        merge_commit_message: params.string("merge_commit_message")?.filter(|m| !m.trim().is_empty()),
+        squash_commit_message: params.string("squash_commit_message")?.filter(|m| !m.trim().is_empty()),
+        squash: params.bool("squash")?,
+        remove_source: params.bool("should_remove_source_branch")?,
+    };
+    let mut auto = false;
     for flag in ["merge_when_pipeline_succeeds", "auto_merge"] {
-        params.bool(flag)?;
+        auto |= params.bool(flag)? == Some(true);
     }
     let sha = params.string("sha")?;
-    let repo = call.repository(&project, "Project")?;
     let default_branch = crate::git::default_branch(call.git_dir(&project)?);
     // 2. `can_be_merged_by?`: 401, even for a signed-in Reporter.
     let may_merge = call
@@ -60,156 +71,134 @@ pub fn merge(call: &Call, id: &str, iid: &str, params: &Params) -> ApiResult<Res
             return Err(ApiError::Conflict(format!("SHA does not match HEAD of source branch: {head_sha}")));
         }
     }
-    // 5. Every failed check is 405; `PUT .../merge` always checks afresh.
     let Some(verdict) = current_verdict(call, &project, &mr) else { return Err(ApiError::MethodNotAllowed) };
-    // A pipeline that must succeed and has not (missing, running, failed) is one more failed
-    // check: 405, as GitLab's `mergeable?` with the CI check.
+    // 4. Auto-merge: queued while the head pipeline runs and every other check passes.
+    if auto {
+        match call.ctx.store.read(|db| statuses::merge_gate(db, project.id, &head_sha))? {
+            Gate::Waiting if detailed(&project, &mr, verdict, Some("success")) == "mergeable" => {
+                return queue(call, &project, &mr, &user, &asked);
+            }
+            Gate::Waiting | Gate::Failed => return Err(ApiError::MethodNotAllowed),
+            Gate::NoPipeline | Gate::Succeeded => {}
+        }
+    }
+    // 5. Every failed check is 405; `PUT .../merge` always checks afresh. A pipeline that must
+    // succeed and has not (missing, running, failed) is one more failed check.
     let pipeline = head_pipeline_status(call, &project, &mr);
     if detailed(&project, &mr, verdict, pipeline.as_deref()) != "mergeable" {
         return Err(ApiError::MethodNotAllowed);
     }
-    let squash = match project.settings.squash_option.as_str() {
-        "never" => false,
-        "always" if squash_param != Some(true) && !mr.squash => {
-            return failed(call, &project, &mr, SQUASH_REQUIRED.into());
-        }
-        "always" => true,
-        _ => squash_param.unwrap_or(false) || mr.squash,
-    };
-    let head = ObjectId::from_hex(head_sha.as_bytes()).map_err(ApiError::internal)?;
-    let Some(target) = crate::git::refs::branch(&repo, &mr.target_branch).map_err(ApiError::internal)? else {
-        return Err(ApiError::MethodNotAllowed);
+    // 6. The merge itself.
+    let repo = call.repository(&project, "Project")?;
+    let author = match mr.author_id {
+        Some(author) => call.ctx.store.read(|db| store::users::find_by_id(db, author))?,
+        None => None,
     };
     let who = identity(call, &user);
-    // 6. The merge itself.
-    let mut squash_commit = None;
-    let mut source = head;
-    if squash {
-        let author = match mr.author_id {
-            Some(author) => call.ctx.store.read(|db| store::users::find_by_id(db, author))?,
-            None => None,
-        };
-        let author = author.map_or_else(|| who.clone(), |a| identity(call, &a));
-        let start = crate::git::merge_base::best(&repo, target, &[head]).map_err(ApiError::internal)?.unwrap_or(target);
-        let message = squash_commit_message.clone().unwrap_or_else(|| mr.title.clone());
-        match call.git("merge_squash", || git_merge::squash(&repo, start, head, &message, &author, &who)) {
-            Ok(commit) => {
-                squash_commit = Some(commit);
-                source = commit;
+    let order = Order {
+        project: &project,
+        repo: &repo,
+        git_dir: call.git_dir(&project)?,
+        default_branch,
+        mr: &mr,
+        merger: &user,
+        caller: &call.caller,
+        author: author.map_or_else(|| who.clone(), |a| identity(call, &a)),
+        who,
+        squash: asked.squash,
+        merge_commit_message: asked.merge_commit_message,
+        squash_commit_message: asked.squash_commit_message,
+        remove_source: asked.remove_source,
+        timed: &|op, spent| call.git_spent(op, spent),
+    };
+    let done = call.ctx.store.write(|db| -> ApiResult<_> {
+        match merging::merge(db, &order) {
+            Ok(merged) => {
+                let mut heard = Vec::new();
+                for event in &merged.events {
+                    heard.push(event.clone());
+                    heard.extend(call.ctx.events.record(db, event)?);
+                }
+                Ok(Ok((merged.mr, heard)))
             }
-            Err(e) => return merge_failed(call, &project, &mr, e),
+            Err(failure) => Ok(Err(failure)),
         }
-    }
-    let allow = || {
-        call.ctx
-            .store
-            .read(|db| protection::can_merge(db, &call.caller, &project, default_branch.as_deref(), &mr.target_branch))
-            .unwrap_or(false)
-    };
-    let done = match project.settings.merge_method.as_str() {
-        "ff" => call.git("merge_ff", || git_merge::fast_forward(&repo, &mr.target_branch, target, source, &who, allow)),
-        _ => {
-            let reference = format!("{}!{}", project.full_path, mr.iid);
-            let message = merge_commit_message.clone().unwrap_or_else(|| {
-                git_merge::default_message(&mr.source_branch, &mr.target_branch, &mr.title, None, &reference)
-            });
-            call.git("merge_commit", || {
-                git_merge::merge_commit(&repo, &mr.target_branch, target, source, &message, &who, allow)
-                    .map(|merged| merged.update)
-            })
-        }
-    };
-    let update = match done {
-        Ok(update) => update,
-        Err(e) => return merge_failed(call, &project, &mr, e),
-    };
-    let merged_to = update.new.unwrap_or(source);
-    // The merge request is merged before the move is announced: the refresh then finds it no
-    // longer open and leaves it to this merge's record.
-    let now = merge_requests::now_millis();
-    let previous = mr.clone();
-    let (merged, events) = call.ctx.store.write(|db| -> ApiResult<_> {
-        let mut changed = previous.clone();
-        changed.state = "merged".into();
-        changed.merged_by_id = Some(user.id);
-        changed.merged_at = Some(now);
-        changed.merge_commit_sha = Some(merged_to.to_string());
-        changed.squash_commit_sha = squash_commit.map(|c| c.to_string());
-        changed.squash = squash;
-        changed.should_remove_source_branch = remove_source;
-        changed.merge_error = None;
-        changed.updated_at = now;
-        merge_requests::update(db, &changed)?;
-        let events = record(db, call, MergeRequestAction::Merged, &changed, None)?;
-        Ok((changed, events))
     })?;
-    heard(call, &events);
-    let mut updates = vec![update];
-    if remove_source.unwrap_or(merged.force_remove_source_branch) {
-        if let Some(removed) = remove_source_branch(call, &project, &merged, head, default_branch.as_deref())? {
-            updates.push(removed);
+    match done {
+        Ok((merged, heard)) => {
+            for event in &heard {
+                call.ctx.events.heard(event);
+            }
+            Ok(Response::json(200, &full_of(call, &project, &merged, Default::default())?))
         }
+        Err(Failure::Failed(reason)) => failed(call, &mr, reason),
+        Err(Failure::Conflicts) => failed(call, &mr, "Merge request is not mergeable".into()),
+        Err(Failure::NotAllowed) => failed(call, &mr, "An error occurred while merging".into()),
+        Err(Failure::Broken(e)) => Err(e),
     }
-    call.refs_moved(&project, updates)?;
-    Ok(Response::json(200, &full_of(call, &project, &merged, Default::default())?))
 }
 
-/// GitLab's `DeleteSourceBranchWorker` conditions, then the deletion by compare-and-swap on the
-/// merged head; `None` when the branch stays.
-fn remove_source_branch(
+/// GitLab's system note when an auto-merge is set (`SystemNoteService.merge_when_checks_pass`).
+pub fn enabled_note(sha: &str) -> String {
+    format!("enabled an automatic merge when all merge checks for {sha} pass")
+}
+
+/// Sets the auto-merge (GitLab's `AutoMerge::BaseService#execute`, or `#update` when it is set
+/// already: the newest parameters win, no second note).
+fn queue(
     call: &Call,
-    project: &crate::store::projects::Project,
+    project: &Project,
     mr: &merge_requests::MergeRequest,
-    head: ObjectId,
-    default_branch: Option<&str>,
-) -> ApiResult<Option<RefUpdate>> {
-    if mr.source_project_id != Some(project.id) || default_branch == Some(mr.source_branch.as_str()) {
-        return Ok(None);
-    }
-    let allowed = call.ctx.store.read(|db| {
-        let protected = protection::protection_of(db, project, default_branch, &mr.source_branch)?.is_some();
-        let may = protection::check(db, &call.caller, project, default_branch, &mr.source_branch, RefChange::Delete)?;
-        Ok::<_, ApiError>(!protected && may.is_ok())
+    user: &User,
+    asked: &Asked,
+) -> ApiResult<Response> {
+    let head_sha = mr.head_sha.clone().unwrap_or_default();
+    let queued = call.ctx.store.write(|db| -> ApiResult<_> {
+        let Some(mut current) = merge_requests::find_for_update(db, mr.id)? else {
+            return Err(ApiError::RecordNotFound);
+        };
+        if current.head_sha.as_deref() != Some(head_sha.as_str()) || !current.is_open() {
+            return Err(ApiError::MethodNotAllowed);
+        }
+        // `merge_request.update(squash: params[:squash]) if params[:squash]`.
+        if asked.squash == Some(true) && !current.squash {
+            current.squash = true;
+            current.updated_at = merge_requests::now_millis();
+            merge_requests::update(db, &current)?;
+        }
+        let auto = AutoMerge {
+            merge_request_id: current.id,
+            merge_user_id: Some(user.id),
+            sha: head_sha.clone(),
+            squash: asked.squash == Some(true),
+            should_remove_source_branch: asked.remove_source,
+            merge_commit_message: asked.merge_commit_message.clone(),
+            squash_commit_message: asked.squash_commit_message.clone(),
+            created_at: merge_requests::now_millis(),
+        };
+        if auto_merges::set(db, &auto)? {
+            store::notes::insert(
+                db,
+                &NewNote {
+                    project_id: project.id,
+                    noteable_type: "MergeRequest",
+                    noteable_id: current.id,
+                    author_id: Some(user.id),
+                    body: &enabled_note(&head_sha),
+                    system: true,
+                    internal: false,
+                    created_at: None,
+                },
+            )?;
+        }
+        Ok(current)
     })?;
-    if !allowed {
-        return Ok(None);
-    }
-    let repo = call.repository(project, "Project")?;
-    let Some(user) = call.caller.user() else { return Ok(None) };
-    let who = identity(call, user);
-    let name = format!("refs/heads/{}", mr.source_branch);
-    match crate::git::write::refs::delete(&repo, &name, head, &who) {
-        Ok(update) => Ok(Some(update)),
-        // Moved since the merge, or already gone: it stays as it is.
-        Err(_) => Ok(None),
-    }
+    Ok(Response::json(200, &full_of(call, project, &queued, Default::default())?))
 }
 
 /// The merge was attempted and did not happen: 422 `Branch cannot be merged`, the reason kept
 /// in `merge_error` as GitLab keeps it.
-fn merge_failed(
-    call: &Call,
-    project: &crate::store::projects::Project,
-    mr: &merge_requests::MergeRequest,
-    error: MergeError,
-) -> ApiResult<Response> {
-    let reason = match &error {
-        MergeError::Race(branch) => MergeError::race_text(branch),
-        MergeError::NotFastForward => FF_ONLY.into(),
-        MergeError::Conflicts(_) => "Merge request is not mergeable".into(),
-        MergeError::Refused(_) => "An error occurred while merging".into(),
-        MergeError::NoBranch(_) => "No source for merge".into(),
-        MergeError::Git(_) => return Err(ApiError::internal(error)),
-    };
-    failed(call, project, mr, reason)
-}
-
-fn failed(
-    call: &Call,
-    _project: &crate::store::projects::Project,
-    mr: &merge_requests::MergeRequest,
-    reason: String,
-) -> ApiResult<Response> {
+fn failed(call: &Call, mr: &merge_requests::MergeRequest, reason: String) -> ApiResult<Response> {
     call.ctx.store.write(|db| -> ApiResult<()> {
         if let Some(mut current) = merge_requests::find_by_id(db, mr.id)? {
             current.merge_error = Some(reason.clone());

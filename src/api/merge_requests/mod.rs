@@ -10,6 +10,7 @@
 //! `404 Not found`. Every non-GET route is 401 for anonymous callers before anything else.
 
 pub mod by_commit;
+pub mod cancel_auto_merge;
 pub mod changes;
 pub mod closes_issues;
 pub mod commits;
@@ -21,6 +22,7 @@ pub mod list;
 pub mod merge;
 pub mod merge_ref;
 pub mod participants;
+pub mod pipelines;
 pub mod raw_diffs;
 pub mod rebase;
 pub mod reviewers;
@@ -44,12 +46,7 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-/// GitLab's draft rule (`lib/gitlab/regex/merge_requests.rb`):
-/// `/\A(?i)(\[draft\]|\(draft\)|draft:)/`.
-pub fn is_draft(title: &str) -> bool {
-    let lower = title.to_lowercase();
-    ["[draft]", "(draft)", "draft:"].iter().any(|prefix| lower.starts_with(prefix))
-}
+pub use crate::events::merge::is_draft;
 
 /// A time of a merge request (milliseconds since the epoch) as GitLab writes it:
 /// `2025-01-09T19:47:00.123Z`.
@@ -179,6 +176,8 @@ pub fn heard(call: &Call, events: &[Event]) {
 pub struct People {
     users: HashMap<i64, User>,
     labels: HashMap<i64, Vec<store::labels::Label>>,
+    /// The auto-merges set on the merge requests shown.
+    auto_merges: HashMap<i64, store::auto_merges::AutoMerge>,
     /// `with_labels_details`: labels as `LabelBasic` objects rather than titles.
     pub label_details: bool,
 }
@@ -188,8 +187,10 @@ impl People {
         let mut people = People::default();
         let ids: Vec<i64> = mrs.iter().map(|m| m.id).collect();
         people.labels = store::labels::of_targets(db, store::labels::TargetType::MergeRequest, &ids)?;
+        people.auto_merges = store::auto_merges::of(db, &ids)?;
         for mr in mrs {
-            let ids = [mr.author_id, mr.merged_by_id, mr.closed_by_id].into_iter().flatten();
+            let auto_merge_user = people.auto_merges.get(&mr.id).and_then(|a| a.merge_user_id);
+            let ids = [mr.author_id, mr.merged_by_id, mr.closed_by_id, auto_merge_user].into_iter().flatten();
             for id in ids.chain(mr.assignees.iter().copied()).chain(mr.reviewers.iter().copied()) {
                 people.load(db, id)?;
             }
@@ -310,7 +311,9 @@ pub fn basic(call: &Call, project: &Project, mr: &MergeRequest, people: &People,
     out.put("created_at", json!(iso_millis(mr.created_at)));
     out.put("updated_at", json!(iso_millis(mr.updated_at)));
     out.node("merged_by", people.basic(call, mr.merged_by_id));
-    out.node("merge_user", people.basic(call, mr.merged_by_id));
+    // GitLab's `merge_user`: who merged it, else who set it to merge automatically.
+    let auto_merge = people.auto_merges.get(&mr.id);
+    out.node("merge_user", people.basic(call, mr.merged_by_id.or(auto_merge.and_then(|a| a.merge_user_id))));
     out.put("merged_at", time(mr.merged_at));
     out.node("closed_by", people.basic(call, mr.closed_by_id));
     out.put("closed_at", time(mr.closed_at));
@@ -331,7 +334,7 @@ pub fn basic(call: &Call, project: &Project, mr: &MergeRequest, people: &People,
     out.put("imported_from", json!("none"));
     out.put("work_in_progress", json!(mr.draft));
     out.put("milestone", Value::Null);
-    out.put("merge_when_pipeline_succeeds", json!(false));
+    out.put("merge_when_pipeline_succeeds", json!(auto_merge.is_some()));
     out.put("merge_status", json!(status.merge_status));
     out.put("detailed_merge_status", json!(status.detailed_merge_status));
     out.put("merge_after", Value::Null);

@@ -228,11 +228,12 @@ pub fn create(call: &Call, id: &str, sha: &str, params: &Params) -> ApiResult<Re
             pipeline_status: after.status.clone(),
             user_id,
         });
-        call.ctx.events.record(db, &event)?;
-        Ok((job, event))
+        let followed = call.ctx.events.record(db, &event)?;
+        Ok((job, event, followed))
     })?;
-    let (job, event) = changed;
-    call.ctx.events.heard(&event);
+    let (job, event, followed) = changed;
+    // What the status led to (an auto-merge carried out) is heard after it.
+    call.ctx.events.heard_all(&event, &followed);
     Ok(Response::json(201, &status_entity(call, &job)?))
 }
 

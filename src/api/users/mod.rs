@@ -53,8 +53,7 @@ pub enum Detail {
 /// The address commits by `user` carry when they have none of their own (GitLab's private
 /// commit email), under the host of `base_url`.
 pub fn commit_email(user: &User, base_url: &str) -> String {
-    let host = base_url.split("://").nth(1).unwrap_or("localhost").split(['/', ':']).next().unwrap_or("localhost");
-    user.email.clone().unwrap_or_else(|| format!("{}-{}@users.noreply.{host}", user.id, user.username))
+    store::users::commit_email(user, base_url)
 }
 
 /// GitLab's `work_information` helper: `<job title> at <organization>`, either alone, or null.

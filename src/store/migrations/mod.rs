@@ -140,6 +140,10 @@ pub const MIGRATIONS: &[Migration] = &[
         postgres: include_str!("0017_issues_labels_notes.postgres.sql"),
     },
     Migration { sqlite: include_str!("0018_topics.sqlite.sql"), postgres: include_str!("0018_topics.postgres.sql") },
+    Migration {
+        sqlite: include_str!("0019_auto_merges.sqlite.sql"),
+        postgres: include_str!("0019_auto_merges.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
