@@ -1059,6 +1059,56 @@ fn tables() -> Vec<Table> {
             ],
             rows: vec![row![1, 2, "unreviewed", 1_700_003_000_000], row![2, 1, "reviewed", 1_700_003_250_000]],
         },
+        Table {
+            name: "push_rules",
+            since: Since::both(18),
+            columns: vec![
+                col("id", Int),
+                col("project_id", Int),
+                col("group_id", Int),
+                col("created_at", Int),
+                col("updated_at", Int),
+                col("commit_message_regex", Text),
+                col("commit_message_negative_regex", Text),
+                col("branch_name_regex", Text),
+                col("author_email_regex", Text),
+                col("file_name_regex", Text),
+                col("deny_delete_tag", Bool),
+                col("member_check", Bool),
+                col("prevent_secrets", Bool),
+                col("max_file_size", Int),
+                col("commit_committer_check", Bool),
+                col("commit_committer_name_check", Bool),
+                col("reject_unsigned_commits", Bool),
+                col("reject_non_dco_commits", Bool),
+            ],
+            rows: vec![
+                row![
+                    1,
+                    1,
+                    NULL,
+                    1_700_004_000_000,
+                    1_700_004_100_000,
+                    "^JIRA-\\d+",
+                    "WIP",
+                    "^(feature|fix)/",
+                    "@example\\.com$",
+                    "\\.exe$",
+                    true,
+                    false,
+                    true,
+                    10,
+                    false,
+                    false,
+                    false,
+                    true
+                ],
+                row![
+                    2, NULL, 1, 1_700_004_200_000, 1_700_004_200_000, NULL, NULL, NULL, NULL, NULL, false, true, false,
+                    0, true, true, true, false
+                ],
+            ],
+        },
     ]
 }
 

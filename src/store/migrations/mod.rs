@@ -139,6 +139,11 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0017_issues_labels_notes.sqlite.sql"),
         postgres: include_str!("0017_issues_labels_notes.postgres.sql"),
     },
+    // 18 (issue #42, decisions D12): push rules of projects and groups.
+    Migration {
+        sqlite: include_str!("0018_push_rules.sqlite.sql"),
+        postgres: include_str!("0018_push_rules.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
