@@ -176,3 +176,12 @@ pub fn delete(db: &mut Db, owner: Owner) -> StoreResult<bool> {
     let (column, id) = owner.column();
     Ok(db.execute(&format!("DELETE FROM push_rules WHERE {column} = $1"), &[&id])? > 0)
 }
+
+/// Gives the new project `project_id` in group `group_id` a copy of the rule the group passes
+/// on ([`inherited`]), as GitLab's `Projects::CreateService#create_predefined_push_rule` does;
+/// whether there was one.
+pub fn copy_to_new_project(db: &mut Db, group_id: i64, project_id: i64, now_millis: i64) -> StoreResult<bool> {
+    let Some(rule) = inherited(db, group_id)? else { return Ok(false) };
+    insert(db, Owner::Project(project_id), &rule.settings, now_millis)?;
+    Ok(true)
+}

@@ -15,6 +15,7 @@
 
 use super::status::{current_verdict, detailed, head_pipeline_status};
 use super::{find, full_of, heard, record};
+use crate::api::push_rules::enforce::{self, Change, Refusal, Via};
 use crate::api::users::identity;
 use crate::api::Call;
 use crate::auth::protection::{self, RefChange};
@@ -100,11 +101,29 @@ pub fn merge(call: &Call, id: &str, iid: &str, params: &Params) -> ApiResult<Res
             Err(e) => return merge_failed(call, &project, &mr, e),
         }
     }
-    let allow = || {
-        call.ctx
+    // The protection rule, then the push rule over the target branch and the commits the merge
+    // brings (its merge or squash commit: message and author), as GitLab's pre-receive judges a
+    // merge; the rule's text is kept for `merge_error`.
+    let refused_by_rule = std::cell::RefCell::new(None::<String>);
+    let target_ref = format!("refs/heads/{}", mr.target_branch);
+    let allow = |new: ObjectId| {
+        let may = call
+            .ctx
             .store
             .read(|db| protection::can_merge(db, &call.caller, &project, default_branch.as_deref(), &mr.target_branch))
-            .unwrap_or(false)
+            .unwrap_or(false);
+        if !may {
+            return false;
+        }
+        let changes = [Change { name: &target_ref, old: Some(target), new: Some(new) }];
+        match enforce::check(call.ctx, &project, &repo, default_branch.as_deref(), &changes, Via::Web, Some(&user)) {
+            Ok(()) => true,
+            Err(Refusal::Rule(text)) => {
+                *refused_by_rule.borrow_mut() = Some(text);
+                false
+            }
+            Err(Refusal::Failed(_)) => false,
+        }
     };
     let done = match project.settings.merge_method.as_str() {
         "ff" => call.git("merge_ff", || git_merge::fast_forward(&repo, &mr.target_branch, target, source, &who, allow)),
@@ -121,6 +140,11 @@ pub fn merge(call: &Call, id: &str, iid: &str, params: &Params) -> ApiResult<Res
     };
     let update = match done {
         Ok(update) => update,
+        Err(MergeError::Refused(_)) if refused_by_rule.borrow().is_some() => {
+            // GitLab's `MergeService#try_merge` on a `PreReceiveError`.
+            let text = refused_by_rule.borrow().clone().unwrap_or_default();
+            return failed(call, &project, &mr, format!("Something went wrong during merge pre-receive hook. {text}"));
+        }
         Err(e) => return merge_failed(call, &project, &mr, e),
     };
     let merged_to = update.new.unwrap_or(source);
