@@ -150,8 +150,9 @@ fn a_merge_commit_has_both_parents_the_merged_tree_and_the_message() {
 
     // Conflicts build nothing and move nothing.
     let before = id(&work, "conflict-target");
-    let err = merge::merge_commit(&repo, "conflict-target", before, id(&work, "conflict-source"), "m", &ann(), |_| true)
-        .unwrap_err();
+    let err =
+        merge::merge_commit(&repo, "conflict-target", before, id(&work, "conflict-source"), "m", &ann(), |_| true)
+            .unwrap_err();
     assert!(matches!(&err, MergeError::Conflicts(paths) if paths == &["a.txt".to_string()]), "{err:?}");
     assert_eq!(id(&work, "conflict-target"), before);
     // The rule refusing moves nothing either.

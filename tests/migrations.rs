@@ -1104,8 +1104,24 @@ fn tables() -> Vec<Table> {
                     true
                 ],
                 row![
-                    2, NULL, 1, 1_700_004_200_000, 1_700_004_200_000, NULL, NULL, NULL, NULL, NULL, false, true, false,
-                    0, true, true, true, false
+                    2,
+                    NULL,
+                    1,
+                    1_700_004_200_000,
+                    1_700_004_200_000,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL,
+                    false,
+                    true,
+                    false,
+                    0,
+                    true,
+                    true,
+                    true,
+                    false
                 ],
             ],
         },

@@ -373,11 +373,8 @@ fn push_rules(
     let changes: Vec<Change> =
         names.iter().map(|(name, old, new)| Change { name: name.as_str(), old: *old, new: *new }).collect();
     let deletes_only = changes.iter().all(|c| c.new.is_none());
-    let repo = if deletes_only {
-        crate::git::open(&access.git_dir).ok()
-    } else {
-        quarantined(access, request, scratch)
-    };
+    let repo =
+        if deletes_only { crate::git::open(&access.git_dir).ok() } else { quarantined(access, request, scratch) };
     let Some(repo) = repo else { return Err(refuse("The push could not be checked.")) };
     match enforce::check_rule(ctx, &rule, &repo, default_branch, &changes, Via::Push, access.caller.user()) {
         Ok(()) => Ok(()),

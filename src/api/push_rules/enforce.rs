@@ -100,13 +100,14 @@ pub fn check_rule(
     let tips: Vec<ObjectId> = changes.iter().filter_map(|c| c.new).collect();
     let deadline = Instant::now() + BUDGET;
     let mut outcome = Ok(());
-    let walked = new_commits::each(repo, &tips, deadline, |commit| match check_commit(ctx, rule, commit, via, pusher) {
-        Ok(()) => ControlFlow::Continue(()),
-        Err(refusal) => {
-            outcome = Err(refusal);
-            ControlFlow::Break(())
-        }
-    });
+    let walked =
+        new_commits::each(repo, &tips, deadline, |commit| match check_commit(ctx, rule, commit, via, pusher) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(refusal) => {
+                outcome = Err(refusal);
+                ControlFlow::Break(())
+            }
+        });
     match walked {
         Ok(()) => outcome,
         Err(new_commits::Error::Late) => Err(Refusal::Rule(TIMED_OUT.into())),
@@ -143,9 +144,8 @@ fn check_commit(
     };
     rules::check_commit(rule, &seen).map_err(Refusal::Rule)?;
     if rule.member_check && via == Via::Push {
-        let is_user = |email: &str| {
-            ctx.store.read(|db| crate::store::users::find_by_email(db, email)).map(|u| u.is_some())
-        };
+        let is_user =
+            |email: &str| ctx.store.read(|db| crate::store::users::find_by_email(db, email)).map(|u| u.is_some());
         if !is_user(&commit.author_email).map_err(|e| Refusal::Failed(e.into()))? {
             return Err(Refusal::Rule(format!("Author '{}' is not a member of team", commit.author_email)));
         }

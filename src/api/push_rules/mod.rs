@@ -46,7 +46,10 @@ pub fn owner(call: &Call, scope: Scope) -> ApiResult<Owner> {
         }
         Scope::Group(id) => {
             let group = call.group(id)?;
-            if !call.ctx.store.read(|db| permissions::group_may(db, &call.caller, &group, GroupAbility::ChangePushRules))?
+            if !call
+                .ctx
+                .store
+                .read(|db| permissions::group_may(db, &call.caller, &group, GroupAbility::ChangePushRules))?
             {
                 return Err(ApiError::NotFound(""));
             }
