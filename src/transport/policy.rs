@@ -21,6 +21,8 @@
 //!    force push. The refusal is printed by the hook, so git shows
 //!    `remote: GitLab: ...` and `[remote rejected] ... (pre-receive hook declined)`. A push
 //!    that only deletes brings no objects, so git makes no quarantine: nothing is read then.
+//!    The project's push rule is judged there too, once protection agrees
+//!    (`api::push_rules::enforce`), over the push's new commits read from the quarantine.
 
 use super::auth::Access;
 use super::pkt_line;
