@@ -85,7 +85,7 @@ postgres-server:
 POSTGRES_TESTS := --test member_roles --test hooks --test members --test auth --test http --test health --test ffi --test store \
 	--test files --test commits_create --test projects --test branches --test tags --test git_http \
 	--test observe --test migrations --test groups --test projects_admin --test users --test tokens --test keyset --test admin_bench --test ci_variables \
-	--test releases --test statuses --test forks --test sharing --test access_tokens --test deploy_tokens \
+	--test releases --test push_rules --test statuses --test forks --test sharing --test access_tokens --test deploy_tokens \
 	--test labels --test issues --test notes --test merge_requests --test merges --test member_role_matrix --test topics
 test-rust-postgres: postgres-server
 	$(PG_RUN) 'FORGECORE_TEST_POSTGRES="$(PG_URL)" $(CARGO) test $(POSTGRES_TESTS) -- --include-ignored'

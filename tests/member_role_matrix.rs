@@ -39,18 +39,20 @@ const PROBES: &[Probe] = &[
     Probe { name: "project deploy tokens", level: MAINTAINER, flags: &["manage_deploy_tokens"], refused: 403 },
     Probe { name: "project hooks", level: MAINTAINER, flags: &["admin_web_hook"], refused: 403 },
     Probe { name: "project variables", level: MAINTAINER, flags: &["admin_cicd_variables"], refused: 403 },
+    Probe { name: "project push rule", level: MAINTAINER, flags: &["admin_push_rules"], refused: 403 },
     Probe { name: "archive project", level: OWNER, flags: &["archive_project"], refused: 403 },
     Probe { name: "remove project", level: OWNER, flags: &["remove_project"], refused: 403 },
     Probe { name: "group members", level: OWNER, flags: &["admin_group_member"], refused: 403 },
     Probe { name: "group access tokens", level: OWNER, flags: &["manage_group_access_tokens"], refused: 401 },
     Probe { name: "group deploy tokens", level: MAINTAINER, flags: &["manage_deploy_tokens"], refused: 403 },
     Probe { name: "group variables", level: OWNER, flags: &["admin_cicd_variables"], refused: 403 },
+    // GitLab's group push rule API hides the group: `not_found!` unless `change_push_rules`.
+    Probe { name: "group push rule", level: MAINTAINER, flags: &["admin_push_rules"], refused: 404 },
     Probe { name: "remove subgroup", level: OWNER, flags: &["remove_group"], refused: 403 },
 ];
 
 /// Flags D9 names as taking effect (and `admin_cicd_variables`, which main honours on project and
-/// group variables); the others are stored and answered only. `admin_push_rules` takes effect
-/// with the push rules family (helper A), which this branch does not have yet.
+/// group variables); the others are stored and answered only.
 const ACTING: &[&str] = &[
     "read_code",
     "admin_group_member",
@@ -63,6 +65,7 @@ const ACTING: &[&str] = &[
     "admin_merge_request",
     "admin_web_hook",
     "admin_cicd_variables",
+    "admin_push_rules",
 ];
 
 struct World {
@@ -109,6 +112,16 @@ impl World {
             "project deploy tokens" => get(&format!("/api/v4/projects/{PROJECT}/deploy_tokens")),
             "project hooks" => get(&format!("/api/v4/projects/{PROJECT}/hooks")),
             "project variables" => get(&format!("/api/v4/projects/{PROJECT}/variables")),
+            "project push rule" => get(&format!("/api/v4/projects/{PROJECT}/push_rule")),
+            "group push rule" => {
+                let rule = format!("/api/v4/groups/{GROUP}/push_rule");
+                let (status, body) = call(i, "POST", &rule, t, json!({"member_check": true}));
+                if status == 201 {
+                    assert_eq!(body["member_check"], true, "{body}");
+                    assert_eq!(call(i, "DELETE", &rule, t, Value::Null).0, 204);
+                }
+                status
+            }
             "group access tokens" => get(&format!("/api/v4/groups/{GROUP}/access_tokens")),
             "group deploy tokens" => get(&format!("/api/v4/groups/{GROUP}/deploy_tokens")),
             "group variables" => get(&format!("/api/v4/groups/{GROUP}/variables")),

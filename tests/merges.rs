@@ -137,7 +137,7 @@ fn a_merge_commit_has_both_parents_the_merged_tree_and_the_message() {
     );
     let closing = merge::default_message("s", "t", "T", Some("#1 and #2"), "g/p!1");
     assert_eq!(closing, "Merge branch 's' into 't'\n\nT\n\nCloses #1 and #2\n\nSee merge request g/p!1");
-    let merged = merge::merge_commit(&repo, "clean-target", target, source, &message, &ann(), || true).unwrap();
+    let merged = merge::merge_commit(&repo, "clean-target", target, source, &message, &ann(), |_| true).unwrap();
     assert_eq!(merged.update.name, "refs/heads/clean-target");
     assert_eq!((merged.update.old, merged.update.new), (Some(target), Some(merged.commit)));
     assert_eq!(id(&work, "clean-target"), merged.commit);
@@ -150,8 +150,9 @@ fn a_merge_commit_has_both_parents_the_merged_tree_and_the_message() {
 
     // Conflicts build nothing and move nothing.
     let before = id(&work, "conflict-target");
-    let err = merge::merge_commit(&repo, "conflict-target", before, id(&work, "conflict-source"), "m", &ann(), || true)
-        .unwrap_err();
+    let err =
+        merge::merge_commit(&repo, "conflict-target", before, id(&work, "conflict-source"), "m", &ann(), |_| true)
+            .unwrap_err();
     assert!(matches!(&err, MergeError::Conflicts(paths) if paths == &["a.txt".to_string()]), "{err:?}");
     assert_eq!(id(&work, "conflict-target"), before);
     // The rule refusing moves nothing either.
@@ -162,7 +163,7 @@ fn a_merge_commit_has_both_parents_the_merged_tree_and_the_message() {
         id(&work, "rename-source"),
         "m",
         &ann(),
-        || false,
+        |_| false,
     )
     .unwrap_err();
     assert!(matches!(err, MergeError::Refused(_)), "{err:?}");
@@ -176,7 +177,7 @@ fn a_push_during_a_merge_wins_and_the_merge_loses() {
     let (target, source) = (id(&work, "rename-target"), id(&work, "rename-source"));
     let pushed = id(&work, "clean-target");
     // Between building the merge and moving the branch, a push moves the target.
-    let err = merge::merge_commit(&repo, "rename-target", target, source, "m", &ann(), || {
+    let err = merge::merge_commit(&repo, "rename-target", target, source, "m", &ann(), |_| {
         git(&work, &["update-ref", "refs/heads/rename-target", &pushed.to_string(), &target.to_string()]);
         true
     })
@@ -188,7 +189,7 @@ fn a_push_during_a_merge_wins_and_the_merge_loses() {
         "9:Could not update refs/heads/rename-target. Please refresh and try again."
     );
     // A stale expected tip loses the same way, with no rule asked.
-    let err = merge::fast_forward(&repo, "rename-target", target, pushed, &ann(), || true).unwrap_err();
+    let err = merge::fast_forward(&repo, "rename-target", target, pushed, &ann(), |_| true).unwrap_err();
     assert!(matches!(err, MergeError::NotFastForward | MergeError::Race(_)), "{err:?}");
 }
 
@@ -213,7 +214,7 @@ fn squash_makes_one_commit_on_the_merge_base_with_the_sources_changes() {
     );
     // It merges like the source: the same tree as merging the source.
     let target = id(&work, "clean-target");
-    let merged = merge::merge_commit(&repo, "clean-target", target, squashed, "m", &ann(), || true).unwrap();
+    let merged = merge::merge_commit(&repo, "clean-target", target, squashed, "m", &ann(), |_| true).unwrap();
     let (git_tree, _) = git_merge_tree(&work, &target.to_string(), &source.to_string());
     assert_eq!(git_text(&work, &["rev-parse", &format!("{}^{{tree}}", merged.commit)]), git_tree);
     assert_eq!(git_text(&work, &["rev-list", "--count", &format!("{target}..clean-target")]), "2");
@@ -229,7 +230,7 @@ fn rebase_replays_the_source_onto_the_target() {
     let work = fixture(&dir);
     let repo = forgecore::git::open(work.join(".git")).unwrap();
     let (target, source) = (id(&work, "clean-target"), id(&work, "clean-source"));
-    let rebased = merge::rebase(&repo, "clean-source", source, target, &ann(), || true).unwrap();
+    let rebased = merge::rebase(&repo, "clean-source", source, target, &ann(), |_| true).unwrap();
     let update = rebased.update.clone().unwrap();
     assert_eq!((update.old, update.new), (Some(source), Some(rebased.head)));
     assert_eq!(id(&work, "clean-source"), rebased.head);
@@ -244,12 +245,12 @@ fn rebase_replays_the_source_onto_the_target() {
     assert!(merge::mergeability(&repo, target, rebased.head).unwrap().can_be_merged());
     assert!(forgecore::git::refs::is_ancestor(&repo, target, rebased.head).unwrap());
     // Already on the target: nothing moves.
-    let again = merge::rebase(&repo, "clean-source", rebased.head, target, &ann(), || true).unwrap();
+    let again = merge::rebase(&repo, "clean-source", rebased.head, target, &ann(), |_| true).unwrap();
     assert_eq!((again.head, again.update), (rebased.head, None));
     // A conflicting rebase writes and moves nothing.
     let before = id(&work, "conflict-source");
     let err =
-        merge::rebase(&repo, "conflict-source", before, id(&work, "conflict-target"), &ann(), || true).unwrap_err();
+        merge::rebase(&repo, "conflict-source", before, id(&work, "conflict-target"), &ann(), |_| true).unwrap_err();
     assert!(matches!(err, MergeError::Conflicts(_)), "{err:?}");
     assert_eq!(id(&work, "conflict-source"), before);
 }
@@ -260,11 +261,11 @@ fn fast_forward_only_when_the_target_is_an_ancestor() {
     let work = fixture(&dir);
     let repo = forgecore::git::open(work.join(".git")).unwrap();
     let (target, source) = (id(&work, "clean-target"), id(&work, "clean-source"));
-    let err = merge::fast_forward(&repo, "clean-target", target, source, &ann(), || true).unwrap_err();
+    let err = merge::fast_forward(&repo, "clean-target", target, source, &ann(), |_| true).unwrap_err();
     assert!(matches!(err, MergeError::NotFastForward), "{err:?}");
     assert_eq!(id(&work, "clean-target"), target);
-    let rebased = merge::rebase(&repo, "clean-source", source, target, &ann(), || true).unwrap();
-    let update = merge::fast_forward(&repo, "clean-target", target, rebased.head, &ann(), || true).unwrap();
+    let rebased = merge::rebase(&repo, "clean-source", source, target, &ann(), |_| true).unwrap();
+    let update = merge::fast_forward(&repo, "clean-target", target, rebased.head, &ann(), |_| true).unwrap();
     assert_eq!((update.old, update.new), (Some(target), Some(rebased.head)));
     assert_eq!(git_text(&work, &["rev-parse", "clean-target"]), rebased.head.to_string());
     assert_eq!(git_text(&work, &["rev-list", "--merges", &format!("{target}..clean-target")]), "");

@@ -53,8 +53,47 @@ impl<'c> BranchRule<'c> {
         Ok(BranchRule { call, project, default_branch, branch: branch.to_string(), refused: None, failed: None })
     }
 
-    /// Whether the branch may move as `moved` says.
-    pub fn allows(&mut self, moved: BranchMove) -> bool {
+    /// Whether the branch may move as `moved` says to `commit` (written, on no ref yet): the
+    /// protection rule, then the project's push rule over the branch and the new commits, as
+    /// GitLab's pre-receive judges a web write (a refusal is 400 with GitLab's text).
+    pub fn allows(&mut self, moved: BranchMove, commit: gix::ObjectId) -> bool {
+        if !self.protection_allows(moved) {
+            return false;
+        }
+        use crate::api::push_rules::enforce::{self, Change, Refusal, Via};
+        let (call, project) = (self.call, self.project);
+        let repo = match call.repository(project, "Project") {
+            Ok(repo) => repo,
+            Err(e) => {
+                self.failed = Some(e);
+                return false;
+            }
+        };
+        let name = format!("refs/heads/{}", self.branch);
+        let changes = [Change { name: &name, old: None, new: Some(commit) }];
+        let checked = enforce::check(
+            call.ctx,
+            project,
+            &repo,
+            self.default_branch.as_deref(),
+            &changes,
+            Via::Web,
+            call.caller.user(),
+        );
+        match checked {
+            Ok(()) => true,
+            Err(Refusal::Rule(text)) => {
+                self.failed = Some(ApiError::validation(text));
+                false
+            }
+            Err(Refusal::Failed(e)) => {
+                self.failed = Some(e);
+                false
+            }
+        }
+    }
+
+    fn protection_allows(&mut self, moved: BranchMove) -> bool {
         let change = match moved {
             BranchMove::Create => RefChange::Create,
             BranchMove::FastForward => RefChange::Update,

@@ -73,6 +73,10 @@ pub enum ProjectAbility {
     /// Read, create and delete deploy tokens (GitLab's `*_deploy_token`): Maintainer, or a
     /// custom role's `manage_deploy_tokens`.
     ManageDeployTokens,
+    /// Read and change its push rule (GitLab's `admin_push_rules`, `project_policy.rb`'s
+    /// Maintainer block and EE's `custom_role_enables_admin_push_rules`): Maintainer and
+    /// above, or a custom role's `admin_push_rules`.
+    AdminPushRules,
     /// Read its merge requests, their diffs and commits (GitLab's `read_merge_request`):
     /// Reporter and above, anyone who may read a public or internal project's code, or a
     /// custom role's `admin_merge_request`; a Guest of a private project may not.
@@ -215,6 +219,9 @@ pub fn authorize_project(db: &mut Db, caller: &Caller, project: &Project, abilit
         ProjectAbility::ManageDeployTokens => {
             access.admin || access.level >= MAINTAINER || access.has_flag("manage_deploy_tokens")
         }
+        ProjectAbility::AdminPushRules => {
+            access.admin || access.level >= MAINTAINER || access.has_flag("admin_push_rules")
+        }
         ProjectAbility::ReadMergeRequest => access.can_read_merge_requests(project.visibility),
         ProjectAbility::CreateMergeRequest => {
             !project.archived
@@ -309,6 +316,9 @@ pub enum GroupAbility {
     /// Create and delete deploy tokens (`create_deploy_token`, `destroy_deploy_token`): Owner,
     /// or `manage_deploy_tokens`.
     ManageDeployTokens,
+    /// Read and change its push rule (GitLab's `change_push_rules`, enabled by
+    /// `admin_push_rules`): Maintainer, or a custom role's `admin_push_rules`.
+    ChangePushRules,
 }
 
 /// Whether `caller` may do `ability` on `group` (one it can see).
@@ -319,5 +329,6 @@ pub fn group_may(db: &mut Db, caller: &Caller, group: &Group, ability: GroupAbil
             GroupAbility::ManageAccessTokens => access.level >= OWNER || access.has_flag("manage_group_access_tokens"),
             GroupAbility::ReadDeployTokens => access.level >= MAINTAINER || access.has_flag("manage_deploy_tokens"),
             GroupAbility::ManageDeployTokens => access.level >= OWNER || access.has_flag("manage_deploy_tokens"),
+            GroupAbility::ChangePushRules => access.level >= MAINTAINER || access.has_flag("admin_push_rules"),
         })
 }

@@ -57,6 +57,16 @@ pub struct Order<'a> {
     pub remove_source: Option<bool>,
     /// Told how long each git step took (`op` names it): the API's metrics.
     pub timed: &'a dyn Fn(&'static str, Duration),
+    /// The project's push rule on the target branch moving from the first commit to the
+    /// second (decisions D12): refused with the rule's text, or `None` when it could not be
+    /// checked.
+    pub push_rule: &'a dyn Fn(ObjectId, ObjectId) -> Result<(), Option<String>>,
+}
+
+/// GitLab's `merge_error` when the pre-receive (a push rule) refuses the merge
+/// (`MergeService#try_merge` on a `PreReceiveError`).
+pub fn pre_receive_refused(text: &str) -> String {
+    format!("Something went wrong during merge pre-receive hook. {text}")
 }
 
 /// GitLab's draft rule (`lib/gitlab/regex/merge_requests.rb`):
@@ -145,22 +155,40 @@ pub fn merge(db: &mut Db, order: &Order) -> Result<Merged, Failure> {
         squash_commit = Some(commit);
         source = commit;
     }
-    let update = match project.settings.merge_method.as_str() {
-        "ff" => timed(order, "merge_ff", || {
-            git_merge::fast_forward(repo, &mr.target_branch, target, source, who, || allowed)
-        }),
+    // Asked just before the target moves, with the commit it moves to.
+    let refused = std::cell::RefCell::new(None::<Option<String>>);
+    let allow = |new: ObjectId| match (order.push_rule)(target, new) {
+        Ok(()) => allowed,
+        Err(why) => {
+            *refused.borrow_mut() = Some(why);
+            false
+        }
+    };
+    let moved = match project.settings.merge_method.as_str() {
+        "ff" => {
+            timed(order, "merge_ff", || git_merge::fast_forward(repo, &mr.target_branch, target, source, who, allow))
+        }
         _ => {
             let reference = format!("{}!{}", project.full_path, mr.iid);
             let message = order.merge_commit_message.clone().unwrap_or_else(|| {
                 git_merge::default_message(&mr.source_branch, &mr.target_branch, &mr.title, None, &reference)
             });
             timed(order, "merge_commit", || {
-                git_merge::merge_commit(repo, &mr.target_branch, target, source, &message, who, || allowed)
+                git_merge::merge_commit(repo, &mr.target_branch, target, source, &message, who, allow)
                     .map(|merged| merged.update)
             })
         }
-    }
-    .map_err(failure_of)?;
+    };
+    let update = match moved {
+        Err(MergeError::Refused(_)) if refused.borrow().is_some() => {
+            let why = refused.borrow().clone().flatten();
+            return Err(Failure::Failed(match why {
+                Some(text) => pre_receive_refused(&text),
+                None => "An error occurred while merging".into(),
+            }));
+        }
+        other => other.map_err(failure_of)?,
+    };
     let merged_to = update.new.unwrap_or(source);
     let now = merge_requests::now_millis();
     let mut changed = mr.clone();

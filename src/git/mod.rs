@@ -22,6 +22,7 @@ pub mod log;
 pub mod maintenance;
 pub mod merge;
 pub mod merge_base;
+pub mod new_commits;
 pub mod packs;
 pub mod parallel;
 pub mod patch_queue;

@@ -180,7 +180,7 @@ pub fn commit_file(
     message: &str,
     who: &Identity,
     max_existing: u64,
-    mut allow: impl FnMut(BranchMove) -> bool,
+    mut allow: impl FnMut(BranchMove, ObjectId) -> bool,
     mut update: impl FnMut(Option<&[u8]>) -> Option<Vec<u8>>,
 ) -> Result<Option<Committed>, FileWriteError> {
     let components = path_components(path).map_err(FileWriteError::BadPath)?;

@@ -12,6 +12,7 @@ use crate::api::deploy_tokens::{self, Scope as Deploy};
 use crate::api::member_roles::{self, Scope};
 use crate::api::members::{self, Scope as Members};
 use crate::api::merge_requests::{self as mrs, list::From as MrList};
+use crate::api::push_rules::{self, Scope as PushRules};
 use crate::api::releases::{self, links};
 use crate::api::repository::{
     archive, blobs, branches, changelog, commits, compare, contributors, files, health, merge_base, tags, tree,
@@ -329,6 +330,21 @@ pub static ROUTES: &[Route] = &[
     route!("DELETE", "/projects/:id/protected_branches/:name", |c, _, a| {
         protected_branches::delete::delete(c, a[0], a[1])
     }),
+    // Push rules: of a project, of a group.
+    route!("GET", "/projects/:id/push_rule", |c, _, a| push_rules::get::get(c, PushRules::Project(a[0]))),
+    route!("POST", "/projects/:id/push_rule", |c, r, a| {
+        push_rules::create::create(c, PushRules::Project(a[0]), &r.params)
+    }),
+    route!("PUT", "/projects/:id/push_rule", |c, r, a| {
+        push_rules::update::update(c, PushRules::Project(a[0]), &r.params)
+    }),
+    route!("DELETE", "/projects/:id/push_rule", |c, _, a| push_rules::delete::delete(c, PushRules::Project(a[0]))),
+    route!("GET", "/groups/:id/push_rule", |c, _, a| push_rules::get::get(c, PushRules::Group(a[0]))),
+    route!("POST", "/groups/:id/push_rule", |c, r, a| {
+        push_rules::create::create(c, PushRules::Group(a[0]), &r.params)
+    }),
+    route!("PUT", "/groups/:id/push_rule", |c, r, a| push_rules::update::update(c, PushRules::Group(a[0]), &r.params)),
+    route!("DELETE", "/groups/:id/push_rule", |c, _, a| push_rules::delete::delete(c, PushRules::Group(a[0]))),
     // CI/CD variables: of a project, of a group, of the instance.
     route!("GET", "/projects/:id/variables", |c, r, a| variables::list::list(c, Variables::Project(a[0]), &r.params)),
     route!("POST", "/projects/:id/variables", |c, r, a| {

@@ -458,6 +458,29 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
             ("created_at", Int),
         ],
     ),
+    (
+        "push_rules",
+        &[
+            ("id", Int),
+            ("project_id", OptInt),
+            ("group_id", OptInt),
+            ("created_at", Int),
+            ("updated_at", Int),
+            ("commit_message_regex", OptText),
+            ("commit_message_negative_regex", OptText),
+            ("branch_name_regex", OptText),
+            ("author_email_regex", OptText),
+            ("file_name_regex", OptText),
+            ("deny_delete_tag", Bool),
+            ("member_check", Bool),
+            ("prevent_secrets", Bool),
+            ("max_file_size", Int),
+            ("commit_committer_check", Bool),
+            ("commit_committer_name_check", Bool),
+            ("reject_unsigned_commits", Bool),
+            ("reject_non_dco_commits", Bool),
+        ],
+    ),
 ];
 
 /// Tables whose `id` is an identity column to move past the copied ids.
@@ -487,6 +510,7 @@ const IDENTITIES: &[&str] = &[
     "merge_requests",
     "merge_request_diffs",
     "topics",
+    "push_rules",
 ];
 
 /// One value of a copied row.

@@ -32,6 +32,7 @@ pub mod namespaces;
 pub mod notes;
 pub mod projects;
 pub mod protected_branches;
+pub mod push_rules;
 pub mod rate_limits;
 pub mod releases;
 pub mod shares;

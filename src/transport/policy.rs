@@ -21,6 +21,8 @@
 //!    force push. The refusal is printed by the hook, so git shows
 //!    `remote: GitLab: ...` and `[remote rejected] ... (pre-receive hook declined)`. A push
 //!    that only deletes brings no objects, so git makes no quarantine: nothing is read then.
+//!    The project's push rule is judged there too, once protection agrees
+//!    (`api::push_rules::enforce`), over the push's new commits read from the quarantine.
 
 use super::auth::Access;
 use super::pkt_line;
@@ -336,22 +338,59 @@ pub fn stage_two(ctx: &Context, access: &Access, text: &str, scratch: &Path) -> 
         }
     }
     if messages.is_empty() {
+        if let Err(answer) = push_rules(ctx, access, &request, scratch, default_branch.as_deref(), repo.as_ref()) {
+            return answer;
+        }
         "ok\n".into()
     } else {
         format!("refused\n{}\n", messages.join("\n"))
     }
 }
 
-/// Whether `old` is an ancestor of `new`, seeing the pushed objects in the quarantine; `None`
-/// when it cannot be said. The repository is opened with gix over an object directory of our
-/// own in `scratch` (the push's private directory) that holds nothing but an alternates file
-/// naming the quarantine and the repository's objects (gix reads a store's alternates from that
-/// file only; git's quarantine has none, and is git's to move, so it is not written to).
-fn is_ancestor(access: &Access, request: &HookRequest, old: &str, new: &str, scratch: &Path) -> Option<bool> {
-    let (old, new) = (gix::ObjectId::from_hex(old.as_bytes()).ok()?, gix::ObjectId::from_hex(new.as_bytes()).ok()?);
-    if old == new {
-        return Some(true);
+/// The project's push rule over the push's refs and new commits (read from the quarantine);
+/// `Err` is the hook's answer refusing it, with GitLab's text.
+fn push_rules(
+    ctx: &Context,
+    access: &Access,
+    request: &HookRequest,
+    scratch: &Path,
+    default_branch: Option<&str>,
+    repo: Option<&gix::Repository>,
+) -> Result<(), String> {
+    use crate::api::push_rules::enforce::{self, Change, Refusal, Via};
+    let refuse = |message: &str| format!("refused\nGitLab: {message}\n");
+    let rule = match enforce::rule_of(ctx, &access.project) {
+        Ok(Some(rule)) => rule,
+        Ok(None) => return Ok(()),
+        Err(_) => return Err(refuse("The push could not be checked: the store is unavailable.")),
+    };
+    let id = |hex: &str| (hex != ZERO).then(|| gix::ObjectId::from_hex(hex.as_bytes()).ok()).flatten();
+    let mut names = Vec::with_capacity(request.commands.len());
+    for command in &request.commands {
+        match written(repo, command) {
+            Ok(written) => names.push((written.name, id(&command.old), id(&command.new))),
+            Err(text) => return Err(refuse(&text)),
+        }
     }
+    let changes: Vec<Change> =
+        names.iter().map(|(name, old, new)| Change { name: name.as_str(), old: *old, new: *new }).collect();
+    let deletes_only = changes.iter().all(|c| c.new.is_none());
+    let repo =
+        if deletes_only { crate::git::open(&access.git_dir).ok() } else { quarantined(access, request, scratch) };
+    let Some(repo) = repo else { return Err(refuse("The push could not be checked.")) };
+    match enforce::check_rule(ctx, &rule, &repo, default_branch, &changes, Via::Push, access.caller.user()) {
+        Ok(()) => Ok(()),
+        Err(Refusal::Rule(text)) => Err(refuse(&text)),
+        Err(Refusal::Failed(_)) => Err(refuse("The push could not be checked.")),
+    }
+}
+
+/// The repository seeing the pushed objects in the quarantine: opened with gix over an object
+/// directory of our own in `scratch` (the push's private directory) that holds nothing but an
+/// alternates file naming the quarantine and the repository's objects (gix reads a store's
+/// alternates from that file only; git's quarantine has none, and is git's to move, so it is
+/// not written to).
+fn quarantined(access: &Access, request: &HookRequest, scratch: &Path) -> Option<gix::Repository> {
     let objects = scratch.join("objects");
     std::fs::create_dir_all(objects.join("info")).ok()?;
     let mut alternates = vec![request.objects.clone()];
@@ -360,6 +399,17 @@ fn is_ancestor(access: &Access, request: &HookRequest, old: &str, new: &str, scr
     let mut repo = crate::git::open(&access.git_dir).ok()?;
     let store = gix::odb::at(&objects, repo.object_hash()).ok()?;
     repo.objects = store.into();
+    Some(repo)
+}
+
+/// Whether `old` is an ancestor of `new`, seeing the pushed objects in the quarantine
+/// ([`quarantined`]); `None` when it cannot be said.
+fn is_ancestor(access: &Access, request: &HookRequest, old: &str, new: &str, scratch: &Path) -> Option<bool> {
+    let (old, new) = (gix::ObjectId::from_hex(old.as_bytes()).ok()?, gix::ObjectId::from_hex(new.as_bytes()).ok()?);
+    if old == new {
+        return Some(true);
+    }
+    let repo = quarantined(access, request, scratch)?;
     match repo.merge_base(old, new) {
         Ok(base) => Some(base.is_some_and(|base| base.detach() == old)),
         Err(_) => None,

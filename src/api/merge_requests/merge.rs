@@ -19,6 +19,7 @@
 
 use super::status::{current_verdict, detailed, head_pipeline_status};
 use super::{find, full_of};
+use crate::api::push_rules::enforce::{self, Change, Refusal, Via};
 use crate::api::statuses::{self, Gate};
 use crate::api::users::identity;
 use crate::api::Call;
@@ -95,6 +96,22 @@ pub fn merge(call: &Call, id: &str, iid: &str, params: &Params) -> ApiResult<Res
         None => None,
     };
     let who = identity(call, &user);
+    // The push rule over the target branch and the commits the merge brings (its merge or
+    // squash commit: message and author), as GitLab's pre-receive judges a merge; read before
+    // the merge's transaction, so the check inside it reads no store.
+    let rule = enforce::rule_of(call.ctx, &project)?;
+    let target_ref = format!("refs/heads/{}", mr.target_branch);
+    let rule_default_branch = default_branch.clone();
+    let push_rule = |old: gix::ObjectId, new: gix::ObjectId| -> Result<(), Option<String>> {
+        let Some(rule) = &rule else { return Ok(()) };
+        let changes = [Change { name: &target_ref, old: Some(old), new: Some(new) }];
+        let branch = rule_default_branch.as_deref();
+        match enforce::check_rule(call.ctx, rule, &repo, branch, &changes, Via::Web, Some(&user)) {
+            Ok(()) => Ok(()),
+            Err(Refusal::Rule(text)) => Err(Some(text)),
+            Err(Refusal::Failed(_)) => Err(None),
+        }
+    };
     let order = Order {
         project: &project,
         repo: &repo,
@@ -110,6 +127,7 @@ pub fn merge(call: &Call, id: &str, iid: &str, params: &Params) -> ApiResult<Res
         squash_commit_message: asked.squash_commit_message,
         remove_source: asked.remove_source,
         timed: &|op, spent| call.git_spent(op, spent),
+        push_rule: &push_rule,
     };
     let done = call.ctx.store.write(|db| -> ApiResult<_> {
         match merging::merge(db, &order) {

@@ -67,7 +67,7 @@ pub fn rebase(call: &Call, id: &str, iid: &str, params: &Params) -> ApiResult<Re
     let who = identity(call, &user);
     let outcome = match onto {
         Some(onto) => {
-            call.git("merge_rebase", || git_merge::rebase(&repo, &mr.source_branch, source, onto, &who, || true))
+            call.git("merge_rebase", || git_merge::rebase(&repo, &mr.source_branch, source, onto, &who, |_| true))
         }
         None => Err(MergeError::NoBranch(mr.target_branch.clone())),
     };

@@ -203,6 +203,9 @@ fn create_for(call: &Call, owner: &User, params: &Params) -> ApiResult<Response>
             store::members::upsert(db, &Source::Project(project.id), user.id, OWNER, None)?;
         }
         protection::protect_default_branch(db, project.id, &default_branch)?;
+        if let Some(group) = group {
+            store::push_rules::copy_to_new_project(db, group.id, project.id, store::merge_requests::now_millis())?;
+        }
         init_repository(&dir, &default_branch)?;
         Ok(Project { repo_dir, ..project })
     })?;
@@ -233,6 +236,6 @@ fn initialize_readme(call: &Call, project: &Project, branch: &str) -> ApiResult<
     let request =
         Request { branch, start: None, force: false, message: "Initial commit", author: &who, committer: &who };
     let action = Action::Create { path: "README.md".into(), content, executable: false };
-    let committed = git::write::commit(&repo, &request, &[action], |_| true).map_err(ApiError::internal)?;
+    let committed = git::write::commit(&repo, &request, &[action], |_, _| true).map_err(ApiError::internal)?;
     call.refs_moved(project, vec![committed.update])
 }

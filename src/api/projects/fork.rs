@@ -192,6 +192,11 @@ pub fn fork(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
             store::members::upsert(db, &Source::Project(project.id), owner.id, OWNER, None)?;
         }
         protection::protect_default_branch(db, project.id, &default_branch)?;
+        // A fork is made by GitLab's `Projects::CreateService` too: it starts with the rule
+        // its new group passes on.
+        if let Some(group) = group {
+            store::push_rules::copy_to_new_project(db, group.id, project.id, store::merge_requests::now_millis())?;
+        }
         let project = store::projects::find_by_id(db, project.id)?.ok_or(ApiError::NotFound("Project"))?;
         Ok((project, dir))
     })?;

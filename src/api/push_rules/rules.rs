@@ -30,6 +30,47 @@ pub struct PushRule {
     /// MiB, 0: no limit.
     pub max_file_size: i64,
     pub reject_non_dco_commits: bool,
+    pub commit_committer_check: bool,
+    pub commit_committer_name_check: bool,
+    pub reject_unsigned_commits: bool,
+}
+
+impl From<&crate::store::push_rules::Settings> for PushRule {
+    fn from(s: &crate::store::push_rules::Settings) -> PushRule {
+        PushRule {
+            commit_message_regex: s.commit_message_regex.clone(),
+            commit_message_negative_regex: s.commit_message_negative_regex.clone(),
+            branch_name_regex: s.branch_name_regex.clone(),
+            author_email_regex: s.author_email_regex.clone(),
+            file_name_regex: s.file_name_regex.clone(),
+            deny_delete_tag: s.deny_delete_tag,
+            member_check: s.member_check,
+            prevent_secrets: s.prevent_secrets,
+            max_file_size: s.max_file_size,
+            reject_non_dco_commits: s.reject_non_dco_commits,
+            commit_committer_check: s.commit_committer_check,
+            commit_committer_name_check: s.commit_committer_name_check,
+            reject_unsigned_commits: s.reject_unsigned_commits,
+        }
+    }
+}
+
+impl PushRule {
+    /// Whether any rule looks at commits (else a write's new commits need not be read).
+    pub fn checks_commits(&self) -> bool {
+        let set = |p: &Option<String>| p.as_deref().is_some_and(|p| !p.is_empty());
+        set(&self.commit_message_regex)
+            || set(&self.commit_message_negative_regex)
+            || set(&self.author_email_regex)
+            || set(&self.file_name_regex)
+            || self.prevent_secrets
+            || self.max_file_size > 0
+            || self.reject_non_dco_commits
+            || self.member_check
+            || self.commit_committer_check
+            || self.commit_committer_name_check
+            || self.reject_unsigned_commits
+    }
 }
 
 /// Compiles `pattern` as the rules do: multiline for commit message rules, bounded in size.
@@ -81,8 +122,14 @@ fn pattern(pattern: &Option<String>, multiline: bool) -> Result<Option<(&str, Re
 pub struct NewCommit<'a> {
     pub message: &'a str,
     pub author_email: &'a str,
+    /// The committer's email, checked against `author_email_regex` on pushes only (a web
+    /// write's committer is the instance's own, GitLab skips it): `None` for web writes.
+    pub committer_email: Option<&'a str>,
     /// Paths of files the commit creates (not those it changes), with their sizes in bytes.
     pub new_files: &'a [(&'a str, u64)],
+    /// Paths of files whose content the commit changes, with their new sizes: only the size
+    /// limit looks at them.
+    pub changed_files: &'a [(&'a str, u64)],
 }
 
 /// GitLab's text for a created or updated `branch` its name rule refuses.
@@ -116,6 +163,9 @@ pub fn check_commit(rule: &PushRule, commit: &NewCommit) -> Result<(), String> {
         }
     }
     if let Some((text, regex)) = pattern(&rule.author_email_regex, false)? {
+        if let Some(committer) = commit.committer_email.filter(|c| !regex.is_match(c)) {
+            return Err(format!("Committer's email '{committer}' does not follow the pattern '{text}'"));
+        }
         if !regex.is_match(commit.author_email) {
             return Err(format!("Author's email '{}' does not follow the pattern '{text}'", commit.author_email));
         }
@@ -133,6 +183,14 @@ pub fn check_commit(rule: &PushRule, commit: &NewCommit) -> Result<(), String> {
         if rule.prevent_secrets && is_secret(path) {
             return Err(format!("File name {path} was prohibited by the pattern {:?}.", secret_pattern(path)));
         }
+        if rule.max_file_size > 0 && *size > (rule.max_file_size as u64) * 1024 * 1024 {
+            return Err(format!(
+                "File \"{path}\" is larger than the allowed size of {} MiB. Use Git LFS to manage this file.",
+                rule.max_file_size
+            ));
+        }
+    }
+    for (path, size) in commit.changed_files {
         if rule.max_file_size > 0 && *size > (rule.max_file_size as u64) * 1024 * 1024 {
             return Err(format!(
                 "File \"{path}\" is larger than the allowed size of {} MiB. Use Git LFS to manage this file.",
@@ -178,7 +236,7 @@ mod tests {
     use super::*;
 
     fn commit<'a>(message: &'a str, email: &'a str, files: &'a [(&'a str, u64)]) -> NewCommit<'a> {
-        NewCommit { message, author_email: email, new_files: files }
+        NewCommit { message, author_email: email, committer_email: None, new_files: files, changed_files: &[] }
     }
 
     #[test]

@@ -320,7 +320,7 @@ pub fn commit(call: &Call, project: &str, params: &Params) -> ApiResult<Response
         &message,
         &who,
         MAX_CHANGELOG_FILE_BYTES,
-        |moved| rule.allows(moved),
+        |moved, commit| rule.allows(moved, commit),
         |current| {
             let current = current.unwrap_or_default();
             if insert::has_release(current, &generated.version) {

@@ -14,7 +14,7 @@ pub fn fast_forward(
     target: ObjectId,
     source: ObjectId,
     who: &Identity,
-    mut allow: impl FnMut() -> bool,
+    mut allow: impl FnMut(ObjectId) -> bool,
 ) -> Result<RefUpdate, MergeError> {
     if !crate::git::refs::is_ancestor(repo, target, source).map_err(broken)? {
         return Err(MergeError::NotFastForward);

@@ -35,7 +35,7 @@ pub fn merge_commit(
     source: ObjectId,
     message: &str,
     who: &Identity,
-    mut allow: impl FnMut() -> bool,
+    mut allow: impl FnMut(ObjectId) -> bool,
 ) -> Result<Merged, MergeError> {
     let staging = Staging::new(repo);
     let (merged, _) = merge_commits(&staging.repo, target, source)?;

@@ -25,7 +25,7 @@ pub fn rebase(
     source: ObjectId,
     onto: ObjectId,
     who: &Identity,
-    mut allow: impl FnMut() -> bool,
+    mut allow: impl FnMut(ObjectId) -> bool,
 ) -> Result<Rebased, MergeError> {
     if crate::git::refs::is_ancestor(repo, onto, source).map_err(broken)? {
         return Ok(Rebased { head: source, update: None });

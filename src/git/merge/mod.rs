@@ -102,7 +102,7 @@ pub(crate) fn tree_of(repo: &gix::Repository, commit: ObjectId) -> Result<Object
 }
 
 /// Moves `refs/heads/<branch>` from `expected` to `new` by compare-and-swap, after `allow`
-/// agreed; a branch elsewhere is [`MergeError::Race`].
+/// agreed to `new` (written and flushed, on no ref yet, so the rule may read it); a branch elsewhere is [`MergeError::Race`].
 pub(crate) fn move_branch(
     repo: &gix::Repository,
     branch: &str,
@@ -110,11 +110,11 @@ pub(crate) fn move_branch(
     new: ObjectId,
     who: &super::write::Identity,
     message: &str,
-    allow: &mut dyn FnMut() -> bool,
+    allow: &mut dyn FnMut(ObjectId) -> bool,
 ) -> Result<RefUpdate, MergeError> {
     use super::write::refs;
     let name = format!("refs/heads/{branch}");
-    if !allow() {
+    if !allow(new) {
         return Err(MergeError::Refused(branch.to_string()));
     }
     match refs::update(repo, &name, expected, new, who, message) {

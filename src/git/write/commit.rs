@@ -168,12 +168,13 @@ enum Attempt {
 }
 
 /// Commits `actions` as one commit on `request.branch`, retrying lost races; `allow` is asked,
-/// once per attempt and before the branch moves, whether the branch may move that way.
+/// once per attempt and before the branch moves, whether the branch may move that way to the
+/// commit written (its id given).
 pub fn commit(
     repo: &gix::Repository,
     request: &Request<'_>,
     actions: &[Action],
-    mut allow: impl FnMut(BranchMove) -> bool,
+    mut allow: impl FnMut(BranchMove, ObjectId) -> bool,
 ) -> Result<Committed, WriteError> {
     let started = Instant::now();
     let deadline = started + last_commit::BUDGET;
@@ -523,7 +524,7 @@ pub(super) fn commit_once(
     request: &Request<'_>,
     actions: &[Action],
     expected: Option<ObjectId>,
-    allow: &mut impl FnMut(BranchMove) -> bool,
+    allow: &mut impl FnMut(BranchMove, ObjectId) -> bool,
 ) -> Result<Option<Committed>, WriteError> {
     Ok(match try_commit(repo, request, actions, expected, Instant::now() + last_commit::BUDGET, allow)? {
         Attempt::Done(committed) => Some(committed),
@@ -538,7 +539,7 @@ fn try_commit(
     actions: &[Action],
     expected: Option<ObjectId>,
     deadline: Instant,
-    allow: &mut impl FnMut(BranchMove) -> bool,
+    allow: &mut impl FnMut(BranchMove, ObjectId) -> bool,
 ) -> Result<Attempt, WriteError> {
     let name = branch_name(request.branch)?;
     if super::refs::checked_out(repo, name.as_bstr().to_string().as_str()) {
@@ -565,9 +566,6 @@ fn try_commit(
     }
     let tree = write_tree(repo, &staged)?;
     let moved = branch_move(repo, tip, parent)?;
-    if !allow(moved) {
-        return Err(WriteError::Refused(moved));
-    }
     let author = signature(request.author);
     let committer = signature(request.committer);
     let (mut author_time, mut committer_time) = Default::default();
@@ -581,6 +579,11 @@ fn try_commit(
         )
         .map_err(broken)?
         .id;
+    // Asked with the commit written (not yet named by any ref), so that the rule may read it:
+    // a refused commit stays an unreachable object, as one a pre-receive hook refuses.
+    if !allow(moved, commit) {
+        return Err(WriteError::Refused(moved));
+    }
     let changed: Vec<&str> = staged.changed.keys().map(String::as_str).collect();
     durable::flush_commit(repo, tree, commit, &changed).map_err(broken)?;
     let title = request.message.lines().next().unwrap_or("");

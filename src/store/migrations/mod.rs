@@ -144,6 +144,11 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0019_auto_merges.sqlite.sql"),
         postgres: include_str!("0019_auto_merges.postgres.sql"),
     },
+    // 20 (issue #42, decisions D12): push rules of projects and groups.
+    Migration {
+        sqlite: include_str!("0020_push_rules.sqlite.sql"),
+        postgres: include_str!("0020_push_rules.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.

@@ -6,6 +6,7 @@
 //! first, as GitLab does.
 
 use super::{check, find, writable, Scope};
+use crate::api::push_rules::enforce::{self, Change, Refusal, Via};
 use crate::api::{push, users, Call};
 use crate::auth::protection::RefChange;
 use crate::error::{ApiError, ApiResult, GitResultExt};
@@ -59,6 +60,24 @@ pub fn create(call: &Call, project: &str, params: &Params) -> ApiResult<Response
     }
     if check(call, &scope, &name, RefChange::Create)?.is_err() {
         return Err(ApiError::validation("You are not allowed to create protected branches on this project."));
+    }
+    // The push rule, as GitLab's pre-receive judges `UserCreateBranch`: the name, and any
+    // commit `ref` reaches that no ref does (400 with GitLab's text).
+    let ref_name = format!("refs/heads/{name}");
+    let changes = [Change { name: &ref_name, old: None, new: Some(target) }];
+    let checked = enforce::check(
+        call.ctx,
+        &scope.project,
+        &scope.repo,
+        scope.default_branch.as_deref(),
+        &changes,
+        Via::Web,
+        Some(&user),
+    );
+    match checked {
+        Ok(()) => {}
+        Err(Refusal::Rule(text)) => return Err(ApiError::validation(text)),
+        Err(Refusal::Failed(e)) => return Err(e),
     }
     let message = format!("branch: Created from {revision}");
     match refs_write::create(&scope.repo, &format!("refs/heads/{name}"), target, &who, &message) {

@@ -153,7 +153,7 @@ pub fn create(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
     let author = push::author(&committer, params.string("author_name")?, params.string("author_email")?);
     let request = Request { branch: &branch, start, force, message: &message, author: &author, committer: &committer };
     let mut rule = BranchRule::new(call, &project, &branch)?;
-    let committed = match write::commit(&repo, &request, &actions, |moved| rule.allows(moved)) {
+    let committed = match write::commit(&repo, &request, &actions, |moved, commit| rule.allows(moved, commit)) {
         Ok(committed) => committed,
         Err(e) => return Err(push::refused(e, &branch, Wording::Commits, rule)),
     };

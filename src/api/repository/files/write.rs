@@ -89,7 +89,7 @@ impl Write {
             committer: &committer,
         };
         let mut rule = BranchRule::new(call, &project, &self.branch)?;
-        match write::commit(&repo, &request, &[action], |moved| rule.allows(moved)) {
+        match write::commit(&repo, &request, &[action], |moved, commit| rule.allows(moved, commit)) {
             Ok(committed) => call.refs_moved(&project, vec![committed.update]),
             Err(e) => Err(push::refused(e, &self.branch, Wording::Files, rule)),
         }

@@ -6,6 +6,7 @@
 //! `Tag <name> already exists`, `Target <ref> is invalid`.
 
 use super::{entity, find};
+use crate::api::push_rules::enforce::{self, Change, Refusal, Via};
 use crate::api::repository::branches::writable;
 use crate::api::{users, Call};
 use crate::error::{ApiError, ApiResult};
@@ -58,6 +59,15 @@ pub fn make(
         Some(message) => refs_write::tag_object(repo, name, target, message, &who).map_err(ApiError::internal)?,
         None => target,
     };
+    // The push rule, as the tag write's pre-receive judges it: any commit the tag reaches that
+    // no ref does (a tag is no branch: the branch name rule does not apply).
+    let changes = [Change { name: &ref_name, old: None, new: Some(object) }];
+    let default_branch = git::default_branch(repo.git_dir());
+    match enforce::check(call.ctx, project, repo, default_branch.as_deref(), &changes, Via::Web, Some(user)) {
+        Ok(()) => {}
+        Err(Refusal::Rule(text)) => return Err(ApiError::validation(text)),
+        Err(Refusal::Failed(e)) => return Err(e),
+    }
     match refs_write::create(repo, &ref_name, object, &who, "tag: created") {
         Ok(update) => call.refs_moved(project, vec![update])?,
         Err(refs_write::Error::AlreadyExists) => {
