@@ -85,7 +85,9 @@ impl<'a> PatchQueue<'a> {
             placeholder.index = None;
             computed_here += 1;
             state = self.lock();
-            state.done.insert(index, computed);
+            // A change's first result stands: the error a placeholder left is never replaced
+            // (only one helper claims a change, so this is that helper's, unless it was given up).
+            state.done.entry(index).or_insert(computed);
             self.moved.notify_all();
         }
     }
