@@ -73,7 +73,12 @@ impl Context {
         });
         let base = config.external_base().unwrap_or("http://localhost").to_string();
         let hooks = Arc::new(Delivery::start(Arc::clone(&store), &config.hooks, base.clone()));
-        let outbox = Outbox { delivery: Arc::clone(&hooks), base, limit: config.hooks.push_event_hooks_limit as usize };
+        let outbox = Outbox {
+            delivery: Arc::clone(&hooks),
+            base,
+            limit: config.hooks.push_event_hooks_limit as usize,
+            storages: config.storages.clone(),
+        };
         let events = Events::new(vec![
             Arc::new(DefaultBranch),
             Arc::new(OpenHandles),

@@ -219,15 +219,21 @@ fn settle(shared: &Shared, delivery: hooks::Delivery) {
 }
 
 impl Outbox {
-    /// Issue Hook (or Confidential Issue Hook) rows for the project's hooks subscribed to it.
-    /// System hooks get no issue events (GitLab's `SystemHook` has no such trigger).
-    fn record_issue(&self, db: &mut Db, event: &crate::events::IssueEvent) -> Result<(), ApiError> {
-        let hooks = hooks::list(db, event.project_id)?;
-        let flag = if event.confidential { "confidential_issues_events" } else { "issues_events" };
+    /// Writes one row per hook of `project_id` subscribed to `flag` (and to the trigger the
+    /// payload turns out to be), the payload built only when some hook wants it. System hooks
+    /// get none of these events (GitLab's `SystemHook` has no such triggers).
+    fn record_project(
+        &self,
+        db: &mut Db,
+        project_id: i64,
+        flag: &str,
+        build: impl FnOnce(&mut Db, &Self) -> Result<Option<(payload::Trigger, crate::response::ordered::Node)>, ApiError>,
+    ) -> Result<(), ApiError> {
+        let hooks = hooks::list(db, project_id)?;
         if !hooks.iter().any(|h| !h.disabled && h.event(flag)) {
             return Ok(());
         }
-        let Some((trigger, payload)) = payload::issue::build(db, &self.base, event)? else { return Ok(()) };
+        let Some((trigger, payload)) = build(db, self)? else { return Ok(()) };
         let text = payload.text();
         let event_uuid = uuid();
         let now = now_millis();
@@ -235,6 +241,54 @@ impl Outbox {
             hooks::enqueue(db, hook.id, trigger.hook_name(), &text, &uuid(), &event_uuid, now)?;
         }
         Ok(())
+    }
+
+    /// The project's repository on this host and its default branch, when it has one.
+    fn repository(&self, db: &mut Db, project_id: i64) -> Result<(Option<gix::Repository>, Option<String>), ApiError> {
+        let Some(project) = store::projects::find_by_id(db, project_id)? else { return Ok((None, None)) };
+        let Some(dir) = project.git_dir(&self.storages) else { return Ok((None, None)) };
+        let default_branch = crate::git::default_branch(&dir);
+        Ok((crate::git::open(&dir).ok(), default_branch))
+    }
+
+    fn record_event(&self, db: &mut Db, event: &Event) -> Result<(), ApiError> {
+        match event {
+            Event::Issue(issue) => {
+                let flag = if issue.confidential { "confidential_issues_events" } else { "issues_events" };
+                self.record_project(db, issue.project_id, flag, |db, me| {
+                    Ok(payload::issue::build(db, &me.base, issue)?)
+                })
+            }
+            Event::MergeRequest(changed) => {
+                let project_id = changed.merge_request.target_project_id;
+                self.record_project(db, project_id, "merge_requests_events", |db, me| {
+                    let (repo, default_branch) = me.repository(db, project_id)?;
+                    let src = payload::merge_request::Sources {
+                        base: &me.base,
+                        repo: repo.as_ref(),
+                        default_branch: default_branch.as_deref(),
+                    };
+                    Ok(payload::merge_request::build(db, &src, changed)?)
+                })
+            }
+            Event::NoteCreated(note) => {
+                let flag = if note.confidential { "confidential_note_events" } else { "note_events" };
+                self.record_project(db, note.project_id, flag, |db, me| {
+                    let (repo, default_branch) = me.repository(db, note.project_id)?;
+                    let src = payload::merge_request::Sources {
+                        base: &me.base,
+                        repo: repo.as_ref(),
+                        default_branch: default_branch.as_deref(),
+                    };
+                    Ok(payload::note::build(db, &src, note)?)
+                })
+            }
+            Event::Release(release) => self.record_project(db, release.project_id, "releases_events", |db, me| {
+                let (repo, default_branch) = me.repository(db, release.project_id)?;
+                Ok(payload::release::build(db, &me.base, repo.as_ref(), default_branch.as_deref(), release)?)
+            }),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -244,11 +298,14 @@ pub struct Outbox {
     /// The instance's URL, for the payloads' links.
     pub base: String,
     pub limit: usize,
+    /// The named repository storages, to open a project's repository (a merge request's last
+    /// commit, a release's commit) for events that do not name it.
+    pub storages: std::collections::BTreeMap<String, std::path::PathBuf>,
 }
 
 impl Listener for Outbox {
     fn durable(&self, event: &Event) -> bool {
-        if matches!(event, Event::Issue(_)) {
+        if matches!(event, Event::Issue(_) | Event::MergeRequest(_) | Event::NoteCreated(_) | Event::Release(_)) {
             return true;
         }
         let Event::RefsMoved(moved) = event else { return false };
@@ -256,8 +313,8 @@ impl Listener for Outbox {
     }
 
     fn record(&self, db: &mut Db, event: &Event) -> Result<(), ApiError> {
-        if let Event::Issue(issue) = event {
-            return self.record_issue(db, issue);
+        if !matches!(event, Event::RefsMoved(_)) {
+            return self.record_event(db, event);
         }
         let Event::RefsMoved(moved) = event else { return Ok(()) };
         // Project hooks, then system hooks with the same data (`execute_hooks`' order).
