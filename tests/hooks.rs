@@ -181,10 +181,13 @@ fn forge_with(config: Value) -> Forge {
     let instance = Arc::new(open_instance(config));
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    let served = Arc::clone(&instance);
+    // The accept loop holds the instance weakly: when the test drops its forge, the context
+    // closes and gives its PostgreSQL connections back (the test server's hundred are shared
+    // by every test of this binary).
+    let served = Arc::downgrade(&instance);
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
-            let served = Arc::clone(&served);
+            let Some(served) = served.upgrade() else { break };
             std::thread::spawn(move || {
                 let _ = serve_connection(served.ctx(), stream);
             });
