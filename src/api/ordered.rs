@@ -1,7 +1,7 @@
 //! What GitLab's entities share, in their order: the ordered JSON tree they are written in
 //! ([`Node`], [`Obj`], from the response layer), `UserBasic`, and times with milliseconds.
 
-pub use crate::response::ordered::{object, raw, v, Node, Obj};
+pub use crate::response::ordered::{iso_millis, object, raw, v, Node, Obj};
 
 use crate::api::Call;
 use crate::store::users::User;
@@ -25,15 +25,6 @@ pub fn user_basic(base_url: &str, id: i64, username: &str, name: &str, state: &s
 /// [`user_basic`] of a user as read from the store.
 pub fn user(call: &Call, user: &User) -> Obj {
     user_basic(&call.base_url, user.id, &user.username, &user.name, user.state.as_str())
-}
-
-/// Milliseconds since the epoch as GitLab shows a time: ISO 8601 in UTC with milliseconds
-/// (`2025-01-09T19:47:00.000Z`).
-pub fn iso_millis(millis: i64) -> String {
-    let (seconds, ms) = (millis.div_euclid(1000), millis.rem_euclid(1000));
-    let (days, secs) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
-    let (year, month, day) = forgecore_date::civil_from_days(days);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{ms:03}Z", secs / 3600, secs % 3600 / 60, secs % 60)
 }
 
 #[cfg(test)]

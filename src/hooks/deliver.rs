@@ -97,7 +97,7 @@ pub fn execute(
         ("User-Agent".into(), format!("GitLab/{}", crate::config::GITLAB_VERSION)),
         ("Idempotency-Key".into(), idempotency_key.into()),
         ("X-Gitlab-Event".into(), if system { "System Hook".into() } else { event_header(hook_name) }),
-        ("X-Gitlab-Webhook-UUID".into(), super::uuid()),
+        ("X-Gitlab-Webhook-UUID".into(), super::uuid::uuid()),
         ("X-Gitlab-Instance".into(), instance.into()),
     ];
     let token: String = hook.token.chars().filter(|c| *c != '\n' && *c != '\r').collect();

@@ -137,6 +137,15 @@ impl Serialize for Obj {
     }
 }
 
+/// Milliseconds since the epoch as GitLab shows a time: ISO 8601 in UTC with milliseconds
+/// (`2025-01-09T19:47:00.000Z`).
+pub fn iso_millis(millis: i64) -> String {
+    let (seconds, ms) = (millis.div_euclid(1000), millis.rem_euclid(1000));
+    let (days, secs) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    let (year, month, day) = forgecore_date::civil_from_days(days);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{ms:03}Z", secs / 3600, secs % 3600 / 60, secs % 60)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

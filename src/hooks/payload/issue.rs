@@ -4,8 +4,8 @@
 //! `assignees`, `labels` and `changes`.
 
 use super::{object, project_attrs, Node, Trigger};
-use crate::api::ordered::iso_millis;
 use crate::events::{IssueAction, IssueEvent};
+use crate::response::ordered::iso_millis;
 use crate::store::{self, Db, StoreResult};
 use serde_json::{json, Value};
 

@@ -21,8 +21,8 @@
 use super::issue::user_attrs;
 use super::push::commit_hook_attrs;
 use super::{find_user, labels_attrs, project_attrs, repository_attrs, Node, Trigger};
-use crate::api::ordered::iso_millis;
 use crate::events::{MergeRequestAction, MergeRequestChanged};
+use crate::response::ordered::iso_millis;
 use crate::response::ordered::Obj;
 use crate::store::labels::{Target, TargetType};
 use crate::store::merge_requests::MergeRequest;

@@ -134,7 +134,7 @@ pub fn repository_attrs(project: &Project, base: &str) -> Node {
 /// `Label#hook_attrs` (the label's columns, in the order GitLab's docs and client-go's
 /// `EventLabel` list them), for each label of an issue or merge request.
 pub fn labels_attrs(labels: &[store::labels::Label]) -> Node {
-    use crate::api::ordered::iso_millis;
+    use crate::response::ordered::iso_millis;
     Node::Arr(
         labels
             .iter()

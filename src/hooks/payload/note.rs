@@ -13,8 +13,8 @@
 use super::issue::user_attrs;
 use super::merge_request::{self, Sources};
 use super::{find_user, project_attrs, repository_attrs, Node, Trigger};
-use crate::api::ordered::iso_millis;
 use crate::events::NoteCreated;
+use crate::response::ordered::iso_millis;
 use crate::response::ordered::Obj;
 use crate::store::{self, Db, StoreResult};
 use serde_json::Value;

@@ -9,8 +9,8 @@
 
 use super::push::commit_hook_attrs;
 use super::{project_attrs, Node, Trigger};
-use crate::api::ordered::iso_millis;
 use crate::events::{ReleaseAction, ReleaseChanged};
+use crate::response::ordered::iso_millis;
 use crate::response::ordered::Obj;
 use crate::store::releases::Release;
 use crate::store::{self, Db, StoreResult};
