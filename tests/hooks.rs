@@ -976,9 +976,18 @@ const MR_ATTRIBUTES: [&str; 13] = [
 #[test]
 fn merge_request_events_deliver_merge_request_hooks_as_gitlab_builds_them() {
     let forge = forge();
-    let (mrs, push_only) = (receiver(false), receiver(false));
+    let (mrs, push_only, system) = (receiver(false), receiver(false), receiver(false));
     let hook = forge.add_hook(json!({"url": mrs.url, "merge_requests_events": true, "push_events": false}));
     forge.add_hook(json!({"url": push_only.url}));
+    // System hooks get merge request events too (`SystemHook`'s `merge_request_hooks`).
+    let admin = forge.instance.user_with_token("root", true);
+    let (status, sys) = forge.instance.call(
+        "POST",
+        "/api/v4/hooks",
+        Some(&admin),
+        json!({"url": system.url, "push_events": false, "merge_requests_events": true}),
+    );
+    assert_eq!(status, 201, "{sys}");
     let test = format!("{HOOKS}/{}/test/merge_requests_events", hook["id"]);
     let (status, refused) = forge.call("POST", &test, json!({}));
     assert_eq!((status, refused["message"].clone()), (422, json!("Ensure the project has merge requests.")));
@@ -1023,6 +1032,10 @@ fn merge_request_events_deliver_merge_request_hooks_as_gitlab_builds_them() {
     assert!(attrs.get("oldrev").is_none(), "no oldrev on open");
     assert_eq!(body["changes"], json!({}));
     assert!(body.get("assignees").is_none(), "no assignees key without assignees");
+    let got = system.next();
+    assert_eq!(event_of(&got), "System Hook");
+    assert_eq!(got.body["object_kind"], "merge_request");
+    assert_eq!(got.body["object_attributes"]["iid"], mr["iid"]);
 
     // An update: what changed, with the assignees GitLab lists.
     let one = format!("{mrs_url}/{}", mr["iid"]);

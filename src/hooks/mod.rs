@@ -200,8 +200,9 @@ fn settle(shared: &Shared, delivery: hooks::Delivery) {
 
 impl Outbox {
     /// Writes one row per hook of `project_id` subscribed to `flag` (and to the trigger the
-    /// payload turns out to be), the payload built only when some hook wants it. System hooks
-    /// get none of these events (GitLab's `SystemHook` has no such triggers).
+    /// payload turns out to be), the payload built only when some hook wants it; then, for
+    /// merge requests, one per system hook subscribed to it (`SystemHook`'s triggers are
+    /// repository update, push, tag push and merge request hooks, V `system_hook.rb`).
     fn record_project(
         &self,
         db: &mut Db,
@@ -209,7 +210,10 @@ impl Outbox {
         flag: &str,
         build: impl FnOnce(&mut Db, &Self) -> Result<Option<(payload::Trigger, crate::response::ordered::Node)>, ApiError>,
     ) -> Result<(), ApiError> {
-        let hooks = hooks::list(db, project_id)?;
+        let mut hooks = hooks::list(db, project_id)?;
+        if flag == "merge_requests_events" {
+            hooks.extend(hooks::list_system(db)?);
+        }
         if !hooks.iter().any(|h| !h.disabled && h.event(flag)) {
             return Ok(());
         }
