@@ -1260,3 +1260,87 @@ fn releases_deliver_release_hooks_on_create_update_and_delete() {
     assert_eq!(got.body["assets"]["links"][0]["name"], "Notes", "the release as it was");
     releases.none_within(Duration::from_millis(300));
 }
+
+#[test]
+fn group_hooks_are_for_owners_and_get_the_events_of_every_project_below() {
+    let forge = forge();
+    let (group, project_only) = (receiver(false), receiver(false));
+    forge.instance.admin_ok(json!({"command": "user_add", "username": "olga", "name": "Olga O",
+                                   "email": "olga@example.com"}));
+    forge.instance.admin_ok(json!({"command": "member_add", "group": "grp", "username": "olga", "access_level": 50}));
+    let owner = forge.instance.admin_ok(json!({"command": "token_add", "username": "olga"}))["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let as_owner = |method: &str, target: &str, body: Value| forge.instance.call(method, target, Some(&owner), body);
+    let hooks = "/api/v4/groups/grp/hooks";
+    // A project Maintainer who is no group Owner may not; nobody anonymous.
+    let (status, _) = forge.call("POST", hooks, json!({"url": group.url}));
+    assert_eq!(status, 403);
+    assert_eq!(forge.instance.call("GET", hooks, None, Value::Null).0, 401);
+    let (status, refused) = as_owner("POST", hooks, json!({"url": "ftp://x/"}));
+    assert_eq!((status, refused), (422, json!({"error": "Invalid url given"})));
+    let (status, hook) = as_owner(
+        "POST",
+        hooks,
+        json!({"url": group.url, "push_events": true, "issues_events": true, "token": "grp-secret"}),
+    );
+    assert_eq!(status, 201, "{hook}");
+    assert_eq!(hook["group_id"], 1);
+    assert!(hook.get("project_id").is_none() && hook.get("token").is_none(), "{hook}");
+    assert_eq!((hook["issues_events"].clone(), hook["subgroup_events"].clone()), (json!(true), json!(false)));
+    let one = format!("{hooks}/{}", hook["id"]);
+    let (status, list) = as_owner("GET", hooks, Value::Null);
+    assert_eq!((status, list.as_array().unwrap().len()), (200, 1));
+    assert_eq!(list[0]["id"], hook["id"]);
+    let (status, got) = as_owner("GET", &one, Value::Null);
+    assert_eq!((status, got["url"].clone()), (200, json!(group.url)));
+    // A group hook is not a project's, nor a system hook.
+    assert_eq!(forge.call("GET", &format!("{HOOKS}/{}", hook["id"]), Value::Null).0, 404);
+    let admin = forge.instance.user_with_token("root", true);
+    let (_, system) = forge.instance.call("GET", "/api/v4/hooks", Some(&admin), Value::Null);
+    assert_eq!(system, json!([]));
+    forge.add_hook(json!({"url": project_only.url}));
+
+    // A push to grp/app: the project's hook and the group's each get it.
+    let head = forge.commit_to("main", false, "group.txt");
+    let got = group.next();
+    assert_eq!((event_of(&got), got.header("X-Gitlab-Token")), ("Push Hook", Some("grp-secret")));
+    assert_eq!(
+        (got.body["after"].clone(), got.body["project"]["path_with_namespace"].clone()),
+        (json!(head), json!("grp/app"))
+    );
+    assert_eq!(project_only.next().body["after"], json!(head));
+
+    // A project of a subgroup: its issues reach the root group's hook.
+    forge.instance.admin_ok(json!({"command": "group_add", "path": "grp/sub", "visibility": "public"}));
+    let (status, sub) = forge.instance.call(
+        "POST",
+        "/api/v4/projects",
+        Some(&admin),
+        json!({"name": "lib", "path": "lib", "namespace_id": forge.instance.call("GET", "/api/v4/groups/grp%2Fsub", Some(&admin), Value::Null).1["id"]}),
+    );
+    assert_eq!(status, 201, "{sub}");
+    let (status, issue) = forge.instance.call(
+        "POST",
+        &format!("/api/v4/projects/{}/issues", sub["id"]),
+        Some(&admin),
+        json!({"title": "Below"}),
+    );
+    assert_eq!(status, 201, "{issue}");
+    let got = group.next();
+    assert_eq!(event_of(&got), "Issue Hook");
+    assert_eq!(got.body["project"]["path_with_namespace"], "grp/sub/lib");
+    assert_eq!(got.body["object_attributes"]["id"], issue["id"]);
+    project_only.none_within(Duration::from_millis(300));
+
+    // Edited and deleted by the owner; deleted, it gets nothing more.
+    let (status, edited) = as_owner("PUT", &one, json!({"issues_events": false}));
+    assert_eq!((status, edited["issues_events"].clone()), (200, json!(false)));
+    assert_eq!(as_owner("PUT", &one, json!({})).0, 400);
+    assert_eq!(as_owner("DELETE", &one, Value::Null).0, 204);
+    assert_eq!(as_owner("GET", &one, Value::Null).0, 404);
+    forge.commit_to("main", false, "after.txt");
+    assert!(project_only.next().body["after"].is_string());
+    group.none_within(Duration::from_millis(500));
+}

@@ -309,6 +309,9 @@ pub enum GroupAbility {
     /// Create and delete deploy tokens (`create_deploy_token`, `destroy_deploy_token`): Owner,
     /// or `manage_deploy_tokens`.
     ManageDeployTokens,
+    /// Group hooks (`admin_web_hook` on a group, `admin_group`): Owner, or a custom role's
+    /// `admin_web_hook` (V `group_policy.rb`, `custom_abilities/admin_web_hook.yml`).
+    AdminWebHook,
 }
 
 /// Whether `caller` may do `ability` on `group` (one it can see).
@@ -319,5 +322,6 @@ pub fn group_may(db: &mut Db, caller: &Caller, group: &Group, ability: GroupAbil
             GroupAbility::ManageAccessTokens => access.level >= OWNER || access.has_flag("manage_group_access_tokens"),
             GroupAbility::ReadDeployTokens => access.level >= MAINTAINER || access.has_flag("manage_deploy_tokens"),
             GroupAbility::ManageDeployTokens => access.level >= OWNER || access.has_flag("manage_deploy_tokens"),
+            GroupAbility::AdminWebHook => access.level >= OWNER || access.has_flag("admin_web_hook"),
         })
 }

@@ -198,6 +198,22 @@ fn settle(shared: &Shared, delivery: hooks::Delivery) {
     });
 }
 
+/// The hooks of the groups holding project `project_id`: its group's, then each ancestor's
+/// up to the root (a group hook gets the events of its subgroups' projects). GitLab runs group
+/// hooks after project and system hooks (`execute_hooks`' order, EE).
+fn group_hooks(db: &mut Db, project_id: i64) -> Result<Vec<hooks::Hook>, ApiError> {
+    let mut out = Vec::new();
+    let Some(project) = store::projects::find_by_id(db, project_id)? else { return Ok(out) };
+    let mut next = project.group_id;
+    let mut seen = Vec::new();
+    while let Some(id) = next.filter(|id| !seen.contains(id)) {
+        seen.push(id);
+        out.extend(hooks::list_group(db, id)?);
+        next = store::groups::find_by_id(db, id)?.and_then(|g| g.parent_id);
+    }
+    Ok(out)
+}
+
 impl Outbox {
     /// Writes one row per hook of `project_id` subscribed to `flag` (and to the trigger the
     /// payload turns out to be), the payload built only when some hook wants it; then, for
@@ -214,6 +230,7 @@ impl Outbox {
         if flag == "merge_requests_events" {
             hooks.extend(hooks::list_system(db)?);
         }
+        hooks.extend(group_hooks(db, project_id)?);
         if !hooks.iter().any(|h| !h.disabled && h.event(flag)) {
             return Ok(());
         }
@@ -301,9 +318,11 @@ impl Listener for Outbox {
             return self.record_event(db, event);
         }
         let Event::RefsMoved(moved) = event else { return Ok(()) };
-        // Project hooks, then system hooks with the same data (`execute_hooks`' order).
+        // Project hooks, then system hooks with the same data, then group hooks (`execute_hooks`'
+        // order).
         let mut all = hooks::list(db, moved.project_id)?;
         all.extend(hooks::list_system(db)?);
+        all.extend(group_hooks(db, moved.project_id)?);
         let wanted: Vec<&hooks::Hook> =
             all.iter().filter(|h| !h.disabled && (h.event("push_events") || h.event("tag_push_events"))).collect();
         if wanted.is_empty() {

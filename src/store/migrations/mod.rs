@@ -139,6 +139,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0017_issues_labels_notes.sqlite.sql"),
         postgres: include_str!("0017_issues_labels_notes.postgres.sql"),
     },
+    // 0019 (issue #41): group hooks, `web_hooks.group_id`. (File number 0019 as assigned for
+    // this round; another branch's 0018 comes before it when both are merged.)
+    Migration {
+        sqlite: include_str!("0019_group_hooks.sqlite.sql"),
+        postgres: include_str!("0019_group_hooks.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
