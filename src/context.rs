@@ -78,6 +78,7 @@ impl Context {
             delivery: Arc::clone(&hooks),
             base: base.clone(),
             limit: config.hooks.push_event_hooks_limit as usize,
+            storages: config.storages.clone(),
         };
         let events = Events::new(vec![
             Arc::new(DefaultBranch),

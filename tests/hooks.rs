@@ -181,10 +181,13 @@ fn forge_with(config: Value) -> Forge {
     let instance = Arc::new(open_instance(config));
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    let served = Arc::clone(&instance);
+    // The accept loop holds the instance weakly: when the test drops its forge, the context
+    // closes and gives its PostgreSQL connections back (the test server's hundred are shared
+    // by every test of this binary).
+    let served = Arc::downgrade(&instance);
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
-            let served = Arc::clone(&served);
+            let Some(served) = served.upgrade() else { break };
             std::thread::spawn(move || {
                 let _ = serve_connection(served.ctx(), stream);
             });
@@ -918,4 +921,426 @@ fn issue_events_deliver_issue_hooks_and_confidential_ones_to_their_flag_only() {
     assert_eq!(got.body["object_attributes"]["iid"], secret["iid"]);
     issues.none_within(Duration::from_millis(300));
     push_only.none_within(Duration::from_millis(10));
+}
+
+/// The payload's text from `key` on (where a nested object's keys come first).
+fn from_key<'a>(raw: &'a str, key: &str) -> &'a str {
+    &raw[raw.find(&format!("\"{key}\":")).unwrap()..]
+}
+
+/// A time to the millisecond, whichever zone notation it is in (`Z`, `+00:00`).
+fn millis(value: &Value) -> String {
+    value.as_str().unwrap().chars().take(23).collect()
+}
+
+fn event_of(got: &Got) -> &str {
+    got.header("X-Gitlab-Event").unwrap_or("")
+}
+
+impl Forge {
+    /// A commit on `branch` (made from `main` when `new`) through the commits API.
+    fn commit_to(&self, branch: &str, new: bool, file: &str) -> String {
+        let mut body = json!({"branch": branch, "commit_message": format!("Add {file}"),
+                   "actions": [{"action": "create", "file_path": file, "content": "x\n"}]});
+        if new {
+            body["start_branch"] = json!("main");
+        }
+        let (status, commit) = self.call("POST", "/api/v4/projects/grp%2Fapp/repository/commits", body);
+        assert_eq!(status, 201, "{commit}");
+        commit["id"].as_str().unwrap().to_string()
+    }
+
+    fn bare(&self) -> PathBuf {
+        self.instance.root_dir().join("app.git")
+    }
+}
+
+/// The Merge Request Hook's object attributes: GitLab's columns in `safe_hook_attributes`
+/// order, then the computed keys, then `action`.
+const MR_ATTRIBUTES: [&str; 13] = [
+    "assignee_id",
+    "author_id",
+    "created_at",
+    "description",
+    "draft",
+    "id",
+    "iid",
+    "merge_status",
+    "source_branch",
+    "state_id",
+    "target_branch",
+    "title",
+    "updated_at",
+];
+
+#[test]
+fn merge_request_events_deliver_merge_request_hooks_as_gitlab_builds_them() {
+    let forge = forge();
+    let (mrs, push_only, system) = (receiver(false), receiver(false), receiver(false));
+    let hook = forge.add_hook(json!({"url": mrs.url, "merge_requests_events": true, "push_events": false}));
+    forge.add_hook(json!({"url": push_only.url}));
+    // System hooks get merge request events too (`SystemHook`'s `merge_request_hooks`).
+    let admin = forge.instance.user_with_token("root", true);
+    let (status, sys) = forge.instance.call(
+        "POST",
+        "/api/v4/hooks",
+        Some(&admin),
+        json!({"url": system.url, "push_events": false, "merge_requests_events": true}),
+    );
+    assert_eq!(status, 201, "{sys}");
+    let test = format!("{HOOKS}/{}/test/merge_requests_events", hook["id"]);
+    let (status, refused) = forge.call("POST", &test, json!({}));
+    assert_eq!((status, refused["message"].clone()), (422, json!("Ensure the project has merge requests.")));
+    let first = forge.commit_to("feature", true, "one.txt");
+    assert_eq!(push_only.next().body["after"], json!(first), "the branch's push hook");
+    let mrs_url = "/api/v4/projects/grp%2Fapp/merge_requests";
+    let (status, mr) = forge.call(
+        "POST",
+        mrs_url,
+        json!({"source_branch": "feature", "target_branch": "main", "title": "Add one", "description": "Why"}),
+    );
+    assert_eq!(status, 201, "{mr}");
+    let got = mrs.next();
+    assert_eq!(event_of(&got), "Merge Request Hook");
+    assert_order(
+        &got.raw,
+        &["object_kind", "event_type", "user", "project", "object_attributes", "labels", "changes", "repository"],
+    );
+    let attrs_text = from_key(&got.raw, "object_attributes");
+    let mut order: Vec<&str> = MR_ATTRIBUTES.to_vec();
+    order.extend(["assignee_ids", "detailed_merge_status", "last_commit", "reviewer_ids", "source", "state"]);
+    order.extend(["target", "url", "work_in_progress", "action"]);
+    // Nested objects repeat keys (`source.id`): those are left out.
+    let top: Vec<&str> = order.iter().copied().filter(|k| !["id", "url"].contains(k)).collect();
+    assert_order(attrs_text, &top);
+    let body = &got.body;
+    assert_eq!(
+        (body["object_kind"].clone(), body["event_type"].clone()),
+        (json!("merge_request"), json!("merge_request"))
+    );
+    assert_eq!(body["user"]["username"], "mona");
+    let attrs = &body["object_attributes"];
+    for key in ["id", "iid", "title", "description", "source_branch", "target_branch", "state", "created_at"] {
+        assert_eq!(attrs[key], mr[key], "{key}");
+    }
+    assert_eq!(attrs["action"], "open");
+    assert_eq!(attrs["url"], mr["web_url"]);
+    assert_eq!(attrs["state_id"], 1);
+    assert_eq!(attrs["last_commit"]["id"], json!(first));
+    assert_eq!(attrs["last_commit"]["id"], mr["sha"]);
+    assert_eq!(attrs["target"]["path_with_namespace"], "grp/app");
+    assert!(attrs.get("oldrev").is_none(), "no oldrev on open");
+    assert_eq!(body["changes"], json!({}));
+    assert!(body.get("assignees").is_none(), "no assignees key without assignees");
+    let got = system.next();
+    assert_eq!(event_of(&got), "System Hook");
+    assert_eq!(got.body["object_kind"], "merge_request");
+    assert_eq!(got.body["object_attributes"]["iid"], mr["iid"]);
+
+    // An update: what changed, with the assignees GitLab lists.
+    let one = format!("{mrs_url}/{}", mr["iid"]);
+    let (status, dev) = forge.instance.call("GET", "/api/v4/user", Some(&forge.developer), json!(null));
+    assert_eq!(status, 200);
+    let (status, updated) =
+        forge.call("PUT", &one, json!({"title": "Add one file", "assignee_ids": [dev["id"]], "labels": "bug"}));
+    assert_eq!(status, 200, "{updated}");
+    let got = mrs.next();
+    let body = &got.body;
+    assert_eq!(body["object_attributes"]["action"], "update");
+    assert_eq!(body["changes"]["title"], json!({"previous": "Add one", "current": "Add one file"}));
+    assert_eq!(body["changes"]["assignees"]["previous"], json!([]));
+    assert_eq!(body["changes"]["assignees"]["current"][0]["username"], "dev");
+    assert_eq!(body["assignees"][0]["id"], dev["id"]);
+    assert_eq!(body["object_attributes"]["assignee_ids"], json!([dev["id"]]));
+    assert_eq!(body["labels"][0]["title"], "bug");
+    assert_eq!(body["object_attributes"]["labels"], body["labels"]);
+    assert_order(&got.raw, &["object_attributes", "labels", "changes", "repository"]);
+    assert!(got.raw.rfind("\"assignees\":") > got.raw.find("\"repository\":"), "assignees come last");
+
+    // A push to the source branch: an update with the old head as `oldrev`.
+    let second = forge.commit_to("feature", false, "two.txt");
+    let got = mrs.next();
+    assert_eq!(got.body["object_attributes"]["action"], "update");
+    assert_eq!(got.body["object_attributes"]["oldrev"], json!(first));
+    assert_eq!(got.body["object_attributes"]["last_commit"]["id"], json!(second));
+
+    for (event, action, state) in [("close", "close", "closed"), ("reopen", "reopen", "opened")] {
+        let (status, answer) = forge.call("PUT", &one, json!({"state_event": event}));
+        assert_eq!(status, 200, "{answer}");
+        let got = mrs.next();
+        assert_eq!(
+            (got.body["object_attributes"]["action"].clone(), got.body["object_attributes"]["state"].clone()),
+            (json!(action), json!(state))
+        );
+    }
+    let (status, merged) = forge.call("PUT", &format!("{one}/merge"), json!({}));
+    assert_eq!(status, 200, "{merged}");
+    let got = mrs.next();
+    let attrs = &got.body["object_attributes"];
+    assert_eq!(
+        (attrs["action"].clone(), attrs["state"].clone(), attrs["state_id"].clone()),
+        (json!("merge"), json!("merged"), json!(3))
+    );
+    assert_eq!(attrs["merge_commit_sha"], merged["merge_commit_sha"]);
+    assert_eq!(attrs["merge_commit_sha"].as_str(), Some(git_text(&forge.bare(), &["rev-parse", "main"]).trim()));
+
+    // The test route sends the newest merge request, without an action.
+    let (status, answer) = forge.call("POST", &test, json!({}));
+    assert_eq!((status, answer), (201, json!({"message": "201 Created"})));
+    let got = mrs.next();
+    assert_eq!(event_of(&got), "Merge Request Hook");
+    assert_eq!(got.body["object_attributes"]["iid"], mr["iid"]);
+    assert!(got.body["object_attributes"].get("action").is_none());
+    mrs.none_within(Duration::from_millis(300));
+}
+
+#[test]
+fn notes_deliver_note_hooks_and_internal_ones_to_confidential_note_events_only() {
+    let forge = forge();
+    let (notes, confidential) = (receiver(false), receiver(false));
+    forge.add_hook(json!({"url": notes.url, "note_events": true, "push_events": false}));
+    let secret_hook =
+        forge.add_hook(json!({"url": confidential.url, "confidential_note_events": true, "push_events": false}));
+    let (status, issue) = forge.call("POST", "/api/v4/projects/grp%2Fapp/issues", json!({"title": "Broken"}));
+    assert_eq!(status, 201, "{issue}");
+    let issue_notes = format!("/api/v4/projects/grp%2Fapp/issues/{}/notes", issue["iid"]);
+    let (status, note) = forge.call("POST", &issue_notes, json!({"body": "Seen it"}));
+    assert_eq!(status, 201, "{note}");
+    let got = notes.next();
+    assert_eq!(event_of(&got), "Note Hook");
+    assert_order(
+        &got.raw,
+        &["object_kind", "event_type", "user", "project_id", "project", "object_attributes", "repository", "issue"],
+    );
+    let attrs_text = from_key(&got.raw, "object_attributes");
+    assert_order(
+        attrs_text,
+        &[
+            "attachment",
+            "author_id",
+            "created_at",
+            "id",
+            "note",
+            "noteable_id",
+            "noteable_type",
+            "project_id",
+            "system",
+            "updated_at",
+            "description",
+            "url",
+            "action",
+        ],
+    );
+    let body = &got.body;
+    assert_eq!((body["object_kind"].clone(), body["event_type"].clone()), (json!("note"), json!("note")));
+    let attrs = &body["object_attributes"];
+    assert_eq!(attrs["id"], note["id"]);
+    assert_eq!(attrs["note"], "Seen it");
+    assert_eq!(attrs["noteable_type"], "Issue");
+    assert_eq!(attrs["noteable_id"], issue["id"]);
+    assert_eq!(attrs["author_id"], note["author"]["id"]);
+    assert_eq!(attrs["created_at"], note["created_at"]);
+    assert_eq!(attrs["action"], "create");
+    assert_eq!(attrs["url"], json!(format!("{}#note_{}", issue["web_url"].as_str().unwrap(), note["id"])));
+    assert_eq!(body["issue"]["iid"], issue["iid"]);
+    assert_eq!(body["issue"]["title"], "Broken");
+    assert_eq!(body["project_id"], body["project"]["id"]);
+
+    // On a merge request: the merge request under `merge_request`.
+    forge.commit_to("topic", true, "t.txt");
+    let (status, mr) = forge.call(
+        "POST",
+        "/api/v4/projects/grp%2Fapp/merge_requests",
+        json!({"source_branch": "topic", "target_branch": "main", "title": "Topic"}),
+    );
+    assert_eq!(status, 201, "{mr}");
+    let mr_notes = format!("/api/v4/projects/grp%2Fapp/merge_requests/{}/notes", mr["iid"]);
+    let (status, mr_note) = forge.call("POST", &mr_notes, json!({"body": "Looks good"}));
+    assert_eq!(status, 201, "{mr_note}");
+    let got = notes.next();
+    assert_eq!(got.body["object_attributes"]["noteable_type"], "MergeRequest");
+    assert_eq!(got.body["object_attributes"]["id"], mr_note["id"]);
+    assert_eq!(got.body["merge_request"]["iid"], mr["iid"]);
+    assert_eq!(got.body["merge_request"]["source_branch"], "topic");
+    assert_eq!(got.body["merge_request"]["last_commit"]["id"], mr["sha"]);
+    assert!(got.body.get("issue").is_none());
+
+    // An internal note: Confidential Note Hook, to the confidential flag only.
+    let (status, internal) = forge.call("POST", &issue_notes, json!({"body": "Between us", "internal": true}));
+    assert_eq!(status, 201, "{internal}");
+    let got = confidential.next();
+    assert_eq!(event_of(&got), "Confidential Note Hook");
+    assert_eq!(got.body["event_type"], "confidential_note");
+    assert_eq!(got.body["object_attributes"]["id"], internal["id"]);
+    notes.none_within(Duration::from_millis(300));
+    confidential.none_within(Duration::from_millis(10));
+
+    // The test route: the newest note.
+    let (status, answer) =
+        forge.call("POST", &format!("{HOOKS}/{}/test/confidential_note_events", secret_hook["id"]), json!({}));
+    assert_eq!((status, answer), (201, json!({"message": "201 Created"})));
+    let got = confidential.next();
+    assert_eq!(event_of(&got), "Confidential Note Hook");
+    assert_eq!(got.body["object_attributes"]["id"], internal["id"]);
+}
+
+#[test]
+fn releases_deliver_release_hooks_on_create_update_and_delete() {
+    let forge = forge();
+    let releases = receiver(false);
+    let hook = forge.add_hook(json!({"url": releases.url, "releases_events": true, "push_events": false}));
+    let test = format!("{HOOKS}/{}/test/releases_events", hook["id"]);
+    let (status, refused) = forge.call("POST", &test, json!({}));
+    assert_eq!((status, refused["message"].clone()), (422, json!("Ensure the project has releases.")));
+    let url = "/api/v4/projects/grp%2Fapp/releases";
+    let (status, release) = forge.call(
+        "POST",
+        url,
+        json!({"tag_name": "v1.0", "ref": "main", "name": "One", "description": "First",
+               "assets": {"links": [{"name": "Notes", "url": "https://example.com/notes", "link_type": "runbook"}]}}),
+    );
+    assert_eq!(status, 201, "{release}");
+    let got = releases.next();
+    assert_eq!(event_of(&got), "Release Hook");
+    assert_order(
+        &got.raw,
+        &[
+            "id",
+            "created_at",
+            "description",
+            "name",
+            "released_at",
+            "tag",
+            "object_kind",
+            "project",
+            "url",
+            "action",
+            "assets",
+            "commit",
+        ],
+    );
+    let body = &got.body;
+    let release_id = body["id"].clone();
+    assert!(release_id.is_i64(), "{body}");
+    assert_eq!(body["object_kind"], "release");
+    assert_eq!(body["action"], "create");
+    for (key, entity_key) in [("name", "name"), ("tag", "tag_name"), ("description", "description")] {
+        assert_eq!(body[key], release[entity_key], "{key}");
+    }
+    for key in ["created_at", "released_at"] {
+        assert_eq!(millis(&body[key]), millis(&release[key]), "{key}");
+    }
+    let head = git_text(&forge.bare(), &["rev-parse", "main"]);
+    assert_eq!(body["commit"]["id"].as_str(), Some(head.trim()));
+    assert_eq!(body["commit"]["title"], "seed");
+    assert_eq!(body["assets"]["count"], 5);
+    assert_eq!(body["assets"]["links"][0]["name"], "Notes");
+    assert_eq!(body["assets"]["links"][0]["link_type"], "runbook");
+    assert_eq!(body["assets"]["links"][0]["id"], release["assets"]["links"][0]["id"]);
+    let formats: Vec<&str> =
+        body["assets"]["sources"].as_array().unwrap().iter().map(|s| s["format"].as_str().unwrap()).collect();
+    assert_eq!(formats, ["zip", "tar.gz", "tar.bz2", "tar"]);
+    assert_eq!(body["assets"]["sources"], release["assets"]["sources"]);
+    assert_eq!(body["project"]["path_with_namespace"], "grp/app");
+
+    let (status, updated) = forge.call("PUT", &format!("{url}/v1.0"), json!({"description": "Better"}));
+    assert_eq!(status, 200, "{updated}");
+    let got = releases.next();
+    assert_eq!((got.body["action"].clone(), got.body["description"].clone()), (json!("update"), json!("Better")));
+
+    let (status, answer) = forge.call("POST", &test, json!({}));
+    assert_eq!(status, 201, "{answer}");
+    let got = releases.next();
+    assert_eq!((got.body["action"].clone(), got.body["tag"].clone()), (json!("create"), json!("v1.0")));
+
+    let (status, deleted) = forge.call("DELETE", &format!("{url}/v1.0"), json!(null));
+    assert_eq!(status, 200, "{deleted}");
+    let got = releases.next();
+    assert_eq!((got.body["action"].clone(), got.body["id"].clone()), (json!("delete"), release_id));
+    assert_eq!(got.body["assets"]["links"][0]["name"], "Notes", "the release as it was");
+    releases.none_within(Duration::from_millis(300));
+}
+
+#[test]
+fn group_hooks_are_for_owners_and_get_the_events_of_every_project_below() {
+    let forge = forge();
+    let (group, project_only) = (receiver(false), receiver(false));
+    forge.instance.admin_ok(json!({"command": "user_add", "username": "olga", "name": "Olga O",
+                                   "email": "olga@example.com"}));
+    forge.instance.admin_ok(json!({"command": "member_add", "group": "grp", "username": "olga", "access_level": 50}));
+    let owner = forge.instance.admin_ok(json!({"command": "token_add", "username": "olga"}))["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let as_owner = |method: &str, target: &str, body: Value| forge.instance.call(method, target, Some(&owner), body);
+    let hooks = "/api/v4/groups/grp/hooks";
+    // A project Maintainer who is no group Owner may not; nobody anonymous.
+    let (status, _) = forge.call("POST", hooks, json!({"url": group.url}));
+    assert_eq!(status, 403);
+    assert_eq!(forge.instance.call("GET", hooks, None, Value::Null).0, 401);
+    let (status, refused) = as_owner("POST", hooks, json!({"url": "ftp://x/"}));
+    assert_eq!((status, refused), (422, json!({"error": "Invalid url given"})));
+    let (status, hook) = as_owner(
+        "POST",
+        hooks,
+        json!({"url": group.url, "push_events": true, "issues_events": true, "token": "grp-secret"}),
+    );
+    assert_eq!(status, 201, "{hook}");
+    assert_eq!(hook["group_id"], 1);
+    assert!(hook.get("project_id").is_none() && hook.get("token").is_none(), "{hook}");
+    assert_eq!((hook["issues_events"].clone(), hook["subgroup_events"].clone()), (json!(true), json!(false)));
+    let one = format!("{hooks}/{}", hook["id"]);
+    let (status, list) = as_owner("GET", hooks, Value::Null);
+    assert_eq!((status, list.as_array().unwrap().len()), (200, 1));
+    assert_eq!(list[0]["id"], hook["id"]);
+    let (status, got) = as_owner("GET", &one, Value::Null);
+    assert_eq!((status, got["url"].clone()), (200, json!(group.url)));
+    // A group hook is not a project's, nor a system hook.
+    assert_eq!(forge.call("GET", &format!("{HOOKS}/{}", hook["id"]), Value::Null).0, 404);
+    let admin = forge.instance.user_with_token("root", true);
+    let (_, system) = forge.instance.call("GET", "/api/v4/hooks", Some(&admin), Value::Null);
+    assert_eq!(system, json!([]));
+    forge.add_hook(json!({"url": project_only.url}));
+
+    // A push to grp/app: the project's hook and the group's each get it.
+    let head = forge.commit_to("main", false, "group.txt");
+    let got = group.next();
+    assert_eq!((event_of(&got), got.header("X-Gitlab-Token")), ("Push Hook", Some("grp-secret")));
+    assert_eq!(
+        (got.body["after"].clone(), got.body["project"]["path_with_namespace"].clone()),
+        (json!(head), json!("grp/app"))
+    );
+    assert_eq!(project_only.next().body["after"], json!(head));
+
+    // A project of a subgroup: its issues reach the root group's hook.
+    forge.instance.admin_ok(json!({"command": "group_add", "path": "grp/sub", "visibility": "public"}));
+    let (status, sub) = forge.instance.call(
+        "POST",
+        "/api/v4/projects",
+        Some(&admin),
+        json!({"name": "lib", "path": "lib", "namespace_id": forge.instance.call("GET", "/api/v4/groups/grp%2Fsub", Some(&admin), Value::Null).1["id"]}),
+    );
+    assert_eq!(status, 201, "{sub}");
+    let (status, issue) = forge.instance.call(
+        "POST",
+        &format!("/api/v4/projects/{}/issues", sub["id"]),
+        Some(&admin),
+        json!({"title": "Below"}),
+    );
+    assert_eq!(status, 201, "{issue}");
+    let got = group.next();
+    assert_eq!(event_of(&got), "Issue Hook");
+    assert_eq!(got.body["project"]["path_with_namespace"], "grp/sub/lib");
+    assert_eq!(got.body["object_attributes"]["id"], issue["id"]);
+    project_only.none_within(Duration::from_millis(300));
+
+    // Edited and deleted by the owner; deleted, it gets nothing more.
+    let (status, edited) = as_owner("PUT", &one, json!({"issues_events": false}));
+    assert_eq!((status, edited["issues_events"].clone()), (200, json!(false)));
+    assert_eq!(as_owner("PUT", &one, json!({})).0, 400);
+    assert_eq!(as_owner("DELETE", &one, Value::Null).0, 204);
+    assert_eq!(as_owner("GET", &one, Value::Null).0, 404);
+    forge.commit_to("main", false, "after.txt");
+    assert!(project_only.next().body["after"].is_string());
+    group.none_within(Duration::from_millis(500));
 }

@@ -555,6 +555,7 @@ fn tables() -> Vec<Table> {
                 col("disabled_until", Int),
                 col("disabled", Bool),
                 col("created_at", Int),
+                added("group_id", Int, Since::both(21), Filled::With(NULL)),
             ],
             rows: vec![row![
                 1,
@@ -573,7 +574,8 @@ fn tables() -> Vec<Table> {
                 0,
                 NULL,
                 false,
-                1_700_003_000
+                1_700_003_000,
+                NULL
             ]],
         },
         Table {

@@ -3,7 +3,8 @@ package forgecore_test
 // GitLab's Go client, unchanged, on project webhooks (issue #41): AddProjectHook,
 // ListProjectHooks and GetProjectHook against a core of its own (hooks.allow_local_requests,
 // its receiver is on loopback), and gitlab.ParseWebhook accepting the Push Hook a real
-// `git push` made the core deliver.
+// `git push` made the core deliver, then the Merge Request, Note (on a merge request and on an
+// issue) and Release Hooks the client's own calls made it deliver, each as its typed event.
 
 import (
 	"encoding/json"
@@ -134,5 +135,97 @@ func TestClientProjectHooks(t *testing.T) {
 	}
 	if _, err := client.Projects.DeleteProjectHook("hk/app", hook.ID); err != nil {
 		t.Fatal(err)
+	}
+
+	// Merge Request, Note and Release Hooks, each parsed into its typed event.
+	_, _, err = client.Projects.AddProjectHook("hk/app", &gitlab.AddProjectHookOptions{
+		URL:                 gitlab.Ptr(receiver.URL + "/events"),
+		PushEvents:          gitlab.Ptr(false),
+		MergeRequestsEvents: gitlab.Ptr(true),
+		NoteEvents:          gitlab.Ptr(true),
+		ReleasesEvents:      gitlab.Ptr(true),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := func(want gitlab.EventType) any {
+		t.Helper()
+		select {
+		case d := <-got:
+			if d.event != want {
+				t.Fatalf("got %q, want %q: %s", d.event, want, d.body)
+			}
+			parsed, err := gitlab.ParseWebhook(d.event, d.body)
+			if err != nil {
+				t.Fatalf("ParseWebhook(%q): %v\n%s", d.event, err, d.body)
+			}
+			return parsed
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no %q delivery", want)
+		}
+		return nil
+	}
+	commit, _, err := client.Commits.CreateCommit("hk/app", &gitlab.CreateCommitOptions{
+		Branch: gitlab.Ptr("topic"), StartBranch: gitlab.Ptr("main"), CommitMessage: gitlab.Ptr("Topic"),
+		Actions: []*gitlab.CommitActionOptions{{
+			Action: gitlab.Ptr(gitlab.FileCreate), FilePath: gitlab.Ptr("topic.txt"), Content: gitlab.Ptr("t\n"),
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mr, _, err := client.MergeRequests.CreateMergeRequest("hk/app", &gitlab.CreateMergeRequestOptions{
+		SourceBranch: gitlab.Ptr("topic"), TargetBranch: gitlab.Ptr("main"), Title: gitlab.Ptr("Topic"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	merge, ok := next(gitlab.EventTypeMergeRequest).(*gitlab.MergeEvent)
+	if !ok || merge.ObjectKind != "merge_request" || merge.ObjectAttributes.IID != mr.IID ||
+		merge.ObjectAttributes.Action != "open" || merge.ObjectAttributes.State != "opened" ||
+		merge.ObjectAttributes.SourceBranch != "topic" || merge.ObjectAttributes.LastCommit.ID != commit.ID ||
+		merge.ObjectAttributes.LastCommit.Timestamp == nil || merge.ObjectAttributes.URL != mr.WebURL ||
+		merge.Project.PathWithNamespace != "hk/app" || merge.User == nil || merge.User.Username != "root" {
+		t.Fatalf("merge request event: %+v", merge)
+	}
+	note, _, err := client.Notes.CreateMergeRequestNote("hk/app", mr.IID, &gitlab.CreateMergeRequestNoteOptions{
+		Body: gitlab.Ptr("Looks good"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	comment, ok := next(gitlab.EventTypeNote).(*gitlab.MergeCommentEvent)
+	if !ok || comment.ObjectAttributes.ID != note.ID || comment.ObjectAttributes.Note != "Looks good" ||
+		comment.ObjectAttributes.NoteableType != "MergeRequest" || comment.MergeRequest.IID != mr.IID ||
+		comment.MergeRequest.LastCommit.ID != commit.ID || comment.ProjectID == 0 {
+		t.Fatalf("merge request note event: %+v", comment)
+	}
+	issue, _, err := client.Issues.CreateIssue("hk/app", &gitlab.CreateIssueOptions{Title: gitlab.Ptr("Broken")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	issueNote, _, err := client.Notes.CreateIssueNote("hk/app", issue.IID, &gitlab.CreateIssueNoteOptions{
+		Body: gitlab.Ptr("Seen it"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	onIssue, ok := next(gitlab.EventTypeNote).(*gitlab.IssueCommentEvent)
+	if !ok || onIssue.ObjectAttributes.ID != issueNote.ID || onIssue.Issue.IID != issue.IID ||
+		onIssue.Issue.Title != "Broken" || onIssue.User == nil || onIssue.User.Username != "root" {
+		t.Fatalf("issue note event: %+v", onIssue)
+	}
+	release, _, err := client.Releases.CreateRelease("hk/app", &gitlab.CreateReleaseOptions{
+		TagName: gitlab.Ptr("v1.0"), Ref: gitlab.Ptr("main"), Name: gitlab.Ptr("One"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := git(t, work, "rev-parse", "HEAD")
+	released, ok := next(gitlab.EventTypeRelease).(*gitlab.ReleaseEvent)
+	if !ok || released.ObjectKind != "release" || released.Action != "create" || released.Tag != release.TagName ||
+		released.Name != "One" || released.Commit.ID != main || released.Assets.Count != 4 ||
+		len(released.Assets.Sources) != 4 || released.Project.PathWithNamespace != "hk/app" {
+		t.Fatalf("release event: %+v", released)
 	}
 }

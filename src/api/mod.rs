@@ -18,6 +18,7 @@ mod call;
 pub mod ci_variables;
 pub mod conditional;
 pub mod deploy_tokens;
+pub mod group_hooks;
 pub mod groups;
 pub mod hooks;
 pub mod issues;

@@ -319,6 +319,9 @@ pub enum GroupAbility {
     /// Read and change its push rule (GitLab's `change_push_rules`, enabled by
     /// `admin_push_rules`): Maintainer, or a custom role's `admin_push_rules`.
     ChangePushRules,
+    /// Group hooks (`admin_web_hook` on a group, `admin_group`): Owner, or a custom role's
+    /// `admin_web_hook` (V `group_policy.rb`, `custom_abilities/admin_web_hook.yml`).
+    AdminWebHook,
 }
 
 /// Whether `caller` may do `ability` on `group` (one it can see).
@@ -330,5 +333,6 @@ pub fn group_may(db: &mut Db, caller: &Caller, group: &Group, ability: GroupAbil
             GroupAbility::ReadDeployTokens => access.level >= MAINTAINER || access.has_flag("manage_deploy_tokens"),
             GroupAbility::ManageDeployTokens => access.level >= OWNER || access.has_flag("manage_deploy_tokens"),
             GroupAbility::ChangePushRules => access.level >= MAINTAINER || access.has_flag("admin_push_rules"),
+            GroupAbility::AdminWebHook => access.level >= OWNER || access.has_flag("admin_web_hook"),
         })
 }

@@ -84,7 +84,7 @@ pub fn execute(
     let url = interpolate(&hook.url, &hook.url_variables);
     // System hooks: always `System Hook`, and local addresses allowed (GitLab's
     // `allow_local_requests_from_system_hooks`, on by default).
-    let system = hook.project_id.is_none();
+    let system = hook.is_system();
     let system_rules;
     let rules = if system {
         system_rules = Rules { allow_local_requests: true, ..rules.clone() };
@@ -97,7 +97,7 @@ pub fn execute(
         ("User-Agent".into(), format!("GitLab/{}", crate::config::GITLAB_VERSION)),
         ("Idempotency-Key".into(), idempotency_key.into()),
         ("X-Gitlab-Event".into(), if system { "System Hook".into() } else { event_header(hook_name) }),
-        ("X-Gitlab-Webhook-UUID".into(), super::uuid()),
+        ("X-Gitlab-Webhook-UUID".into(), super::uuid::uuid()),
         ("X-Gitlab-Instance".into(), instance.into()),
     ];
     let token: String = hook.token.chars().filter(|c| *c != '\n' && *c != '\r').collect();

@@ -20,6 +20,9 @@
 pub mod deliver;
 pub mod filter;
 pub mod payload;
+pub mod uuid;
+
+pub use uuid::uuid;
 
 use crate::auth::protection;
 use crate::config::HooksConfig;
@@ -28,32 +31,9 @@ use crate::events::{Event, Listener};
 use crate::outbound::Rules;
 use crate::store::{self, hooks, Db, Store};
 use payload::push::{self, Push};
-use std::hash::{BuildHasher, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
-
-/// A random version 4 UUID (std's hasher keys come from the OS's randomness).
-pub fn uuid() -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut words = [0u64; 2];
-    for word in &mut words {
-        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-        hasher.write_u128(
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos(),
-        );
-        *word = hasher.finish();
-    }
-    let mut bytes = [0u8; 16];
-    bytes[..8].copy_from_slice(&words[0].to_be_bytes());
-    bytes[8..].copy_from_slice(&words[1].to_be_bytes());
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..])
-}
 
 pub fn now_millis() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
@@ -218,16 +198,43 @@ fn settle(shared: &Shared, delivery: hooks::Delivery) {
     });
 }
 
+/// The hooks of the groups holding project `project_id`: its group's, then each ancestor's
+/// up to the root (a group hook gets the events of its subgroups' projects). GitLab runs group
+/// hooks after project and system hooks (`execute_hooks`' order, EE).
+fn group_hooks(db: &mut Db, project_id: i64) -> Result<Vec<hooks::Hook>, ApiError> {
+    let mut out = Vec::new();
+    let Some(project) = store::projects::find_by_id(db, project_id)? else { return Ok(out) };
+    let mut next = project.group_id;
+    let mut seen = Vec::new();
+    while let Some(id) = next.filter(|id| !seen.contains(id)) {
+        seen.push(id);
+        out.extend(hooks::list_group(db, id)?);
+        next = store::groups::find_by_id(db, id)?.and_then(|g| g.parent_id);
+    }
+    Ok(out)
+}
+
 impl Outbox {
-    /// Issue Hook (or Confidential Issue Hook) rows for the project's hooks subscribed to it.
-    /// System hooks get no issue events (GitLab's `SystemHook` has no such trigger).
-    fn record_issue(&self, db: &mut Db, event: &crate::events::IssueEvent) -> Result<(), ApiError> {
-        let hooks = hooks::list(db, event.project_id)?;
-        let flag = if event.confidential { "confidential_issues_events" } else { "issues_events" };
+    /// Writes one row per hook of `project_id` subscribed to `flag` (and to the trigger the
+    /// payload turns out to be), the payload built only when some hook wants it; then, for
+    /// merge requests, one per system hook subscribed to it (`SystemHook`'s triggers are
+    /// repository update, push, tag push and merge request hooks, V `system_hook.rb`).
+    fn record_project(
+        &self,
+        db: &mut Db,
+        project_id: i64,
+        flag: &str,
+        build: impl FnOnce(&mut Db, &Self) -> Result<Option<(payload::Trigger, crate::response::ordered::Node)>, ApiError>,
+    ) -> Result<(), ApiError> {
+        let mut hooks = hooks::list(db, project_id)?;
+        if flag == "merge_requests_events" {
+            hooks.extend(hooks::list_system(db)?);
+        }
+        hooks.extend(group_hooks(db, project_id)?);
         if !hooks.iter().any(|h| !h.disabled && h.event(flag)) {
             return Ok(());
         }
-        let Some((trigger, payload)) = payload::issue::build(db, &self.base, event)? else { return Ok(()) };
+        let Some((trigger, payload)) = build(db, self)? else { return Ok(()) };
         let text = payload.text();
         let event_uuid = uuid();
         let now = now_millis();
@@ -235,6 +242,54 @@ impl Outbox {
             hooks::enqueue(db, hook.id, trigger.hook_name(), &text, &uuid(), &event_uuid, now)?;
         }
         Ok(())
+    }
+
+    /// The project's repository on this host and its default branch, when it has one.
+    fn repository(&self, db: &mut Db, project_id: i64) -> Result<(Option<gix::Repository>, Option<String>), ApiError> {
+        let Some(project) = store::projects::find_by_id(db, project_id)? else { return Ok((None, None)) };
+        let Some(dir) = project.git_dir(&self.storages) else { return Ok((None, None)) };
+        let default_branch = crate::git::default_branch(&dir);
+        Ok((crate::git::open(&dir).ok(), default_branch))
+    }
+
+    fn record_event(&self, db: &mut Db, event: &Event) -> Result<(), ApiError> {
+        match event {
+            Event::Issue(issue) => {
+                let flag = if issue.confidential { "confidential_issues_events" } else { "issues_events" };
+                self.record_project(db, issue.project_id, flag, |db, me| {
+                    Ok(payload::issue::build(db, &me.base, issue)?)
+                })
+            }
+            Event::MergeRequest(changed) => {
+                let project_id = changed.merge_request.target_project_id;
+                self.record_project(db, project_id, "merge_requests_events", |db, me| {
+                    let (repo, default_branch) = me.repository(db, project_id)?;
+                    let src = payload::merge_request::Sources {
+                        base: &me.base,
+                        repo: repo.as_ref(),
+                        default_branch: default_branch.as_deref(),
+                    };
+                    Ok(payload::merge_request::build(db, &src, changed)?)
+                })
+            }
+            Event::NoteCreated(note) => {
+                let flag = if note.confidential { "confidential_note_events" } else { "note_events" };
+                self.record_project(db, note.project_id, flag, |db, me| {
+                    let (repo, default_branch) = me.repository(db, note.project_id)?;
+                    let src = payload::merge_request::Sources {
+                        base: &me.base,
+                        repo: repo.as_ref(),
+                        default_branch: default_branch.as_deref(),
+                    };
+                    Ok(payload::note::build(db, &src, note)?)
+                })
+            }
+            Event::Release(release) => self.record_project(db, release.project_id, "releases_events", |db, me| {
+                let (repo, default_branch) = me.repository(db, release.project_id)?;
+                Ok(payload::release::build(db, &me.base, repo.as_ref(), default_branch.as_deref(), release)?)
+            }),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -244,11 +299,14 @@ pub struct Outbox {
     /// The instance's URL, for the payloads' links.
     pub base: String,
     pub limit: usize,
+    /// The named repository storages, to open a project's repository (a merge request's last
+    /// commit, a release's commit) for events that do not name it.
+    pub storages: std::collections::BTreeMap<String, std::path::PathBuf>,
 }
 
 impl Listener for Outbox {
     fn durable(&self, event: &Event) -> bool {
-        if matches!(event, Event::Issue(_)) {
+        if matches!(event, Event::Issue(_) | Event::MergeRequest(_) | Event::NoteCreated(_) | Event::Release(_)) {
             return true;
         }
         let Event::RefsMoved(moved) = event else { return false };
@@ -256,13 +314,15 @@ impl Listener for Outbox {
     }
 
     fn record(&self, db: &mut Db, event: &Event) -> Result<(), ApiError> {
-        if let Event::Issue(issue) = event {
-            return self.record_issue(db, issue);
+        if !matches!(event, Event::RefsMoved(_)) {
+            return self.record_event(db, event);
         }
         let Event::RefsMoved(moved) = event else { return Ok(()) };
-        // Project hooks, then system hooks with the same data (`execute_hooks`' order).
+        // Project hooks, then system hooks with the same data, then group hooks (`execute_hooks`'
+        // order).
         let mut all = hooks::list(db, moved.project_id)?;
         all.extend(hooks::list_system(db)?);
+        all.extend(group_hooks(db, moved.project_id)?);
         let wanted: Vec<&hooks::Hook> =
             all.iter().filter(|h| !h.disabled && (h.event("push_events") || h.event("tag_push_events"))).collect();
         if wanted.is_empty() {

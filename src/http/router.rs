@@ -19,8 +19,8 @@ use crate::api::repository::{
 };
 use crate::api::resource_access_tokens::{self as access_tokens, Scope as Tokens};
 use crate::api::{
-    groups, hooks, issues, labels, namespaces, notes, personal_access_tokens as tokens, projects, protected_branches,
-    statuses, system_hooks, topics, users, version, Call,
+    group_hooks, groups, hooks, issues, labels, namespaces, notes, personal_access_tokens as tokens, projects,
+    protected_branches, statuses, system_hooks, topics, users, version, Call,
 };
 use crate::auth::scopes::Need;
 use crate::error::{ApiError, ApiResult};
@@ -267,6 +267,12 @@ pub static ROUTES: &[Route] = &[
     route!("DELETE", "/projects/:id/hooks/:hook_id/custom_headers/:key", |c, _, a| {
         hooks::keyed_values::unset(c, &hooks::keyed_values::CUSTOM_HEADERS, a[0], a[1], a[2])
     }),
+    // Group webhooks (GitLab Premium's; on every tier here).
+    route!("GET", "/groups/:id/hooks", |c, r, a| group_hooks::list::list(c, a[0], &r.params)),
+    route!("GET", "/groups/:id/hooks/:hook_id", |c, _, a| group_hooks::get::get(c, a[0], a[1])),
+    route!("POST", "/groups/:id/hooks", |c, r, a| group_hooks::create::create(c, a[0], &r.params)),
+    route!("PUT", "/groups/:id/hooks/:hook_id", |c, r, a| group_hooks::update::update(c, a[0], a[1], &r.params)),
+    route!("DELETE", "/groups/:id/hooks/:hook_id", |c, _, a| group_hooks::delete::delete(c, a[0], a[1])),
     // System hooks.
     route!("GET", "/hooks", |c, r, _| system_hooks::list::list(c, &r.params)),
     route!("GET", "/hooks/:hook_id", |c, _, a| system_hooks::get::get(c, a[0])),

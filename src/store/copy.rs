@@ -199,6 +199,7 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
             ("disabled_until", OptInt),
             ("disabled", Bool),
             ("created_at", Int),
+            ("group_id", OptInt),
         ],
     ),
     (

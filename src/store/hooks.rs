@@ -30,9 +30,16 @@ pub struct Hook {
     /// Permanently disabled (40 failures in a row).
     pub disabled: bool,
     pub created_at: i64,
+    /// The group owning a group hook; `None` with `project_id` `None`: a system hook.
+    pub group_id: Option<i64>,
 }
 
 impl Hook {
+    /// A system hook: neither a project's nor a group's.
+    pub fn is_system(&self) -> bool {
+        self.project_id.is_none() && self.group_id.is_none()
+    }
+
     pub fn event(&self, flag: &str) -> bool {
         self.events.get(flag).and_then(Value::as_bool).unwrap_or(false)
     }
@@ -40,7 +47,7 @@ impl Hook {
 
 const COLUMNS: &str = "id, project_id, url, name, description, token, events, enable_ssl_verification,
     push_events_branch_filter, branch_filter_strategy, custom_webhook_template, custom_headers, url_variables,
-    recent_failures, disabled_until, disabled, created_at";
+    recent_failures, disabled_until, disabled, created_at, group_id";
 
 fn json_map<T: serde::de::DeserializeOwned + Default>(text: &str) -> T {
     serde_json::from_str(text).unwrap_or_default()
@@ -65,6 +72,7 @@ fn from_row(row: &Row) -> StoreResult<Hook> {
         disabled_until: row.opt_i64(14)?,
         disabled: row.bool(15)?,
         created_at: row.i64(16)?,
+        group_id: row.opt_i64(17)?,
     })
 }
 
@@ -77,9 +85,23 @@ pub fn list(db: &mut Db, project_id: i64) -> StoreResult<Vec<Hook>> {
     db.rows(&format!("SELECT {COLUMNS} FROM web_hooks WHERE project_id = $1 ORDER BY id"), &[&project_id], from_row)
 }
 
-/// The instance's system hooks (no project), by id.
+/// The instance's system hooks (no project, no group), by id.
 pub fn list_system(db: &mut Db) -> StoreResult<Vec<Hook>> {
-    db.rows(&format!("SELECT {COLUMNS} FROM web_hooks WHERE project_id IS NULL ORDER BY id"), &[], from_row)
+    db.rows(
+        &format!("SELECT {COLUMNS} FROM web_hooks WHERE project_id IS NULL AND group_id IS NULL ORDER BY id"),
+        &[],
+        from_row,
+    )
+}
+
+/// The hooks of a group, by id.
+pub fn list_group(db: &mut Db, group_id: i64) -> StoreResult<Vec<Hook>> {
+    db.rows(&format!("SELECT {COLUMNS} FROM web_hooks WHERE group_id = $1 ORDER BY id"), &[&group_id], from_row)
+}
+
+/// The group's hook `id`.
+pub fn find_group(db: &mut Db, group_id: i64, id: i64) -> StoreResult<Option<Hook>> {
+    db.row(&format!("SELECT {COLUMNS} FROM web_hooks WHERE group_id = $1 AND id = $2"), &[&group_id, &id], from_row)
 }
 
 /// The project's hook `id`.
@@ -96,8 +118,8 @@ pub fn insert(db: &mut Db, hook: &Hook) -> StoreResult<i64> {
     db.one(
         "INSERT INTO web_hooks (project_id, url, name, description, token, events, enable_ssl_verification,
              push_events_branch_filter, branch_filter_strategy, custom_webhook_template, custom_headers,
-             url_variables, recent_failures, disabled_until, disabled, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id",
+             url_variables, recent_failures, disabled_until, disabled, created_at, group_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id",
         &[
             &hook.project_id,
             &hook.url,
@@ -115,6 +137,7 @@ pub fn insert(db: &mut Db, hook: &Hook) -> StoreResult<i64> {
             &hook.disabled_until,
             &hook.disabled,
             &hook.created_at,
+            &hook.group_id,
         ],
         |r| r.i64(0),
     )

@@ -670,3 +670,13 @@ pub fn target_projects(db: &mut Db, query: &ListQuery) -> StoreResult<Vec<i64>> 
         |r| r.i64(0),
     )
 }
+
+/// The project's newest merge request (as target), for a hook test's sample.
+pub fn newest(db: &mut Db, project_id: i64) -> StoreResult<Option<MergeRequest>> {
+    let mr = db.row(
+        &format!("SELECT {COLUMNS} FROM merge_requests WHERE target_project_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1"),
+        &[&project_id],
+        from_row,
+    )?;
+    one_with_people(db, mr)
+}

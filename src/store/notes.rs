@@ -173,3 +173,12 @@ pub fn user_notes_counts(
     )?;
     Ok(rows.into_iter().collect())
 }
+
+/// The project's newest user note (system notes fire no hooks), for a hook test's sample.
+pub fn newest(db: &mut Db, project_id: i64) -> StoreResult<Option<Note>> {
+    db.row(
+        &format!("SELECT {COLUMNS} FROM notes WHERE project_id = $1 AND NOT system ORDER BY id DESC LIMIT 1"),
+        &[&project_id],
+        from_row,
+    )
+}

@@ -226,3 +226,12 @@ pub fn delete_for_tags(db: &mut Db, project_id: i64, tag_names: &[String]) -> St
     }
     Ok(removed)
 }
+
+/// The project's newest release by `created_at`, for a hook test's sample.
+pub fn newest(db: &mut Db, project_id: i64) -> StoreResult<Option<Release>> {
+    db.row(
+        &format!("SELECT {COLUMNS} FROM releases WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1"),
+        &[&project_id],
+        from_row,
+    )
+}

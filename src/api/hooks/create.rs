@@ -32,6 +32,7 @@ pub fn create(call: &Call, project: &str, params: &Params) -> ApiResult<Response
         disabled_until: None,
         disabled: false,
         created_at: crate::store::now_seconds(),
+        group_id: None,
     };
     apply(call, &mut hook, params, true)?;
     hook.id = call.ctx.store.write(|db| hooks::insert(db, &hook))?;

@@ -234,7 +234,7 @@ pub fn apply(call: &Call, hook: &mut Hook, params: &Params, creating: bool) -> A
         return Err(unprocessable(&format!("Invalid URL template. Missing keys: [{keys}]")));
     }
     let local_allowed;
-    let rules = if hook.project_id.is_none() {
+    let rules = if hook.is_system() {
         local_allowed = crate::outbound::Rules { allow_local_requests: true, ..call.ctx.hooks.rules().clone() };
         &local_allowed
     } else {

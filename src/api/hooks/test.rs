@@ -2,15 +2,21 @@
 //! disabled hook (`force: true`), and waits for the answer: 201 `{"message":"201 Created"}`, or
 //! 422 with the receiver's body or the failure. Push and tag push samples are the last three
 //! commits of the default branch (`DataBuilder::Push.build_sample`); an empty repository is 422
-//! `Ensure the project has at least one commit.`. Five tests a minute per project and user.
+//! `Ensure the project has at least one commit.`. Merge requests, notes and releases send the
+//! project's newest one (422 `Ensure the project has merge requests.`, `... notes.`,
+//! `... releases.`, V `TestHooks::ProjectService`). Five tests a minute per project and user.
 
 use super::{administered, find};
 use crate::api::Call;
 use crate::config::RateLimit;
 use crate::error::{ApiError, ApiResult};
+use crate::events::{MergeRequestAction, MergeRequestChanged, NoteCreated};
 use crate::git::write::RefUpdate;
+use crate::hooks::payload::merge_request::Sources;
 use crate::hooks::payload::push::{self, Push};
+use crate::hooks::payload::{self};
 use crate::hooks::{deliver, uuid};
+use crate::response::ordered::Node;
 use crate::response::Response;
 use crate::store::{self, hooks};
 use serde_json::json;
@@ -49,11 +55,42 @@ pub fn test(call: &Call, project: &str, hook_id: &str, trigger: &str) -> ApiResu
     let hook_name = match trigger {
         "push_events" => "push_hooks",
         "tag_push_events" => "tag_push_hooks",
+        "merge_requests_events" => "merge_request_hooks",
+        "note_events" => "note_hooks",
+        "confidential_note_events" => "confidential_note_hooks",
+        "releases_events" => "release_hooks",
         other => {
             return Err(ApiError::Unprocessable(format!("Testing {other} is not supported by forgecore yet")));
         }
     };
-    let git_dir = call.git_dir(&project)?;
+    let payload = match trigger {
+        "push_events" | "tag_push_events" => push_sample(call, &project)?,
+        _ => record_sample(call, &project, trigger)?,
+    };
+    let outcome = deliver::execute(
+        call.ctx.hooks.rules(),
+        call.ctx.hooks.instance(),
+        &hook,
+        hook_name,
+        &payload,
+        &uuid(),
+        &uuid(),
+    );
+    call.ctx.store.write(|db| -> ApiResult<()> {
+        hooks::insert_log(db, &outcome.log)?;
+        hooks::record_outcome(db, hook.id, outcome.success, store::now_seconds())?;
+        Ok(())
+    })?;
+    if outcome.success {
+        Ok(Response::json(201, &json!({"message": "201 Created"})))
+    } else {
+        Err(ApiError::Unprocessable(outcome.message))
+    }
+}
+
+/// Push and tag push: the last three commits of the default branch (`build_sample`).
+fn push_sample(call: &Call, project: &store::projects::Project) -> ApiResult<String> {
+    let git_dir = call.git_dir(project)?;
     let repo = crate::git::open(&git_dir).map_err(ApiError::internal)?;
     let default_branch = crate::git::default_branch(&git_dir);
     let no_commit = || ApiError::Unprocessable("Ensure the project has at least one commit.".into());
@@ -70,7 +107,7 @@ pub fn test(call: &Call, project: &str, hook_id: &str, trigger: &str) -> ApiResu
             None => None,
         };
         let push = Push {
-            project: &project,
+            project,
             user: user.as_ref(),
             base: &base,
             default_branch: default_branch.as_deref(),
@@ -79,23 +116,64 @@ pub fn test(call: &Call, project: &str, hook_id: &str, trigger: &str) -> ApiResu
         push::build(db, &repo, &push, &update).map_err(|e| ApiError::internal(std::io::Error::other(e)))
     })?;
     let Some((_, payload)) = payload else { return Err(no_commit()) };
-    let outcome = deliver::execute(
-        call.ctx.hooks.rules(),
-        call.ctx.hooks.instance(),
-        &hook,
-        hook_name,
-        &payload.text(),
-        &uuid(),
-        &uuid(),
-    );
-    call.ctx.store.write(|db| -> ApiResult<()> {
-        hooks::insert_log(db, &outcome.log)?;
-        hooks::record_outcome(db, hook.id, outcome.success, store::now_seconds())?;
-        Ok(())
+    Ok(payload.text())
+}
+
+/// Merge requests, notes and releases: the project's newest one, as GitLab's
+/// `TestHooks::ProjectService` takes it (`merge_request.to_hook_data`, `Note.build(note, user,
+/// :create)`, `release.to_hook_data('create')`), or 422 `Ensure the project has ...`.
+fn record_sample(call: &Call, project: &store::projects::Project, trigger: &str) -> ApiResult<String> {
+    let git_dir = call.git_dir(project).ok();
+    let repo = git_dir.as_deref().and_then(|d| crate::git::open(d).ok());
+    let default_branch = git_dir.as_deref().and_then(crate::git::default_branch);
+    let base = call.base_url.clone();
+    let user_id = call.caller.user().map(|u| u.id);
+    let src = Sources { base: &base, repo: repo.as_ref(), default_branch: default_branch.as_deref() };
+    let built = call.ctx.store.read(|db| -> ApiResult<_> {
+        Ok(match trigger {
+            "merge_requests_events" => {
+                let Some(mr) = store::merge_requests::newest(db, project.id)? else {
+                    return Err(ApiError::Unprocessable("Ensure the project has merge requests.".into()));
+                };
+                let event = MergeRequestChanged {
+                    action: MergeRequestAction::Opened,
+                    merge_request: mr,
+                    previous: None,
+                    user_id,
+                };
+                let mut payload = payload::merge_request::build(db, &src, &event)?;
+                // `to_hook_data` alone: no `action`.
+                if let Some((_, Node::Obj(o))) = payload.as_mut() {
+                    if let Some(Node::Obj(attrs)) =
+                        o.0.iter_mut().find(|(k, _)| *k == "object_attributes").map(|(_, n)| n)
+                    {
+                        attrs.remove("action");
+                    }
+                }
+                payload
+            }
+            "note_events" | "confidential_note_events" => {
+                let Some(note) = store::notes::newest(db, project.id)? else {
+                    return Err(ApiError::Unprocessable("Ensure the project has notes.".into()));
+                };
+                let event = NoteCreated {
+                    project_id: project.id,
+                    note_id: note.id,
+                    noteable_type: note.noteable_type.clone(),
+                    noteable_id: note.noteable_id,
+                    user_id,
+                    confidential: trigger == "confidential_note_events",
+                };
+                payload::note::build(db, &src, &event)?
+            }
+            _ => {
+                let Some(release) = store::releases::newest(db, project.id)? else {
+                    return Err(ApiError::Unprocessable("Ensure the project has releases.".into()));
+                };
+                payload::release::build_for(db, &base, repo.as_ref(), default_branch.as_deref(), &release, "create")?
+            }
+        })
     })?;
-    if outcome.success {
-        Ok(Response::json(201, &json!({"message": "201 Created"})))
-    } else {
-        Err(ApiError::Unprocessable(outcome.message))
-    }
+    let Some((_, payload)) = built else { return Err(ApiError::Unprocessable("Ensure the project has data.".into())) };
+    Ok(payload.text())
 }

@@ -9,7 +9,7 @@ use crate::params::Params;
 use crate::response::Response;
 use crate::store::hooks;
 
-const OTHERS: [&str; 10] = [
+pub const OTHERS: [&str; 10] = [
     "url",
     "name",
     "description",

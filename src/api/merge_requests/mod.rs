@@ -41,7 +41,6 @@ use crate::params::{parse_int, Params};
 use crate::store::merge_requests::MergeRequest;
 use crate::store::projects::Project;
 use crate::store::{self, users::User, Db};
-use forgecore_date::civil_from_days;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -50,12 +49,7 @@ pub use crate::events::merge::is_draft;
 
 /// A time of a merge request (milliseconds since the epoch) as GitLab writes it:
 /// `2025-01-09T19:47:00.123Z`.
-pub fn iso_millis(millis: i64) -> String {
-    let (seconds, ms) = (millis.div_euclid(1000), millis.rem_euclid(1000));
-    let (days, secs) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
-    let (year, month, day) = civil_from_days(days);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{ms:03}Z", secs / 3600, secs % 3600 / 60, secs % 60)
-}
+pub use crate::response::ordered::iso_millis;
 
 /// An ISO 8601 time parameter (`2025-01-09`, `2025-01-09T19:47:00Z`, with an offset or
 /// fractions) as milliseconds since the epoch; 400 `<name> is invalid` otherwise.

@@ -29,9 +29,12 @@ pub fn delete(call: &Call, id: &str, tag_name: &str) -> ApiResult<Response> {
     let rights = Rights::of(call, &project)?;
     let body = entity(call, &project, repository(call, &project).as_ref(), &release, rights, false)?;
     let event = event(call, &release, ReleaseAction::Deleted);
+    // Recorded before the row goes: the Release Hook's payload is the release as it was (GitLab
+    // builds it from the destroyed record in memory), in the same transaction.
     call.ctx.store.write(|db| -> ApiResult<_> {
+        let followed = call.ctx.events.record(db, &event)?;
         releases::delete(db, release.id)?;
-        call.ctx.events.record(db, &event)
+        Ok(followed)
     })?;
     call.ctx.events.heard(&event);
     Ok(Response::json(200, &body))

@@ -40,6 +40,7 @@ pub fn create(call: &Call, params: &Params) -> ApiResult<Response> {
         disabled_until: None,
         disabled: false,
         created_at: crate::store::now_seconds(),
+        group_id: None,
     };
     apply(call, &mut hook, params, true)?;
     hook.events.retain(|k, _| {

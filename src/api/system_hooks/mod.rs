@@ -38,6 +38,6 @@ pub fn find(call: &Call, hook_id: &str) -> ApiResult<Hook> {
     call.ctx
         .store
         .read(|db| crate::store::hooks::find_by_id(db, id))?
-        .filter(|h| h.project_id.is_none())
+        .filter(|h| h.is_system())
         .ok_or(ApiError::RecordNotFound)
 }

@@ -48,23 +48,9 @@ pub fn build(db: &mut Db, base: &str, event: &IssueEvent) -> StoreResult<Option<
     let default_branch: Option<String> = None;
     let trigger = if issue.confidential { Trigger::ConfidentialIssue } else { Trigger::Issue };
     let web_url = format!("{base}/{}", project.full_path);
-    let state_id = if issue.state == "closed" { 2 } else { 1 };
-    let attributes = object(vec![
-        ("author_id", v(json!(issue.author_id))),
-        ("closed_at", v(json!(issue.closed_at.map(iso_millis)))),
-        ("confidential", v(json!(issue.confidential))),
-        ("created_at", v(json!(iso_millis(issue.created_at)))),
-        ("description", v(json!(issue.description))),
-        ("id", v(json!(issue.id))),
-        ("iid", v(json!(issue.iid))),
-        ("project_id", v(json!(issue.project_id))),
-        ("state_id", v(json!(state_id))),
-        ("title", v(json!(issue.title))),
-        ("updated_at", v(json!(iso_millis(issue.updated_at)))),
-        ("url", v(json!(format!("{web_url}/-/issues/{}", issue.iid)))),
-        ("state", v(json!(issue.state))),
-        ("action", v(json!(action(event.action)))),
-    ]);
+    let Node::Obj(mut attributes) = attributes(base, &project, &issue) else { return Ok(None) };
+    attributes.put("action", action(event.action));
+    let attributes = Node::Obj(attributes);
     let payload = object(vec![
         ("object_kind", v(json!("issue"))),
         ("event_type", v(json!(if issue.confidential { "confidential_issue" } else { "issue" }))),
@@ -84,4 +70,26 @@ pub fn build(db: &mut Db, base: &str, event: &IssueEvent) -> StoreResult<Option<
         ("changes", object(Vec::new())),
     ]);
     Ok(Some((trigger, payload)))
+}
+
+/// `Gitlab::HookData::IssueBuilder#build` of `issue`: a payload's `object_attributes` without
+/// the `action`, and a note's `issue`.
+pub fn attributes(base: &str, project: &store::projects::Project, issue: &store::issues::Issue) -> Node {
+    let web_url = format!("{base}/{}", project.full_path);
+    let state_id = if issue.state == "closed" { 2 } else { 1 };
+    object(vec![
+        ("author_id", v(json!(issue.author_id))),
+        ("closed_at", v(json!(issue.closed_at.map(iso_millis)))),
+        ("confidential", v(json!(issue.confidential))),
+        ("created_at", v(json!(iso_millis(issue.created_at)))),
+        ("description", v(json!(issue.description))),
+        ("id", v(json!(issue.id))),
+        ("iid", v(json!(issue.iid))),
+        ("project_id", v(json!(issue.project_id))),
+        ("state_id", v(json!(state_id))),
+        ("title", v(json!(issue.title))),
+        ("updated_at", v(json!(iso_millis(issue.updated_at)))),
+        ("url", v(json!(format!("{web_url}/-/issues/{}", issue.iid)))),
+        ("state", v(json!(issue.state))),
+    ])
 }

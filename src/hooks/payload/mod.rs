@@ -1,9 +1,14 @@
 //! What a hook is sent for each kind of event: one file per kind, each building GitLab's
-//! payload from the event and the store. Today's kind is [`push`] (Push Hook and Tag Push
-//! Hook); merge requests, notes, issues and releases add a file each, and a `Trigger` here.
+//! payload from the event and the store: [`push`] (Push Hook and Tag Push Hook), [`issue`]
+//! (Issue and Confidential Issue Hook), [`merge_request`] (Merge Request Hook), [`note`] (Note
+//! and Confidential Note Hook) and [`release`] (Release Hook). What several payloads embed
+//! (`Project#hook_attrs`, the deprecated `repository`, `Label#hook_attrs`) is here.
 
 pub mod issue;
+pub mod merge_request;
+pub mod note;
 pub mod push;
+pub mod release;
 
 use crate::response::ordered::{object, Node, Obj};
 use crate::store::projects::Project;
@@ -18,6 +23,10 @@ pub enum Trigger {
     TagPush,
     Issue,
     ConfidentialIssue,
+    MergeRequest,
+    Note,
+    ConfidentialNote,
+    Release,
 }
 
 impl Trigger {
@@ -27,6 +36,10 @@ impl Trigger {
             Trigger::TagPush => "tag_push_events",
             Trigger::Issue => "issues_events",
             Trigger::ConfidentialIssue => "confidential_issues_events",
+            Trigger::MergeRequest => "merge_requests_events",
+            Trigger::Note => "note_events",
+            Trigger::ConfidentialNote => "confidential_note_events",
+            Trigger::Release => "releases_events",
         }
     }
 
@@ -37,6 +50,10 @@ impl Trigger {
             Trigger::TagPush => "tag_push_hooks",
             Trigger::Issue => "issue_hooks",
             Trigger::ConfidentialIssue => "confidential_issue_hooks",
+            Trigger::MergeRequest => "merge_request_hooks",
+            Trigger::Note => "note_hooks",
+            Trigger::ConfidentialNote => "confidential_note_hooks",
+            Trigger::Release => "release_hooks",
         }
     }
 }
@@ -101,4 +118,48 @@ pub fn project_attrs(db: &mut Db, project: &Project, base: &str, default_branch:
         ("ssh_url", Value::Null),
         ("http_url", json!(http_url)),
     ])))
+}
+
+/// The deprecated `repository` of issuable, note and release payloads:
+/// `project.hook_attrs.slice(:name, :url, :description, :homepage)`.
+pub fn repository_attrs(project: &Project, base: &str) -> Node {
+    Node::Obj(Obj::from(vec![
+        ("name", json!(project.name)),
+        ("url", Value::Null),
+        ("description", json!(project.description)),
+        ("homepage", json!(format!("{base}/{}", project.full_path))),
+    ]))
+}
+
+/// `Label#hook_attrs` (the label's columns, in the order GitLab's docs and client-go's
+/// `EventLabel` list them), for each label of an issue or merge request.
+pub fn labels_attrs(labels: &[store::labels::Label]) -> Node {
+    use crate::response::ordered::iso_millis;
+    Node::Arr(
+        labels
+            .iter()
+            .map(|l| {
+                Node::Obj(Obj::from(vec![
+                    ("id", json!(l.id)),
+                    ("title", json!(l.title)),
+                    ("color", json!(l.color)),
+                    ("project_id", json!(l.project_id)),
+                    ("created_at", json!(iso_millis(l.created_at))),
+                    ("updated_at", json!(iso_millis(l.updated_at))),
+                    ("template", json!(false)),
+                    ("description", json!(l.description)),
+                    ("type", json!("ProjectLabel")),
+                    ("group_id", Value::Null),
+                ]))
+            })
+            .collect(),
+    )
+}
+
+/// The user `id`, when there is one and they exist.
+pub fn find_user(db: &mut Db, id: Option<i64>) -> StoreResult<Option<store::users::User>> {
+    match id {
+        Some(id) => store::users::find_by_id(db, id),
+        None => Ok(None),
+    }
 }

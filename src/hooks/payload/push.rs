@@ -96,7 +96,7 @@ pub fn build(
                 (commit.into_iter().collect(), usize::from(commit.is_some()), commit, message)
             }
         },
-        Trigger::Issue | Trigger::ConfidentialIssue => return Ok(None),
+        _ => return Ok(None),
     };
     let commits: Vec<Node> = ids.iter().map(|id| commit_attrs(repo, push, *id, deadline)).collect::<Result<_, _>>()?;
     let project = project_attrs(db, push.project, push.base, push.default_branch).map_err(|x| e(&x))?;
@@ -194,17 +194,25 @@ fn commit_attrs(repo: &gix::Repository, push: &Push, id: ObjectId, deadline: Ins
             modified.push(change.new_path.to_string());
         }
     }
+    let Node::Obj(mut attrs) = commit_hook_attrs(repo, push.base, &push.project.full_path, id)? else {
+        return Err("a commit's attributes are an object".into());
+    };
+    attrs.put("added", json!(added)).put("modified", json!(modified)).put("removed", json!(removed));
+    Ok(Node::Obj(attrs))
+}
+
+/// `Commit#hook_attrs` without the changed files (what a merge request's `last_commit` and a
+/// release's `commit` are): `id`, `message`, `title`, `timestamp`, `url`, `author`.
+pub fn commit_hook_attrs(repo: &gix::Repository, base: &str, full_path: &str, id: ObjectId) -> Result<Node, String> {
+    let info = crate::git::commit::read(repo, id).map_err(|x| x.to_string())?;
     let v = |value: Value| Node::V(value);
     Ok(object(vec![
         ("id", v(json!(id.to_string()))),
         ("message", v(json!(info.message))),
         ("title", v(json!(title(&info.message)))),
         ("timestamp", v(json!(xmlschema(info.committer.seconds, info.committer.offset)))),
-        ("url", v(json!(format!("{}/{}/-/commit/{id}", push.base, push.project.full_path)))),
+        ("url", v(json!(format!("{base}/{full_path}/-/commit/{id}")))),
         ("author", object(vec![("name", v(json!(info.author.name))), ("email", v(json!(info.author.email)))])),
-        ("added", v(json!(added))),
-        ("modified", v(json!(modified))),
-        ("removed", v(json!(removed))),
     ]))
 }
 

@@ -149,6 +149,11 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0020_push_rules.sqlite.sql"),
         postgres: include_str!("0020_push_rules.postgres.sql"),
     },
+    // 21 (issue #41): group hooks, `web_hooks.group_id`.
+    Migration {
+        sqlite: include_str!("0021_group_hooks.sqlite.sql"),
+        postgres: include_str!("0021_group_hooks.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
