@@ -16,6 +16,7 @@ mod notified;
 mod postgres;
 mod sqlite;
 
+pub mod award_emoji;
 pub mod ci_variables;
 pub mod copy;
 pub mod groups;

@@ -65,7 +65,8 @@ pub fn merge(call: &Call, id: &str, iid: &str, params: &Params) -> ApiResult<Res
     // A pipeline that must succeed and has not (missing, running, failed) is one more failed
     // check: 405, as GitLab's `mergeable?` with the CI check.
     let pipeline = head_pipeline_status(call, &project, &mr);
-    if detailed(&project, &mr, verdict, pipeline.as_deref()) != "mergeable" {
+    let blocking = super::status::blocking_discussions(call, &project, &mr);
+    if detailed(&project, &mr, verdict, pipeline.as_deref(), blocking) != "mergeable" {
         return Err(ApiError::MethodNotAllowed);
     }
     let squash = match project.settings.squash_option.as_str() {

@@ -139,6 +139,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0017_issues_labels_notes.sqlite.sql"),
         postgres: include_str!("0017_issues_labels_notes.postgres.sql"),
     },
+    // 18 (decisions D10; numbered 0022 on its branch): discussions (notes' `type`,
+    // `discussion_id`, `commit_id`, `position`, resolution) and award emoji.
+    Migration {
+        sqlite: include_str!("0022_discussions_award_emoji.sqlite.sql"),
+        postgres: include_str!("0022_discussions_award_emoji.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
