@@ -82,7 +82,7 @@ postgres-server:
 # contexts), projects, branches, tags and protected branches, request records and the anonymous
 # limit per address (observe), and the PostgreSQL-only store tests. Then readiness, which stops
 # and starts its own server (a cluster of its own, as test-cluster's).
-POSTGRES_TESTS := --test member_roles --test hooks --test members --test auth --test http --test health --test ffi --test store \
+POSTGRES_TESTS := --test member_roles --test discussions --test hooks --test members --test auth --test http --test health --test ffi --test store \
 	--test files --test commits_create --test projects --test branches --test tags --test git_http \
 	--test observe --test migrations --test groups --test projects_admin --test users --test tokens --test keyset --test admin_bench --test ci_variables \
 	--test releases --test push_rules --test statuses --test forks --test sharing --test access_tokens --test deploy_tokens \

@@ -100,6 +100,8 @@ enum Filled {
     With(Value),
     /// The time of the migration, in seconds since the epoch.
     Now,
+    /// The row's `id` (its first column) as 40 lower-case hex digits (notes' `discussion_id`).
+    IdAsHex,
 }
 
 struct Column {
@@ -910,11 +912,66 @@ fn tables() -> Vec<Table> {
                 col("internal", Bool),
                 col("created_at", Int),
                 col("updated_at", Int),
+                added("type", Text, Since::both(22), Filled::With(NULL)),
+                added("discussion_id", Text, Since::both(22), Filled::IdAsHex),
+                added("commit_id", Text, Since::both(22), Filled::With(NULL)),
+                added("position", Text, Since::both(22), Filled::With(NULL)),
+                added("resolved_at", Int, Since::both(22), Filled::With(NULL)),
+                added("resolved_by_id", Int, Since::both(22), Filled::With(NULL)),
             ],
             rows: vec![
-                row![1, 1, "Issue", 2, 1, "closed", true, false, 1_700_003_300_000, 1_700_003_300_000],
-                row![2, 1, "Issue", 2, 2, "Thanks", false, true, 1_700_003_400_000, 1_700_003_400_000],
+                row![
+                    1,
+                    1,
+                    "Issue",
+                    2,
+                    1,
+                    "closed",
+                    true,
+                    false,
+                    1_700_003_300_000,
+                    1_700_003_300_000,
+                    NULL,
+                    "0000000000000000000000000000000000000001",
+                    NULL,
+                    NULL,
+                    NULL,
+                    NULL
+                ],
+                row![
+                    2,
+                    1,
+                    "MergeRequest",
+                    1,
+                    2,
+                    "Line 3?",
+                    false,
+                    true,
+                    1_700_003_400_000,
+                    1_700_003_400_000,
+                    "DiffNote",
+                    "0000000000000000000000000000000000000002",
+                    NULL,
+                    r#"{"base_sha":"b","start_sha":"c","head_sha":"a","position_type":"text","new_line":3}"#,
+                    1_700_003_500_000,
+                    1
+                ],
             ],
+        },
+        Table {
+            name: "award_emoji",
+            since: Since::both(22),
+            columns: vec![
+                col("id", Int),
+                col("project_id", Int),
+                col("name", Text),
+                col("user_id", Int),
+                col("awardable_type", Text),
+                col("awardable_id", Int),
+                col("created_at", Int),
+                col("updated_at", Int),
+            ],
+            rows: vec![row![1, 1, "thumbsup", 2, "Issue", 1, 1_700_003_600_000, 1_700_003_600_000]],
         },
         Table {
             name: "merge_request_iids",
@@ -1467,6 +1524,10 @@ fn check_rows(
                 match &column.added {
                     Some((since, filled)) if since.on(dialect) > version => match filled {
                         Filled::With(value) => assert_eq!(&stored[i], value, "{what}, added since"),
+                        Filled::IdAsHex => {
+                            let Value::Int(id) = inserted[0] else { panic!("{what}: the row has no integer id") };
+                            assert_eq!(stored[i], Value::Text(format!("{id:040x}")), "{what}, added since")
+                        }
                         Filled::Now => assert!(
                             matches!(stored[i], Value::Int(t) if migrated.contains(&t)),
                             "{what}, added since: {:?}, not a time of the migration ({migrated:?})",

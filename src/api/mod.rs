@@ -14,10 +14,12 @@
 //! and embedders ([`admin`]).
 
 pub mod admin;
+pub mod award_emoji;
 mod call;
 pub mod ci_variables;
 pub mod conditional;
 pub mod deploy_tokens;
+pub mod discussions;
 pub mod group_hooks;
 pub mod groups;
 pub mod hooks;

@@ -75,12 +75,16 @@ impl AutoMerge {
             &NewNote {
                 project_id: mr.target_project_id,
                 noteable_type: "MergeRequest",
-                noteable_id: mr.id,
+                noteable_id: Some(mr.id),
                 author_id: user_id,
                 body: &aborted_note(reason),
                 system: true,
                 internal: false,
                 created_at: None,
+                note_type: None,
+                discussion_id: None,
+                commit_id: None,
+                position: None,
             },
         )?;
         Ok(())

@@ -130,12 +130,13 @@ impl Listener for ClosingIssues {
                 &NewNote {
                     project_id: project.id,
                     noteable_type: "Issue",
-                    noteable_id: issue.id,
+                    noteable_id: Some(issue.id),
                     author_id: changed.user_id,
                     body: &body,
                     system: true,
                     internal: false,
                     created_at: None,
+                    ..NewNote::default()
                 },
             )?;
             events.push(Event::Issue(IssueEvent {

@@ -51,7 +51,8 @@ pub enum Event {
     CommitStatus(StatusChanged),
     /// An issue was opened, changed, closed or reopened (announced by `api::issues`).
     Issue(IssueEvent),
-    /// A note was added to an issue or merge request (announced by `api::notes`).
+    /// A note was added to an issue, a merge request or a commit (announced by `api::notes`,
+    /// for notes, discussions and commit comments alike).
     NoteCreated(NoteCreated),
     /// A merge request was opened, changed, closed, reopened or merged (decisions D10): by
     /// its REST operations, or by the refresh after a ref moved ([`refresh`]).
@@ -122,9 +123,11 @@ pub struct IssueEvent {
 pub struct NoteCreated {
     pub project_id: i64,
     pub note_id: i64,
-    /// `Issue` or `MergeRequest`, and the noteable's global id.
+    /// `Issue`, `MergeRequest` or `Commit`, and the noteable's global id (`None` for a commit,
+    /// named by `commit_id`).
     pub noteable_type: String,
-    pub noteable_id: i64,
+    pub noteable_id: Option<i64>,
+    pub commit_id: Option<String>,
     pub user_id: Option<i64>,
     /// An internal note, or one on a confidential issue (GitLab's `confidential_note_events`).
     pub confidential: bool,

@@ -19,8 +19,9 @@ use crate::api::repository::{
 };
 use crate::api::resource_access_tokens::{self as access_tokens, Scope as Tokens};
 use crate::api::{
-    group_hooks, groups, hooks, issues, labels, namespaces, notes, personal_access_tokens as tokens, projects,
-    protected_branches, statuses, system_hooks, topics, users, version, Call,
+    award_emoji, discussions, group_hooks, groups, hooks, issues, labels, namespaces, notes,
+    personal_access_tokens as tokens, projects, protected_branches, statuses, system_hooks, topics, users, version,
+    Call,
 };
 use crate::auth::scopes::Need;
 use crate::error::{ApiError, ApiResult};
@@ -319,6 +320,145 @@ pub static ROUTES: &[Route] = &[
     route!("DELETE", "/projects/:id/merge_requests/:merge_request_iid/notes/:note_id", |c, _, a| {
         notes::delete::delete(c, a[0], notes::Kind::MergeRequests, a[1], a[2])
     }),
+    // Discussions (of issues).
+    route!("GET", "/projects/:id/issues/:issue_iid/discussions", |c, r, a| {
+        discussions::list::list(c, a[0], notes::Kind::Issues, a[1], &r.params)
+    }),
+    route!("POST", "/projects/:id/issues/:issue_iid/discussions", |c, r, a| {
+        discussions::create::create(c, a[0], notes::Kind::Issues, a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/issues/:issue_iid/discussions/:discussion_id", |c, _, a| {
+        discussions::get::get(c, a[0], notes::Kind::Issues, a[1], a[2])
+    }),
+    route!("PUT", "/projects/:id/issues/:issue_iid/discussions/:discussion_id", |c, r, a| {
+        discussions::resolve::resolve(c, a[0], notes::Kind::Issues, a[1], a[2], &r.params)
+    }),
+    route!("GET", "/projects/:id/issues/:issue_iid/discussions/:discussion_id/notes", |c, _, a| {
+        discussions::list_notes::list_notes(c, a[0], notes::Kind::Issues, a[1], a[2])
+    }),
+    route!("POST", "/projects/:id/issues/:issue_iid/discussions/:discussion_id/notes", |c, r, a| {
+        discussions::reply::reply(c, a[0], notes::Kind::Issues, a[1], a[2], &r.params)
+    }),
+    route!("GET", "/projects/:id/issues/:issue_iid/discussions/:discussion_id/notes/:note_id", |c, _, a| {
+        discussions::get_note::get_note(c, a[0], notes::Kind::Issues, a[1], a[3])
+    }),
+    route!("PUT", "/projects/:id/issues/:issue_iid/discussions/:discussion_id/notes/:note_id", |c, r, a| {
+        discussions::update_note::update_note(c, a[0], notes::Kind::Issues, a[1], a[3], &r.params)
+    }),
+    route!("DELETE", "/projects/:id/issues/:issue_iid/discussions/:discussion_id/notes/:note_id", |c, _, a| {
+        discussions::delete_note::delete_note(c, a[0], notes::Kind::Issues, a[1], a[3])
+    }),
+    // Discussions (of merge requests).
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/discussions", |c, r, a| {
+        discussions::list::list(c, a[0], notes::Kind::MergeRequests, a[1], &r.params)
+    }),
+    route!("POST", "/projects/:id/merge_requests/:merge_request_iid/discussions", |c, r, a| {
+        discussions::create::create(c, a[0], notes::Kind::MergeRequests, a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id", |c, _, a| {
+        discussions::get::get(c, a[0], notes::Kind::MergeRequests, a[1], a[2])
+    }),
+    route!("PUT", "/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id", |c, r, a| {
+        discussions::resolve::resolve(c, a[0], notes::Kind::MergeRequests, a[1], a[2], &r.params)
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes", |c, _, a| {
+        discussions::list_notes::list_notes(c, a[0], notes::Kind::MergeRequests, a[1], a[2])
+    }),
+    route!("POST", "/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes", |c, r, a| {
+        discussions::reply::reply(c, a[0], notes::Kind::MergeRequests, a[1], a[2], &r.params)
+    }),
+    route!(
+        "GET",
+        "/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes/:note_id",
+        |c, _, a| { discussions::get_note::get_note(c, a[0], notes::Kind::MergeRequests, a[1], a[3]) }
+    ),
+    route!(
+        "PUT",
+        "/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes/:note_id",
+        |c, r, a| { discussions::update_note::update_note(c, a[0], notes::Kind::MergeRequests, a[1], a[3], &r.params) }
+    ),
+    route!(
+        "DELETE",
+        "/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes/:note_id",
+        |c, _, a| { discussions::delete_note::delete_note(c, a[0], notes::Kind::MergeRequests, a[1], a[3]) }
+    ),
+    // Discussions (of commits).
+    route!("GET", "/projects/:id/repository/commits/:sha/discussions", |c, r, a| {
+        discussions::list::list(c, a[0], notes::Kind::Commits, a[1], &r.params)
+    }),
+    route!("POST", "/projects/:id/repository/commits/:sha/discussions", |c, r, a| {
+        discussions::create::create(c, a[0], notes::Kind::Commits, a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/repository/commits/:sha/discussions/:discussion_id", |c, _, a| {
+        discussions::get::get(c, a[0], notes::Kind::Commits, a[1], a[2])
+    }),
+    route!("GET", "/projects/:id/repository/commits/:sha/discussions/:discussion_id/notes", |c, _, a| {
+        discussions::list_notes::list_notes(c, a[0], notes::Kind::Commits, a[1], a[2])
+    }),
+    route!("POST", "/projects/:id/repository/commits/:sha/discussions/:discussion_id/notes", |c, r, a| {
+        discussions::reply::reply(c, a[0], notes::Kind::Commits, a[1], a[2], &r.params)
+    }),
+    route!("GET", "/projects/:id/repository/commits/:sha/discussions/:discussion_id/notes/:note_id", |c, _, a| {
+        discussions::get_note::get_note(c, a[0], notes::Kind::Commits, a[1], a[3])
+    }),
+    route!("PUT", "/projects/:id/repository/commits/:sha/discussions/:discussion_id/notes/:note_id", |c, r, a| {
+        discussions::update_note::update_note(c, a[0], notes::Kind::Commits, a[1], a[3], &r.params)
+    }),
+    route!("DELETE", "/projects/:id/repository/commits/:sha/discussions/:discussion_id/notes/:note_id", |c, _, a| {
+        discussions::delete_note::delete_note(c, a[0], notes::Kind::Commits, a[1], a[3])
+    }),
+    // Award emoji (of issues and their notes).
+    route!("GET", "/projects/:id/issues/:issue_iid/award_emoji", |c, r, a| {
+        award_emoji::list::list(c, a[0], award_emoji::Kind::Issues, a[1], None, &r.params)
+    }),
+    route!("POST", "/projects/:id/issues/:issue_iid/award_emoji", |c, r, a| {
+        award_emoji::create::create(c, a[0], award_emoji::Kind::Issues, a[1], None, &r.params)
+    }),
+    route!("GET", "/projects/:id/issues/:issue_iid/award_emoji/:award_id", |c, _, a| {
+        award_emoji::get::get(c, a[0], award_emoji::Kind::Issues, a[1], None, a[2])
+    }),
+    route!("DELETE", "/projects/:id/issues/:issue_iid/award_emoji/:award_id", |c, _, a| {
+        award_emoji::delete::delete(c, a[0], award_emoji::Kind::Issues, a[1], None, a[2])
+    }),
+    route!("GET", "/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji", |c, r, a| {
+        award_emoji::list::list(c, a[0], award_emoji::Kind::Issues, a[1], Some(a[2]), &r.params)
+    }),
+    route!("POST", "/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji", |c, r, a| {
+        award_emoji::create::create(c, a[0], award_emoji::Kind::Issues, a[1], Some(a[2]), &r.params)
+    }),
+    route!("GET", "/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji/:award_id", |c, _, a| {
+        award_emoji::get::get(c, a[0], award_emoji::Kind::Issues, a[1], Some(a[2]), a[3])
+    }),
+    route!("DELETE", "/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji/:award_id", |c, _, a| {
+        award_emoji::delete::delete(c, a[0], award_emoji::Kind::Issues, a[1], Some(a[2]), a[3])
+    }),
+    // Award emoji (of merge requests and their notes).
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/award_emoji", |c, r, a| {
+        award_emoji::list::list(c, a[0], award_emoji::Kind::MergeRequests, a[1], None, &r.params)
+    }),
+    route!("POST", "/projects/:id/merge_requests/:merge_request_iid/award_emoji", |c, r, a| {
+        award_emoji::create::create(c, a[0], award_emoji::Kind::MergeRequests, a[1], None, &r.params)
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id", |c, _, a| {
+        award_emoji::get::get(c, a[0], award_emoji::Kind::MergeRequests, a[1], None, a[2])
+    }),
+    route!("DELETE", "/projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id", |c, _, a| {
+        award_emoji::delete::delete(c, a[0], award_emoji::Kind::MergeRequests, a[1], None, a[2])
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji", |c, r, a| {
+        award_emoji::list::list(c, a[0], award_emoji::Kind::MergeRequests, a[1], Some(a[2]), &r.params)
+    }),
+    route!("POST", "/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji", |c, r, a| {
+        award_emoji::create::create(c, a[0], award_emoji::Kind::MergeRequests, a[1], Some(a[2]), &r.params)
+    }),
+    route!("GET", "/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji/:award_id", |c, _, a| {
+        award_emoji::get::get(c, a[0], award_emoji::Kind::MergeRequests, a[1], Some(a[2]), a[3])
+    }),
+    route!(
+        "DELETE",
+        "/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji/:award_id",
+        |c, _, a| { award_emoji::delete::delete(c, a[0], award_emoji::Kind::MergeRequests, a[1], Some(a[2]), a[3]) }
+    ),
     // Labels (of a project).
     route!("GET", "/projects/:id/labels", |c, r, a| labels::list::list(c, a[0], &r.params)),
     route!("POST", "/projects/:id/labels", |c, r, a| labels::create::create(c, a[0], &r.params)),
@@ -484,6 +624,12 @@ pub static ROUTES: &[Route] = &[
     route!("GET", "/projects/:id/repository/commits", |c, r, a| commits::list::list(c, a[0], &r.params)),
     route!("POST", "/projects/:id/repository/commits", |c, r, a| commits::create::create(c, a[0], &r.params)),
     route!("GET", "/projects/:id/repository/commits/:sha", |c, r, a| commits::get::get(c, a[0], a[1], &r.params)),
+    route!("GET", "/projects/:id/repository/commits/:sha/comments", |c, r, a| {
+        commits::comments::list(c, a[0], a[1], &r.params)
+    }),
+    route!("POST", "/projects/:id/repository/commits/:sha/comments", |c, r, a| {
+        commits::comment::create(c, a[0], a[1], &r.params)
+    }),
     route!("GET", "/projects/:id/repository/commits/:sha/diff", |c, r, a| {
         commits::diff::diff(c, a[0], a[1], &r.params)
     }),

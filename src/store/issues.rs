@@ -161,10 +161,11 @@ pub fn touch(db: &mut Db, id: i64) -> StoreResult<i64> {
     Ok(now)
 }
 
-/// Removes an issue with its assignees, label links and notes.
+/// Removes an issue with its assignees, label links, notes and award emoji.
 pub fn delete(db: &mut Db, issue: &Issue) -> StoreResult<()> {
     labels::unlink_all(db, labels::Target { kind: TargetType::Issue, id: issue.id })?;
-    db.execute("DELETE FROM notes WHERE noteable_type = 'Issue' AND noteable_id = $1", &[&issue.id])?;
+    super::notes::delete_all(db, super::notes::On::Record { noteable_type: "Issue", noteable_id: issue.id })?;
+    super::award_emoji::delete_all(db, "Issue", issue.id)?;
     db.execute("DELETE FROM issue_assignees WHERE issue_id = $1", &[&issue.id])?;
     db.execute("DELETE FROM issues WHERE id = $1", &[&issue.id])?;
     Ok(())

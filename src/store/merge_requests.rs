@@ -322,7 +322,10 @@ pub fn find_open(
     )
 }
 
+/// Removes a merge request with its notes and award emoji.
 pub fn delete(db: &mut Db, id: i64) -> StoreResult<bool> {
+    super::notes::delete_all(db, super::notes::On::Record { noteable_type: "MergeRequest", noteable_id: id })?;
+    super::award_emoji::delete_all(db, "MergeRequest", id)?;
     Ok(db.execute("DELETE FROM merge_requests WHERE id = $1", &[&id])? > 0)
 }
 

@@ -17,6 +17,7 @@ mod postgres;
 mod sqlite;
 
 pub mod auto_merges;
+pub mod award_emoji;
 pub mod ci_variables;
 pub mod copy;
 pub mod groups;

@@ -161,6 +161,7 @@ fn record_sample(call: &Call, project: &store::projects::Project, trigger: &str)
                     note_id: note.id,
                     noteable_type: note.noteable_type.clone(),
                     noteable_id: note.noteable_id,
+                    commit_id: note.commit_id.clone(),
                     user_id,
                     confidential: trigger == "confidential_note_events",
                 };

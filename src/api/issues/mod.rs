@@ -103,6 +103,8 @@ pub struct Loaded {
     assignees: HashMap<i64, Vec<i64>>,
     users: HashMap<i64, User>,
     notes: HashMap<i64, i64>,
+    /// `upvotes` and `downvotes`.
+    votes: HashMap<i64, (i64, i64)>,
     /// Full paths of the issues' projects.
     paths: HashMap<i64, String>,
 }
@@ -113,6 +115,7 @@ impl Loaded {
         let labels = store_labels::of_targets(db, TargetType::Issue, &ids)?;
         let assignees = issues::assignees_of(db, &ids)?;
         let notes = store::notes::user_notes_counts(db, "Issue", &ids, false)?;
+        let votes = store::award_emoji::votes(db, "Issue", &ids)?;
         let mut users = HashMap::new();
         let wanted = list
             .iter()
@@ -134,7 +137,7 @@ impl Loaded {
                 }
             }
         }
-        Ok(Loaded { labels, assignees, users, notes, paths })
+        Ok(Loaded { labels, assignees, users, notes, votes, paths })
     }
 
     pub fn assignees(&self, issue: &Issue) -> &[i64] {
@@ -231,8 +234,8 @@ pub fn entity(call: &Call, issue: &Issue, loaded: &Loaded, shape: Shape) -> Obj 
     };
     o.put("user_notes_count", loaded.notes.get(&issue.id).copied().unwrap_or(0))
         .put("merge_requests_count", 0)
-        .put("upvotes", 0)
-        .put("downvotes", 0)
+        .put("upvotes", loaded.votes.get(&issue.id).map_or(0, |v| v.0))
+        .put("downvotes", loaded.votes.get(&issue.id).map_or(0, |v| v.1))
         .put("due_date", Value::Null)
         .put("confidential", issue.confidential)
         .put("discussion_locked", Value::Null)

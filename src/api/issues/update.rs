@@ -127,12 +127,13 @@ pub fn update(call: &Call, project_id: &str, iid: &str, params: &Params) -> ApiR
                 &NewNote {
                     project_id: project.id,
                     noteable_type: "Issue",
-                    noteable_id: issue.id,
+                    noteable_id: Some(issue.id),
                     author_id: Some(user.id),
                     body,
                     system: true,
                     internal: false,
                     created_at: None,
+                    ..NewNote::default()
                 },
             )?;
         }

@@ -39,12 +39,16 @@ pub fn cancel(call: &Call, id: &str, iid: &str) -> ApiResult<Response> {
             &NewNote {
                 project_id: project.id,
                 noteable_type: "MergeRequest",
-                noteable_id: mr.id,
+                noteable_id: Some(mr.id),
                 author_id: Some(user.id),
                 body: CANCELED,
                 system: true,
                 internal: false,
                 created_at: None,
+                note_type: None,
+                discussion_id: None,
+                commit_id: None,
+                position: None,
             },
         )?;
         Ok(true)

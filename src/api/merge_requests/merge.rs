@@ -17,7 +17,7 @@
 //! merges it when that pipeline succeeds. With no pipeline, or a successful one, the merge
 //! happens at once (D10); a failed one is 405.
 
-use super::status::{current_verdict, detailed, head_pipeline_status};
+use super::status::{blocking_discussions, current_verdict, detailed, head_pipeline_status};
 use super::{find, full_of};
 use crate::api::push_rules::enforce::{self, Change, Refusal, Via};
 use crate::api::statuses::{self, Gate};
@@ -76,7 +76,10 @@ pub fn merge(call: &Call, id: &str, iid: &str, params: &Params) -> ApiResult<Res
     // 4. Auto-merge: queued while the head pipeline runs and every other check passes.
     if auto {
         match call.ctx.store.read(|db| statuses::merge_gate(db, project.id, &head_sha))? {
-            Gate::Waiting if detailed(&project, &mr, verdict, Some("success")) == "mergeable" => {
+            Gate::Waiting
+                if detailed(&project, &mr, verdict, Some("success"), blocking_discussions(call, &project, &mr))
+                    == "mergeable" =>
+            {
                 return queue(call, &project, &mr, &user, &asked);
             }
             Gate::Waiting | Gate::Failed => return Err(ApiError::MethodNotAllowed),
@@ -86,7 +89,8 @@ pub fn merge(call: &Call, id: &str, iid: &str, params: &Params) -> ApiResult<Res
     // 5. Every failed check is 405; `PUT .../merge` always checks afresh. A pipeline that must
     // succeed and has not (missing, running, failed) is one more failed check.
     let pipeline = head_pipeline_status(call, &project, &mr);
-    if detailed(&project, &mr, verdict, pipeline.as_deref()) != "mergeable" {
+    let blocking = blocking_discussions(call, &project, &mr);
+    if detailed(&project, &mr, verdict, pipeline.as_deref(), blocking) != "mergeable" {
         return Err(ApiError::MethodNotAllowed);
     }
     // 6. The merge itself.
@@ -200,12 +204,16 @@ fn queue(
                 &NewNote {
                     project_id: project.id,
                     noteable_type: "MergeRequest",
-                    noteable_id: current.id,
+                    noteable_id: Some(current.id),
                     author_id: Some(user.id),
                     body: &enabled_note(&head_sha),
                     system: true,
                     internal: false,
                     created_at: None,
+                    note_type: None,
+                    discussion_id: None,
+                    commit_id: None,
+                    position: None,
                 },
             )?;
         }

@@ -172,6 +172,12 @@ pub struct People {
     labels: HashMap<i64, Vec<store::labels::Label>>,
     /// The auto-merges set on the merge requests shown.
     auto_merges: HashMap<i64, store::auto_merges::AutoMerge>,
+    /// Non-internal user notes of each merge request (`user_notes_count`).
+    notes: HashMap<i64, i64>,
+    /// `upvotes` and `downvotes` of each.
+    votes: HashMap<i64, (i64, i64)>,
+    /// Resolvable notes not resolved, of each.
+    unresolved: HashMap<i64, i64>,
     /// `with_labels_details`: labels as `LabelBasic` objects rather than titles.
     pub label_details: bool,
 }
@@ -182,6 +188,9 @@ impl People {
         let ids: Vec<i64> = mrs.iter().map(|m| m.id).collect();
         people.labels = store::labels::of_targets(db, store::labels::TargetType::MergeRequest, &ids)?;
         people.auto_merges = store::auto_merges::of(db, &ids)?;
+        people.notes = store::notes::user_notes_counts(db, "MergeRequest", &ids, false)?;
+        people.votes = store::award_emoji::votes(db, "MergeRequest", &ids)?;
+        people.unresolved = store::notes::unresolved_counts(db, "MergeRequest", &ids)?;
         for mr in mrs {
             let auto_merge_user = people.auto_merges.get(&mr.id).and_then(|a| a.merge_user_id);
             let ids = [mr.author_id, mr.merged_by_id, mr.closed_by_id, auto_merge_user].into_iter().flatten();
@@ -199,6 +208,11 @@ impl People {
             }
         }
         Ok(())
+    }
+
+    /// Whether merge request `id` has threads to resolve (resolvable notes not resolved).
+    pub fn has_unresolved(&self, id: i64) -> bool {
+        self.unresolved.get(&id).copied().unwrap_or(0) > 0
     }
 
     /// GitLab's `UserBasic` of user `id`, when they exist.
@@ -313,9 +327,10 @@ pub fn basic(call: &Call, project: &Project, mr: &MergeRequest, people: &People,
     out.put("closed_at", time(mr.closed_at));
     out.put("target_branch", json!(mr.target_branch));
     out.put("source_branch", json!(mr.source_branch));
-    out.put("user_notes_count", json!(0));
-    out.put("upvotes", json!(0));
-    out.put("downvotes", json!(0));
+    let votes = people.votes.get(&mr.id).copied().unwrap_or_default();
+    out.put("user_notes_count", json!(people.notes.get(&mr.id).copied().unwrap_or(0)));
+    out.put("upvotes", json!(votes.0));
+    out.put("downvotes", json!(votes.1));
     out.node("author", people.basic(call, mr.author_id));
     out.node("assignees", people.list(call, &mr.assignees));
     out.node("assignee", people.basic(call, mr.assignees.first().copied()));
@@ -362,7 +377,9 @@ pub fn basic(call: &Call, project: &Project, mr: &MergeRequest, people: &People,
     );
     out.put("task_completion_status", task_completion(mr.description.as_deref()));
     out.put("has_conflicts", json!(status.merge_status == "cannot_be_merged"));
-    out.put("blocking_discussions_resolved", json!(true));
+    // GitLab's `mergeable_discussions_state?`: blocking only when the project says so.
+    let blocking = project.settings.only_allow_merge_if_all_discussions_are_resolved && people.has_unresolved(mr.id);
+    out.put("blocking_discussions_resolved", json!(!blocking));
     out.put("approvals_before_merge", Value::Null);
     Ok(out)
 }

@@ -7,7 +7,8 @@
 //!
 //! `detailed_merge_status` is the first failing check in `DetailedMergeStatusService`'s order
 //! (CE): `not_open`, `draft_status`, `commits_status` (no commits, a branch missing: GitLab's
-//! `broken?`; older servers said `broken_status`), `conflict`, `need_rebase` (only for the `ff`
+//! `broken?`; older servers said `broken_status`), `discussions_not_resolved` (threads left
+//! when the project requires them resolved), `conflict`, `need_rebase` (only for the `ff`
 //! and `rebase_merge` methods), then CI when the project requires a successful pipeline
 //! (`CheckCiStatusService`, then `DetailedMergeStatusService#ci_status`): the head pipeline
 //! (`statuses::head_pipeline`) `success`, or `skipped` with `allow_merge_on_skipped_pipeline`,
@@ -100,7 +101,20 @@ pub fn merge_status(call: &Call, project: &Project, mr: &MergeRequest) -> MergeS
         Verdict::Broken | Verdict::Conflict => "cannot_be_merged",
     };
     let pipeline = head_pipeline_status(call, project, mr);
-    status(merge_status, detailed(project, mr, verdict, pipeline.as_deref()))
+    let blocking = blocking_discussions(call, project, mr);
+    status(merge_status, detailed(project, mr, verdict, pipeline.as_deref(), blocking))
+}
+
+/// GitLab's `DiscussionsNotResolved` check: the project allows a merge only when every thread
+/// is resolved (`only_allow_merge_if_all_discussions_are_resolved`) and `mr` has a resolvable
+/// note not resolved. A store that cannot answer blocks nothing here; the merge asks again.
+pub fn blocking_discussions(call: &Call, project: &Project, mr: &MergeRequest) -> bool {
+    project.settings.only_allow_merge_if_all_discussions_are_resolved
+        && call
+            .ctx
+            .store
+            .read(|db| crate::store::notes::unresolved_counts(db, "MergeRequest", &[mr.id]))
+            .is_ok_and(|counts| counts.get(&mr.id).copied().unwrap_or(0) > 0)
 }
 
 /// The status of `mr`'s head pipeline, `None` when its head has none (or it cannot be read).
@@ -129,7 +143,14 @@ pub fn ci_check(project: &Project, pipeline: Option<&str>) -> Option<&'static st
 
 /// The first failing check of GitLab's `DetailedMergeStatusService` (CE), or `mergeable`.
 /// `pipeline`: the head pipeline's status ([`head_pipeline_status`]).
-pub fn detailed(project: &Project, mr: &MergeRequest, verdict: Verdict, pipeline: Option<&str>) -> &'static str {
+/// `blocking`: threads left to resolve ([`blocking_discussions`]).
+pub fn detailed(
+    project: &Project,
+    mr: &MergeRequest,
+    verdict: Verdict,
+    pipeline: Option<&str>,
+    blocking: bool,
+) -> &'static str {
     let ff_required = matches!(project.settings.merge_method.as_str(), "ff" | "rebase_merge");
     if !mr.is_open() {
         "not_open"
@@ -137,6 +158,8 @@ pub fn detailed(project: &Project, mr: &MergeRequest, verdict: Verdict, pipeline
         "draft_status"
     } else if verdict == Verdict::Broken {
         "commits_status"
+    } else if blocking {
+        "discussions_not_resolved"
     } else if verdict == Verdict::Conflict {
         "conflict"
     } else if ff_required && verdict == (Verdict::Clean { fast_forward: false }) {

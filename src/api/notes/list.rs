@@ -27,8 +27,7 @@ pub fn list(call: &Call, project_id: &str, kind: Kind, iid: &str, params: &Param
         let viewer = Viewer::of(db, call, &project)?;
         let noteable = noteable(db, &project, kind, iid, &viewer)?;
         let query = ListQuery {
-            noteable_type: noteable.type_name,
-            noteable_id: noteable.id,
+            on: noteable.on(),
             internal: viewer.admin_issue(),
             by_updated,
             ascending,

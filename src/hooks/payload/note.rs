@@ -23,18 +23,21 @@ use serde_json::Value;
 /// or its project is gone.
 pub fn build(db: &mut Db, src: &Sources, event: &NoteCreated) -> StoreResult<Option<(Trigger, Node)>> {
     let Some(project) = store::projects::find_by_id(db, event.project_id)? else { return Ok(None) };
-    let Some(note) = store::notes::find(db, &event.noteable_type, event.noteable_id, event.note_id)? else {
+    // Notes on commits have no payload here yet: only issues' and merge requests' notes.
+    let Some(noteable_id) = event.noteable_id else { return Ok(None) };
+    let on = store::notes::On::Record { noteable_type: &event.noteable_type, noteable_id };
+    let Some(note) = store::notes::find(db, on, event.note_id)? else {
         return Ok(None);
     };
     let user = find_user(db, event.user_id)?;
     let web_url = format!("{}/{}", src.base, project.full_path);
     let (key, noteable, path): (&'static str, Node, String) = match note.noteable_type.as_str() {
         "Issue" => {
-            let Some(issue) = store::issues::find_by_id(db, note.noteable_id)? else { return Ok(None) };
+            let Some(issue) = store::issues::find_by_id(db, noteable_id)? else { return Ok(None) };
             ("issue", super::issue::attributes(src.base, &project, &issue), format!("issues/{}", issue.iid))
         }
         "MergeRequest" => {
-            let Some(mr) = store::merge_requests::find_by_id(db, note.noteable_id)? else { return Ok(None) };
+            let Some(mr) = store::merge_requests::find_by_id(db, noteable_id)? else { return Ok(None) };
             let attrs = merge_request::attributes(db, src, &project, &mr)?;
             ("merge_request", Node::Obj(attrs), format!("merge_requests/{}", mr.iid))
         }

@@ -154,6 +154,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0021_group_hooks.sqlite.sql"),
         postgres: include_str!("0021_group_hooks.postgres.sql"),
     },
+    // 22 (decisions D10): discussions (notes' `type`,
+    // `discussion_id`, `commit_id`, `position`, resolution) and award emoji.
+    Migration {
+        sqlite: include_str!("0022_discussions_award_emoji.sqlite.sql"),
+        postgres: include_str!("0022_discussions_award_emoji.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.

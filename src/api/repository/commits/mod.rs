@@ -2,6 +2,8 @@
 //! operation) and GitLab's commit entities (`Entities::Commit`, `CommitWithStats`,
 //! `CommitDetail`), which merge base, compare and changelog use too.
 
+pub mod comment;
+pub mod comments;
 pub mod create;
 pub mod diff;
 pub mod get;
