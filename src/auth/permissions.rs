@@ -309,6 +309,9 @@ pub enum GroupAbility {
     /// Create and delete deploy tokens (`create_deploy_token`, `destroy_deploy_token`): Owner,
     /// or `manage_deploy_tokens`.
     ManageDeployTokens,
+    /// Create, change and delete its labels (GitLab's group `admin_label`): Planners, Reporters
+    /// and above.
+    AdminLabel,
 }
 
 /// Whether `caller` may do `ability` on `group` (one it can see).
@@ -319,5 +322,6 @@ pub fn group_may(db: &mut Db, caller: &Caller, group: &Group, ability: GroupAbil
             GroupAbility::ManageAccessTokens => access.level >= OWNER || access.has_flag("manage_group_access_tokens"),
             GroupAbility::ReadDeployTokens => access.level >= MAINTAINER || access.has_flag("manage_deploy_tokens"),
             GroupAbility::ManageDeployTokens => access.level >= OWNER || access.has_flag("manage_deploy_tokens"),
+            GroupAbility::AdminLabel => access.level >= PLANNER,
         })
 }

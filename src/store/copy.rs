@@ -340,13 +340,14 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
         "labels",
         &[
             ("id", Int),
-            ("project_id", Int),
+            ("project_id", OptInt),
             ("title", Text),
             ("color", Text),
             ("description", OptText),
             ("priority", OptInt),
             ("created_at", Int),
             ("updated_at", Int),
+            ("group_id", OptInt),
         ],
     ),
     ("internal_ids", &[("project_id", Int), ("usage", Text), ("last_value", Int)]),
@@ -433,6 +434,19 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
     ),
     ("merge_request_assignees", &[("merge_request_id", Int), ("user_id", Int), ("position", Int)]),
     ("merge_request_reviewers", &[("merge_request_id", Int), ("user_id", Int), ("state", Text), ("created_at", Int)]),
+    ("label_subscriptions", &[("id", Int), ("label_id", Int), ("user_id", Int), ("project_id", OptInt)]),
+    (
+        "resource_label_events",
+        &[
+            ("id", Int),
+            ("target_type", Text),
+            ("target_id", Int),
+            ("label_id", OptInt),
+            ("user_id", OptInt),
+            ("action", Text),
+            ("created_at", Int),
+        ],
+    ),
 ];
 
 /// Tables whose `id` is an identity column to move past the copied ids.
@@ -461,6 +475,8 @@ const IDENTITIES: &[&str] = &[
     "notes",
     "merge_requests",
     "merge_request_diffs",
+    "label_subscriptions",
+    "resource_label_events",
 ];
 
 /// One value of a copied row.

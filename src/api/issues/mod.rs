@@ -1,5 +1,6 @@
 //! Issues (issue #40, decisions D10), as GitLab's `lib/api/issues.rb` has them: list (project,
-//! group, global), get, create, update, delete; one file per operation; and the closing
+//! group, global), get, create, update, delete, participants, `closed_by` and
+//! `related_merge_requests`; one file per operation; and the closing
 //! references of a description ([`closing`]), which merge requests' `closes_issues` reads.
 //!
 //! Who sees what (`IssuePolicy`, `IssuesFinder`): anyone who sees the project sees its issues;
@@ -11,10 +12,13 @@
 //! (`lib/api/entities/issuable_entity.rb`, `issue_basic.rb`, `issue.rb`), keys in GitLab's order.
 
 pub use crate::events::closing_issues as closing;
+pub mod closed_by;
 pub mod create;
 pub mod delete;
 pub mod get;
 pub mod list;
+pub mod participants;
+pub mod related_merge_requests;
 pub mod update;
 
 use super::labels::basic as label_basic;

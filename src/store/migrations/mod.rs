@@ -139,6 +139,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0017_issues_labels_notes.sqlite.sql"),
         postgres: include_str!("0017_issues_labels_notes.postgres.sql"),
     },
+    // 23 (renumbered at merge): group labels (a label of a project or of a group), label
+    // subscriptions, resource label events.
+    Migration {
+        sqlite: include_str!("0023_label_extras.sqlite.sql"),
+        postgres: include_str!("0023_label_extras.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
