@@ -86,6 +86,7 @@ pub static ROUTES: &[Route] = &[
     route!("POST", "/users/:id/unban", |c, _, a| users::unban::unban(c, a[0])),
     route!("POST", "/users/:id/approve", |c, _, a| users::approve::approve(c, a[0])),
     route!("POST", "/users/:id/reject", |c, _, a| users::reject::reject(c, a[0])),
+    route!("GET", "/users/:user_id/memberships", |c, r, a| users::memberships::list(c, a[0], &r.params)),
     // Personal access tokens (of a user, then the `/personal_access_tokens` family).
     route!("POST", "/user/personal_access_tokens", |c, r, _| tokens::create::create_own(c, &r.params)),
     route!("POST", "/users/:user_id/personal_access_tokens", |c, r, a| {
