@@ -195,6 +195,7 @@ pub static ROUTES: &[Route] = &[
     route!("PUT", "/projects/:id/transfer", |c, r, a| projects::transfer::transfer(c, a[0], &r.params)),
     route!("POST", "/projects/:id/share", |c, r, a| projects::share::share(c, a[0], &r.params)),
     route!("DELETE", "/projects/:id/share/:group_id", |c, _, a| projects::share::unshare(c, a[0], a[1])),
+    route!("GET", "/projects/:id/groups", |c, r, a| projects::groups::list(c, a[0], &r.params)),
     // Member roles, of the instance and of a group.
     route!("GET", "/member_roles", |c, _, _| member_roles::list::list(c, Scope::Instance)),
     route!("POST", "/member_roles", |c, r, _| member_roles::create::create(c, Scope::Instance, &r.params)),
