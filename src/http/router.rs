@@ -195,7 +195,7 @@ pub static ROUTES: &[Route] = &[
     route!("PUT", "/projects/:id/transfer", |c, r, a| projects::transfer::transfer(c, a[0], &r.params)),
     route!("POST", "/projects/:id/share", |c, r, a| projects::share::share(c, a[0], &r.params)),
     route!("DELETE", "/projects/:id/share/:group_id", |c, _, a| projects::share::unshare(c, a[0], a[1])),
-    route!("GET", "/projects/:id/groups", |c, r, a| projects::groups::list(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/groups", |c, r, a| groups::of_project::list(c, a[0], &r.params)),
     // Member roles, of the instance and of a group.
     route!("GET", "/member_roles", |c, _, _| member_roles::list::list(c, Scope::Instance)),
     route!("POST", "/member_roles", |c, r, _| member_roles::create::create(c, Scope::Instance, &r.params)),
@@ -278,10 +278,10 @@ pub static ROUTES: &[Route] = &[
     route!("PUT", "/projects/:id/issues/:issue_iid", |c, r, a| issues::update::update(c, a[0], a[1], &r.params)),
     route!("DELETE", "/projects/:id/issues/:issue_iid", |c, _, a| issues::delete::delete(c, a[0], a[1])),
     route!("GET", "/projects/:id/issues/:issue_iid/closed_by", |c, r, a| {
-        issues::closed_by::closed_by(c, a[0], a[1], &r.params)
+        mrs::closing_an_issue::closed_by(c, a[0], a[1], &r.params)
     }),
     route!("GET", "/projects/:id/issues/:issue_iid/related_merge_requests", |c, r, a| {
-        issues::related_merge_requests::related(c, a[0], a[1], &r.params)
+        mrs::related_to_an_issue::related(c, a[0], a[1], &r.params)
     }),
     route!("GET", "/projects/:id/issues/:issue_iid/participants", |c, r, a| {
         issues::participants::participants(c, a[0], a[1], &r.params)

@@ -12,6 +12,7 @@
 pub mod by_commit;
 pub mod changes;
 pub mod closes_issues;
+pub mod closing_an_issue;
 pub mod commits;
 pub mod create;
 pub mod delete;
@@ -23,6 +24,7 @@ pub mod merge_ref;
 pub mod participants;
 pub mod raw_diffs;
 pub mod rebase;
+pub mod related_to_an_issue;
 pub mod reviewers;
 pub mod status;
 pub mod update;

@@ -13,7 +13,6 @@ pub mod fork;
 pub mod fork_link;
 pub mod forks;
 pub mod get;
-pub mod groups;
 pub mod list;
 pub mod purge;
 pub mod restore;

@@ -1,12 +1,13 @@
-//! `GET /projects/:id/issues/:issue_iid/closed_by`: the merge requests of the project that
+//! `GET /projects/:id/issues/:issue_iid/closed_by` (an Issues route, kept with the merge
+//! requests it answers so that imports run one way: merge requests use issues): the merge requests of the project that
 //! close the issue when merged (GitLab's `MergeRequestIssue.link_type_closes`, which it keeps
 //! from each merge request's description: here read from the descriptions themselves with
 //! the closing pattern `closes_issues` uses, `events::closing_issues`), whatever their state,
 //! by id, as `MergeRequestBasic` in offset pages; `[]` for a caller who may not read the
 //! project's merge requests (GitLab's `MergeRequestsFinder` finds none for them).
 
-use super::{find_visible, Viewer};
-use crate::api::merge_requests::{basic, People, Within};
+use super::{basic, People, Within};
+use crate::api::issues::{find_visible, Viewer};
 use crate::api::{pagination, Call};
 use crate::auth::permissions::{self, ProjectAbility};
 use crate::error::ApiResult;

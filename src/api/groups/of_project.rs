@@ -1,4 +1,5 @@
-//! `GET /projects/:id/groups`: the project's group and that group's ancestors, with the groups
+//! `GET /projects/:id/groups` (a Projects route, kept with the groups it answers so that
+//! imports run one way: groups use projects): the project's group and that group's ancestors, with the groups
 //! it is shared with when `with_shared` (GitLab's `Projects::GroupsFinder`): `skip_groups`
 //! leaves groups out, `search` keeps those whose name or path contains it (ignoring case),
 //! `shared_min_access_level` keeps the shared groups whose link grants at least that level,
@@ -7,7 +8,7 @@
 //! `name`, `avatar_url`, `full_name`, `full_path`. A project in a user's namespace and shared
 //! with no one answers `[]`.
 
-use crate::api::groups::web_url;
+use super::web_url;
 use crate::api::ordered::Obj;
 use crate::api::{pagination, Call};
 use crate::auth::permissions::{self, ProjectAbility};

@@ -1,4 +1,5 @@
-//! `GET /projects/:id/issues/:issue_iid/related_merge_requests`: the merge requests of the
+//! `GET /projects/:id/issues/:issue_iid/related_merge_requests` (an Issues route, kept with
+//! the merge requests it answers, as `closing_an_issue`): the merge requests of the
 //! project that the issue's description and notes refer to (`!12`, `group/project!12`, or a
 //! link to `.../-/merge_requests/12`: GitLab's `Issues::ReferencedMergeRequestsService`, which
 //! extracts the references of the issue and of all its notes, system notes included), those
@@ -6,8 +7,8 @@
 //! (`include_subscribed: false`), in offset pages. GitLab's persisted "related" links
 //! (`explicit_mr_work_item_relations`, behind a feature flag) are not kept here.
 
-use super::{find_visible, Viewer};
-use crate::api::merge_requests::{full, Extras, People};
+use super::{full, Extras, People};
+use crate::api::issues::{find_visible, Viewer};
 use crate::api::{pagination, Call};
 use crate::auth::permissions::{self, ProjectAbility};
 use crate::error::ApiResult;
