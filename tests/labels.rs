@@ -162,22 +162,44 @@ fn the_store_api_sets_adds_removes_reads_and_filters_by_name() {
     let s = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
     store
         .write(|db| -> Result<(), forgecore::store::StoreError> {
-            let set = labels::set(db, project, one, &s(&["renovate", "dependencies", "renovate", " "]))?;
+            let here = labels::Available::for_project(db, project, None)?;
+            let set =
+                labels::set(db, &here, project, one, &s(&["renovate", "dependencies", "renovate", " "]), Some(1))?;
             assert_eq!(titles(&set), ["dependencies", "renovate"], "sorted, duplicates and blanks dropped");
             assert!(set.iter().all(|l| l.color == labels::DEFAULT_COLOR), "created with GitLab's default color");
-            assert_eq!(titles(&labels::add(db, project, two, &s(&["bug"]))?), ["bug"]);
-            assert_eq!(titles(&labels::add(db, project, one, &s(&["bug"]))?), ["bug", "dependencies", "renovate"]);
+            assert_eq!(titles(&labels::add(db, &here, project, two, &s(&["bug"]), Some(1))?), ["bug"]);
             assert_eq!(
-                titles(&labels::remove(db, project, one, &s(&["renovate", "absent"]))?),
+                titles(&labels::add(db, &here, project, one, &s(&["bug"]), None)?),
+                ["bug", "dependencies", "renovate"]
+            );
+            assert_eq!(
+                titles(&labels::remove(db, one, &s(&["renovate", "absent"]), Some(1))?),
                 ["bug", "dependencies"]
             );
-            assert_eq!(titles(&labels::set(db, project, mr, &s(&["dependencies"]))?), ["dependencies"]);
+            assert_eq!(titles(&labels::set(db, &here, project, mr, &s(&["dependencies"]), Some(1))?), ["dependencies"]);
             // Many targets at once: the merge request with the same id is another target.
             let all = labels::of_targets(db, TargetType::Issue, &[101, 102, 103])?;
             assert_eq!(titles(&all[&101]), ["bug", "dependencies"]);
             assert_eq!(titles(&all[&102]), ["bug"]);
             assert!(!all.contains_key(&103));
-            assert_eq!(labels::list(db, project, None)?.len(), 3, "labels are the project's, made once each");
+            assert_eq!(labels::list(db, &here, None)?.len(), 3, "labels are the project's, made once each");
+            // Every change was recorded as label events, the actor with it; setting the same
+            // labels again records nothing.
+            let events = labels::events(db, one)?;
+            let seen: Vec<(String, String, Option<i64>)> =
+                events.iter().map(|e| (e.action.clone(), e.label.as_ref().unwrap().title.clone(), e.user_id)).collect();
+            assert_eq!(
+                seen,
+                [
+                    ("add".into(), "renovate".into(), Some(1)),
+                    ("add".into(), "dependencies".into(), Some(1)),
+                    ("add".into(), "bug".into(), None),
+                    ("remove".into(), "renovate".into(), Some(1)),
+                ]
+            );
+            labels::set(db, &here, project, mr, &s(&["dependencies"]), Some(1))?;
+            assert_eq!(labels::events(db, mr)?.len(), 1);
+            assert_eq!(labels::event(db, mr, events[0].id)?, None, "an event is found only on its own target");
             Ok(())
         })
         .unwrap();
@@ -219,4 +241,148 @@ fn the_store_api_sets_adds_removes_reads_and_filters_by_name() {
     let (status, _) = w.call("DELETE", "/api/v4/projects/top%2Fapp/labels/bug", Some(&w.root), Value::Null);
     assert_eq!(status, 204);
     assert_eq!(matching(&["bug"]), Vec::<i64>::new());
+}
+
+#[test]
+fn group_labels_reach_the_groups_projects_and_subgroups() {
+    let w = world();
+    let (status, sub) = w.call(
+        "POST",
+        "/api/v4/groups",
+        Some(&w.root),
+        json!({"name": "sub", "path": "sub", "parent_id": w.call("GET", "/api/v4/groups/top", Some(&w.root), Value::Null).1["id"]}),
+    );
+    assert_eq!(status, 201, "{sub}");
+    let (status, label) = w.call(
+        "POST",
+        "/api/v4/groups/top/labels",
+        Some(&w.reporter),
+        json!({"name": "team", "color": "#112233", "description": "bar"}),
+    );
+    assert_eq!(status, 201, "{label}");
+    assert_eq!(label["name"], "team");
+    assert_eq!(label["subscribed"], false);
+    assert!(label.get("is_project_label").is_none() && label.get("priority").is_none(), "GroupLabel: {label}");
+    let (status, _) =
+        w.call("POST", "/api/v4/groups/top/labels", Some(&w.guest), json!({"name": "g", "color": "#112233"}));
+    assert_eq!(status, 403, "guests do not change labels");
+    let (status, taken) =
+        w.call("POST", "/api/v4/groups/top/labels", Some(&w.reporter), json!({"name": "team", "color": "red"}));
+    assert_eq!((status, taken), (409, json!({"message": "Label already exists"})));
+    // Update through the path and through the deprecated form python-gitlab's save uses.
+    let (status, label) = w.call(
+        "PUT",
+        "/api/v4/groups/top/labels/team",
+        Some(&w.reporter),
+        json!({"description": "baz", "new_name": "Label:that requires:encoding"}),
+    );
+    assert_eq!(status, 200, "{label}");
+    let (status, got) =
+        w.call("GET", "/api/v4/groups/top/labels/Label%3Athat%20requires%3Aencoding", Some(&w.guest), Value::Null);
+    assert_eq!(status, 200, "{got}");
+    assert_eq!(got["description"], "baz");
+    // A subgroup sees its ancestors' labels, unless it asks for its own only.
+    let (_, listed) = w.call("GET", "/api/v4/groups/top%2Fsub/labels", Some(&w.root), Value::Null);
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    let (_, own) =
+        w.call("GET", "/api/v4/groups/top%2Fsub/labels?include_ancestor_groups=false", Some(&w.root), Value::Null);
+    assert_eq!(own, json!([]));
+    // The project sees it, as no project label; an issue takes it by title, no copy made.
+    let (status, project_labels) = w.call("GET", "/api/v4/projects/top%2Fapp/labels", Some(&w.guest), Value::Null);
+    assert_eq!(status, 200);
+    assert_eq!(project_labels[0]["id"], label["id"]);
+    assert_eq!(project_labels[0]["is_project_label"], false);
+    let (status, issue) = w.call(
+        "POST",
+        "/api/v4/projects/top%2Fapp/issues",
+        Some(&w.reporter),
+        json!({"title": "t", "labels": "Label:that requires:encoding,local"}),
+    );
+    assert_eq!(status, 201, "{issue}");
+    let (_, project_labels) = w.call("GET", "/api/v4/projects/top%2Fapp/labels", Some(&w.guest), Value::Null);
+    let names: Vec<&str> = project_labels.as_array().unwrap().iter().map(|l| l["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Label:that requires:encoding", "local"]);
+    let (_, found) = w.call(
+        "GET",
+        "/api/v4/projects/top%2Fapp/issues?labels=Label:that%20requires:encoding",
+        Some(&w.guest),
+        Value::Null,
+    );
+    assert_eq!(found.as_array().unwrap().len(), 1);
+    // A project cannot change or delete its group's label; the group can.
+    let (status, _) =
+        w.call("DELETE", &format!("/api/v4/projects/top%2Fapp/labels/{}", label["id"]), Some(&w.reporter), Value::Null);
+    assert_eq!(status, 404);
+    let (status, _) = w.call(
+        "DELETE",
+        "/api/v4/groups/top/labels?name=Label:that%20requires:encoding",
+        Some(&w.reporter),
+        Value::Null,
+    );
+    assert_eq!(status, 204);
+    let (_, issue) = w.call("GET", "/api/v4/projects/top%2Fapp/issues/1", Some(&w.guest), Value::Null);
+    assert_eq!(issue["labels"], json!(["local"]));
+}
+
+#[test]
+fn subscriptions_and_promotion() {
+    let w = world();
+    let app = "/api/v4/projects/top%2Fapp/labels";
+    let (status, label) = w.call("POST", app, Some(&w.reporter), json!({"name": "promoteme", "color": "#778899"}));
+    assert_eq!(status, 201, "{label}");
+    let (status, subscribed) = w.call("POST", &format!("{app}/promoteme/subscribe"), Some(&w.guest), Value::Null);
+    assert_eq!(status, 201, "{subscribed}");
+    assert_eq!(subscribed["subscribed"], true);
+    let (status, _, body) =
+        w.instance.request("POST", &format!("{app}/promoteme/subscribe"), &[("PRIVATE-TOKEN", w.guest.as_str())], b"");
+    assert_eq!((status, body.len()), (304, 0), "already subscribed");
+    let (_, seen) = w.call("GET", &format!("{app}/promoteme"), Some(&w.guest), Value::Null);
+    assert_eq!(seen["subscribed"], true);
+    let (_, other) = w.call("GET", &format!("{app}/promoteme"), Some(&w.reporter), Value::Null);
+    assert_eq!(other["subscribed"], false, "subscriptions are the caller's own");
+    let (status, _) = w.call("POST", &format!("{app}/promoteme/subscribe"), None, Value::Null);
+    assert_eq!(status, 401);
+
+    // Promotion: the label becomes the group's; the issue keeps it; the subscription follows.
+    let (status, issue) = w.call(
+        "POST",
+        "/api/v4/projects/top%2Fapp/issues",
+        Some(&w.reporter),
+        json!({"title": "t", "labels": "promoteme"}),
+    );
+    assert_eq!(status, 201, "{issue}");
+    let (status, denied) = w.call("PUT", &format!("{app}/promoteme/promote"), Some(&w.guest), Value::Null);
+    assert_eq!(status, 403, "{denied}");
+    let (status, promoted) = w.call("PUT", &format!("{app}/promoteme/promote"), Some(&w.reporter), Value::Null);
+    assert_eq!(status, 200, "{promoted}");
+    assert_eq!(promoted["name"], "promoteme");
+    assert_eq!(promoted["color"], "#778899");
+    assert!(promoted.get("is_project_label").is_none(), "GroupLabel: {promoted}");
+    let (_, group_labels) = w.call("GET", "/api/v4/groups/top/labels", Some(&w.guest), Value::Null);
+    assert_eq!(group_labels.as_array().unwrap().len(), 1);
+    assert_eq!(group_labels[0]["id"], promoted["id"]);
+    let (_, issue) = w.call("GET", "/api/v4/projects/top%2Fapp/issues/1", Some(&w.guest), Value::Null);
+    assert_eq!(issue["labels"], json!(["promoteme"]));
+    let (_, seen) = w.call("GET", &format!("{app}/promoteme"), Some(&w.guest), Value::Null);
+    assert_eq!((seen["id"].clone(), seen["subscribed"].clone()), (promoted["id"].clone(), json!(true)));
+    assert_eq!(seen["is_project_label"], false);
+    // Unsubscribe, twice.
+    let (status, off) = w.call("POST", &format!("{app}/promoteme/unsubscribe"), Some(&w.guest), Value::Null);
+    assert_eq!((status, off["subscribed"].clone()), (201, json!(false)));
+    let (status, _, _) = w.instance.request(
+        "POST",
+        &format!("{app}/promoteme/unsubscribe"),
+        &[("PRIVATE-TOKEN", w.guest.as_str())],
+        b"",
+    );
+    assert_eq!(status, 304);
+    // A group's label is not the project's to promote; a project in no group cannot promote.
+    let (status, _) = w.call("PUT", &format!("{app}/promoteme/promote"), Some(&w.reporter), Value::Null);
+    assert_eq!(status, 404);
+    let (status, mine) = w.call("POST", "/api/v4/projects", Some(&w.reporter), json!({"path": "mine"}));
+    assert_eq!(status, 201, "{mine}");
+    let own = format!("/api/v4/projects/{}/labels", mine["id"]);
+    w.call("POST", &own, Some(&w.reporter), json!({"name": "x", "color": "#778899"}));
+    let (status, body) = w.call("PUT", &format!("{own}/x/promote"), Some(&w.reporter), Value::Null);
+    assert_eq!((status, body), (400, json!({"message": "Failed to promote project label to group label"})));
 }

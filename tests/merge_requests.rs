@@ -761,3 +761,128 @@ fn concurrent_creates_get_distinct_iids() {
     sorted.sort();
     assert_eq!(sorted, (1..=6).collect::<Vec<_>>());
 }
+
+#[test]
+fn label_events_of_merge_requests_and_issues_from_every_route() {
+    let w = world();
+    let (status, mr) = w.call(
+        "POST",
+        MRS,
+        Some(&w.developer),
+        json!({"source_branch": "feature", "target_branch": "main", "title": "Labelled", "labels": "bug"}),
+    );
+    assert_eq!(status, 201, "{mr}");
+    let target = format!("{MRS}/{}", mr["iid"]);
+    let (status, _) = w.call("PUT", &target, Some(&w.developer), json!({"add_labels": "ux", "remove_labels": "bug"}));
+    assert_eq!(status, 200);
+    let (status, events) = w.get(&format!("{target}/resource_label_events"), &w.developer);
+    assert_eq!(status, 200, "{events}");
+    let seen: Vec<(&str, &str)> = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["action"].as_str().unwrap(), e["label"]["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(seen, [("add", "bug"), ("add", "ux"), ("remove", "bug")]);
+    let first = &events[0];
+    assert_eq!(first["resource_type"], "MergeRequest");
+    assert_eq!(first["resource_id"], mr["id"]);
+    assert_eq!(first["user"]["username"], mr["author"]["username"]);
+    assert_eq!(first["label"]["color"], "#6699cc");
+    let (_, _, raw) = w.instance.request(
+        "GET",
+        &format!("{target}/resource_label_events/{}", first["id"]),
+        &[("PRIVATE-TOKEN", w.developer.as_str())],
+        b"",
+    );
+    let raw = String::from_utf8(raw).unwrap();
+    let order: Vec<usize> =
+        ["\"id\"", "\"user\"", "\"created_at\"", "\"resource_type\"", "\"resource_id\"", "\"label\"", "\"action\""]
+            .iter()
+            .map(|k| raw.find(k).unwrap_or_else(|| panic!("{k} in {raw}")))
+            .collect();
+    assert!(order.windows(2).all(|p| p[0] < p[1]), "GitLab's key order: {raw}");
+    let (status, body) = w.get(&format!("{target}/resource_label_events/999999"), &w.developer);
+    assert_eq!((status, body), (404, json!({"message": "404 Not found"})));
+    let (status, _) = w.call("GET", &format!("{target}/resource_label_events"), None, Value::Null);
+    assert_eq!(status, 401, "GitLab's `authenticate!`");
+    // A deleted label leaves its events, without it.
+    let (status, _) = w.call("DELETE", "/api/v4/projects/fx%2Freview/labels/bug", Some(&w.maintainer), Value::Null);
+    assert_eq!(status, 204);
+    let (_, events) = w.get(&format!("{target}/resource_label_events"), &w.developer);
+    assert_eq!(events[0]["label"], Value::Null);
+    assert_eq!(events[1]["label"]["name"], "ux");
+
+    // Issues: create, `labels`, `add_labels` and `remove_labels` each record theirs.
+    let issues = "/api/v4/projects/fx%2Freview/issues";
+    let (status, issue) = w.call("POST", issues, Some(&w.developer), json!({"title": "Tracked", "labels": "a,b"}));
+    assert_eq!(status, 201, "{issue}");
+    let one = format!("{issues}/{}", issue["iid"]);
+    w.call("PUT", &one, Some(&w.developer), json!({"labels": "b,c"}));
+    w.call("PUT", &one, Some(&w.developer), json!({"remove_labels": "c"}));
+    let (_, events) = w.get(&format!("{one}/resource_label_events"), &w.developer);
+    let seen: Vec<(&str, &str)> = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["action"].as_str().unwrap(), e["label"]["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(seen, [("add", "a"), ("add", "b"), ("add", "c"), ("remove", "a"), ("remove", "c")]);
+    assert_eq!(events[0]["resource_type"], "Issue");
+    let (status, event) = w.get(&format!("{one}/resource_label_events/{}", events[3]["id"]), &w.developer);
+    assert_eq!(status, 200);
+    assert_eq!(event["action"], "remove");
+    // An event of another target is not found through this one.
+    let (status, _) = w.get(&format!("{target}/resource_label_events/{}", events[3]["id"]), &w.developer);
+    assert_eq!(status, 404);
+}
+
+#[test]
+fn issue_participants_closing_and_related_merge_requests() {
+    let w = world();
+    let issues = "/api/v4/projects/fx%2Freview/issues";
+    let (status, issue) = w.call("POST", issues, Some(&w.developer), json!({"title": "Broken"}));
+    assert_eq!(status, 201, "{issue}");
+    let one = format!("{issues}/{}", issue["iid"]);
+    let (status, mr) = w.call(
+        "POST",
+        MRS,
+        Some(&w.maintainer),
+        json!({"source_branch": "feature", "target_branch": "main", "title": "Fix it",
+               "description": format!("Fixes #{}", issue["iid"])}),
+    );
+    assert_eq!(status, 201, "{mr}");
+    let (status, closing) = w.get(&format!("{one}/closed_by"), &w.developer);
+    assert_eq!(status, 200, "{closing}");
+    assert_eq!(closing.as_array().unwrap().iter().map(|m| m["iid"].clone()).collect::<Vec<_>>(), [mr["iid"].clone()]);
+    assert_eq!(closing[0]["references"]["short"], format!("!{}", mr["iid"]));
+    // Nothing refers to a merge request yet; then a note does.
+    let (_, related) = w.get(&format!("{one}/related_merge_requests"), &w.developer);
+    assert_eq!(related, json!([]));
+    let (status, _) = w.call(
+        "POST",
+        &format!("{one}/notes"),
+        Some(&w.reporter),
+        json!({"body": format!("See !{} and !999", mr["iid"])}),
+    );
+    assert_eq!(status, 201);
+    let (_, related) = w.get(&format!("{one}/related_merge_requests"), &w.developer);
+    assert_eq!(related.as_array().unwrap().len(), 1, "{related}");
+    assert_eq!(related[0]["iid"], mr["iid"]);
+    assert!(related[0].get("subscribed").is_none(), "GitLab's `include_subscribed: false`");
+    assert!(related[0].get("diff_refs").is_some(), "the full MergeRequest entity");
+    // The author, then the note's author.
+    let (status, people) = w.get(&format!("{one}/participants"), &w.developer);
+    assert_eq!(status, 200);
+    let names: Vec<&str> = people.as_array().unwrap().iter().map(|u| u["username"].as_str().unwrap()).collect();
+    let author = issue["author"]["username"].as_str().unwrap();
+    let (_, me) = w.get("/api/v4/user", &w.reporter);
+    assert_eq!(names, [author, me["username"].as_str().unwrap()]);
+    assert_eq!(people[0].as_object().unwrap().len(), 7, "UserBasic: {people}");
+    // Another issue: closed by nothing.
+    let (_, other) = w.call("POST", issues, Some(&w.developer), json!({"title": "Other"}));
+    let (_, none) = w.get(&format!("{issues}/{}/closed_by", other["iid"]), &w.developer);
+    assert_eq!(none, json!([]));
+    let (status, _) = w.get(&format!("{issues}/999/participants"), &w.developer);
+    assert_eq!(status, 404);
+}

@@ -826,10 +826,12 @@ fn tables() -> Vec<Table> {
                 col("priority", Int),
                 col("created_at", Int),
                 col("updated_at", Int),
+                // Group labels (issue-extras): a project's labels keep `group_id` NULL.
+                added("group_id", Int, LABEL_EXTRAS, Filled::With(NULL)),
             ],
             rows: vec![
-                row![1, 1, "bug", "#d9534f", "Broken", NULL, 1_700_003_000_000, 1_700_003_000_000],
-                row![2, 1, "dependencies", "#6699cc", NULL, 2, 1_700_003_100_000, 1_700_003_200_000],
+                row![1, 1, "bug", "#d9534f", "Broken", NULL, 1_700_003_000_000, 1_700_003_000_000, NULL],
+                row![2, 1, "dependencies", "#6699cc", NULL, 2, 1_700_003_100_000, 1_700_003_200_000, NULL],
             ],
         },
         Table {
@@ -1230,6 +1232,29 @@ fn tables() -> Vec<Table> {
                 ],
             ],
         },
+        Table {
+            name: "label_subscriptions",
+            since: LABEL_EXTRAS,
+            columns: vec![col("id", Int), col("label_id", Int), col("user_id", Int), col("project_id", Int)],
+            rows: vec![row![1, 1, 1, NULL], row![2, 2, 2, 1]],
+        },
+        Table {
+            name: "resource_label_events",
+            since: LABEL_EXTRAS,
+            columns: vec![
+                col("id", Int),
+                col("target_type", Text),
+                col("target_id", Int),
+                col("label_id", Int),
+                col("user_id", Int),
+                col("action", Text),
+                col("created_at", Int),
+            ],
+            rows: vec![
+                row![1, "Issue", 1, 2, 1, "add", 1_700_003_000_000],
+                row![2, "MergeRequest", 1, NULL, 2, "remove", 1_700_003_100_000],
+            ],
+        },
     ]
 }
 
@@ -1243,6 +1268,10 @@ fn made_by_migration(table: &str, version: i64) -> Vec<Vec<Value>> {
         _ => Vec::new(),
     }
 }
+
+/// The migration of group labels, label subscriptions and resource label events
+/// (`0023_label_extras`).
+const LABEL_EXTRAS: Since = Since::both(23);
 
 /// A database as its own driver sees it: to make it as an older library left it, and to read
 /// what the store left of it.

@@ -426,3 +426,52 @@ fn a_group_shared_with_a_group_reaches_its_projects_and_subgroups() {
     );
     assert_eq!(f.send("GET", &format!("/api/v4/projects/{pid}"), &bob, Value::Null).0, 404);
 }
+
+#[test]
+fn a_projects_groups_are_its_ancestors_and_with_shared_the_groups_it_is_shared_with() {
+    let f = forge();
+    let root = f.root.clone();
+    let top = f.group("top", None);
+    let sub = f.group("sub", Some(top));
+    let team = f.group("team", None);
+    let other = f.group("other", None);
+    let (status, project) = f.send("POST", "/api/v4/projects", &root, json!({"path": "app", "namespace_id": sub}));
+    assert_eq!(status, 201, "{project}");
+    let pid = project["id"].as_i64().unwrap();
+    for (group, access) in [(team, 30), (other, 10)] {
+        let (status, body) = f.send(
+            "POST",
+            &format!("/api/v4/projects/{pid}/share"),
+            &root,
+            json!({"group_id": group, "group_access": access}),
+        );
+        assert_eq!(status, 201, "{body}");
+    }
+    let ids = |query: &str| -> Vec<i64> {
+        let (status, body) = f.send("GET", &format!("/api/v4/projects/{pid}/groups{query}"), &root, Value::Null);
+        assert_eq!(status, 200, "{query}: {body}");
+        body.as_array().unwrap().iter().map(|g| g["id"].as_i64().unwrap()).collect()
+    };
+    assert_eq!(ids(""), [sub, top], "the group and its ancestors, newest first");
+    assert_eq!(ids("?with_shared=true"), [other, team, sub, top]);
+    assert_eq!(ids("?with_shared=true&shared_min_access_level=30"), [team, sub, top]);
+    assert_eq!(ids(&format!("?with_shared=true&skip_groups[]={team}&skip_groups[]={top}")), [other, sub]);
+    assert_eq!(ids("?search=SU"), [sub]);
+    let (_, body) = f.send("GET", &format!("/api/v4/projects/{pid}/groups"), &root, Value::Null);
+    let keys: Vec<&String> = body[0].as_object().unwrap().keys().collect();
+    assert_eq!(keys.len(), 6, "PublicGroupDetails: {body}");
+    assert_eq!(body[0]["full_name"], "top / sub");
+    assert_eq!(body[0]["full_path"], "top/sub");
+    assert!(body[0]["web_url"].as_str().unwrap().ends_with("/groups/top/sub"), "{body}");
+    let (status, body) =
+        f.send("GET", &format!("/api/v4/projects/{pid}/groups?shared_min_access_level=7"), &root, Value::Null);
+    assert_eq!((status, body), (400, json!({"error": "shared_min_access_level does not have a valid value"})));
+    // A project in a user's namespace has no groups; an outsider does not see a private project.
+    let alice = f.user("alice");
+    let (status, own) = f.send("POST", "/api/v4/projects", &alice, json!({"path": "solo"}));
+    assert_eq!(status, 201, "{own}");
+    let (status, none) = f.send("GET", &format!("/api/v4/projects/{}/groups", own["id"]), &alice, Value::Null);
+    assert_eq!((status, none), (200, json!([])));
+    let (status, _) = f.send("GET", &format!("/api/v4/projects/{pid}/groups"), &alice, Value::Null);
+    assert_eq!(status, 404);
+}

@@ -627,3 +627,46 @@ fn a_blocked_administrator_is_refused_too() {
     );
     assert_eq!(w.call("GET", "/api/v4/users", Some(&w.root), Value::Null).0, 200);
 }
+
+#[test]
+fn memberships_of_a_user_for_administrators() {
+    let w = world();
+    let alice = w.id_of("alice");
+    let group = w.instance.admin_ok(json!({"command": "group_add", "path": "crew"}));
+    let (status, project) = w.admin("POST", "/api/v4/projects", json!({"path": "app", "namespace_id": group["id"]}));
+    assert_eq!(status, 201, "{project}");
+    let (status, _) = w.admin(
+        "POST",
+        &format!("/api/v4/groups/{}/members", group["id"]),
+        json!({"user_id": alice, "access_level": 50}),
+    );
+    assert_eq!(status, 201);
+    let (status, _) = w.admin(
+        "POST",
+        &format!("/api/v4/projects/{}/members", project["id"]),
+        json!({"user_id": alice, "access_level": 30}),
+    );
+    assert_eq!(status, 201);
+    let (status, all) = w.admin("GET", &format!("/api/v4/users/{alice}/memberships"), Value::Null);
+    assert_eq!(status, 200, "{all}");
+    assert_eq!(
+        all,
+        json!([
+            {"source_id": group["id"], "source_name": "crew", "source_type": "Namespace", "access_level": 50},
+            {"source_id": project["id"], "source_name": project["name"], "source_type": "Project", "access_level": 30},
+        ])
+    );
+    let (_, projects) = w.admin("GET", &format!("/api/v4/users/{alice}/memberships?type=Project"), Value::Null);
+    assert_eq!(projects.as_array().unwrap().len(), 1);
+    assert_eq!(projects[0]["source_type"], "Project");
+    let (_, groups) = w.admin("GET", &format!("/api/v4/users/{alice}/memberships?type=Namespace"), Value::Null);
+    assert_eq!(groups[0]["source_type"], "Namespace");
+    let (status, body) = w.admin("GET", &format!("/api/v4/users/{alice}/memberships?type=Invalid"), Value::Null);
+    assert_eq!((status, body), (400, json!({"error": "type does not have a valid value"})));
+    let (status, body) = w.call("GET", &format!("/api/v4/users/{alice}/memberships"), Some(&w.alice), Value::Null);
+    assert_eq!((status, body), (403, json!({"message": "403 Forbidden"})), "administrators only, even for oneself");
+    let (status, _) = w.call("GET", &format!("/api/v4/users/{alice}/memberships"), None, Value::Null);
+    assert_eq!(status, 401);
+    let (status, body) = w.admin("GET", "/api/v4/users/99999/memberships", Value::Null);
+    assert_eq!((status, body), (404, json!({"message": "404 User Not Found"})));
+}

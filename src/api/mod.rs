@@ -42,6 +42,7 @@ pub mod push_rules;
 pub mod releases;
 pub mod repository;
 pub mod resource_access_tokens;
+pub mod resource_label_events;
 pub mod statuses;
 pub mod system_hooks;
 pub mod topics;

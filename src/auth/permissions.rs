@@ -322,6 +322,9 @@ pub enum GroupAbility {
     /// Group hooks (`admin_web_hook` on a group, `admin_group`): Owner, or a custom role's
     /// `admin_web_hook` (V `group_policy.rb`, `custom_abilities/admin_web_hook.yml`).
     AdminWebHook,
+    /// Create, change and delete its labels (GitLab's group `admin_label`): Planners, Reporters
+    /// and above.
+    AdminLabel,
 }
 
 /// Whether `caller` may do `ability` on `group` (one it can see).
@@ -334,5 +337,6 @@ pub fn group_may(db: &mut Db, caller: &Caller, group: &Group, ability: GroupAbil
             GroupAbility::ManageDeployTokens => access.level >= OWNER || access.has_flag("manage_deploy_tokens"),
             GroupAbility::ChangePushRules => access.level >= MAINTAINER || access.has_flag("admin_push_rules"),
             GroupAbility::AdminWebHook => access.level >= OWNER || access.has_flag("admin_web_hook"),
+            GroupAbility::AdminLabel => access.level >= PLANNER,
         })
 }

@@ -9,6 +9,7 @@
 use super::request::Request;
 use crate::api::ci_variables::{self as variables, Scope as Variables};
 use crate::api::deploy_tokens::{self, Scope as Deploy};
+use crate::api::labels::Scope as Labels;
 use crate::api::member_roles::{self, Scope};
 use crate::api::members::{self, Scope as Members};
 use crate::api::merge_requests::{self as mrs, list::From as MrList};
@@ -18,6 +19,7 @@ use crate::api::repository::{
     archive, blobs, branches, changelog, commits, compare, contributors, files, health, merge_base, tags, tree,
 };
 use crate::api::resource_access_tokens::{self as access_tokens, Scope as Tokens};
+use crate::api::resource_label_events::{self as label_events, Eventable};
 use crate::api::{
     award_emoji, discussions, group_hooks, groups, hooks, issues, labels, namespaces, notes,
     personal_access_tokens as tokens, projects, protected_branches, statuses, system_hooks, topics, users, version,
@@ -86,6 +88,7 @@ pub static ROUTES: &[Route] = &[
     route!("POST", "/users/:id/unban", |c, _, a| users::unban::unban(c, a[0])),
     route!("POST", "/users/:id/approve", |c, _, a| users::approve::approve(c, a[0])),
     route!("POST", "/users/:id/reject", |c, _, a| users::reject::reject(c, a[0])),
+    route!("GET", "/users/:user_id/memberships", |c, r, a| users::memberships::list(c, a[0], &r.params)),
     // Personal access tokens (of a user, then the `/personal_access_tokens` family).
     route!("POST", "/user/personal_access_tokens", |c, r, _| tokens::create::create_own(c, &r.params)),
     route!("POST", "/users/:user_id/personal_access_tokens", |c, r, a| {
@@ -201,6 +204,7 @@ pub static ROUTES: &[Route] = &[
     route!("GET", "/topics/:id", |c, _, a| topics::get::get(c, a[0])),
     route!("PUT", "/topics/:id", |c, r, a| topics::update::update(c, a[0], &r.params)),
     route!("DELETE", "/topics/:id", |c, _, a| topics::delete::delete(c, a[0])),
+    route!("GET", "/projects/:id/groups", |c, r, a| groups::of_project::list(c, a[0], &r.params)),
     // Member roles, of the instance and of a group.
     route!("GET", "/member_roles", |c, _, _| member_roles::list::list(c, Scope::Instance)),
     route!("POST", "/member_roles", |c, r, _| member_roles::create::create(c, Scope::Instance, &r.params)),
@@ -288,6 +292,15 @@ pub static ROUTES: &[Route] = &[
     route!("POST", "/projects/:id/issues", |c, r, a| issues::create::create(c, a[0], &r.params)),
     route!("PUT", "/projects/:id/issues/:issue_iid", |c, r, a| issues::update::update(c, a[0], a[1], &r.params)),
     route!("DELETE", "/projects/:id/issues/:issue_iid", |c, _, a| issues::delete::delete(c, a[0], a[1])),
+    route!("GET", "/projects/:id/issues/:issue_iid/closed_by", |c, r, a| {
+        mrs::closing_an_issue::closed_by(c, a[0], a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/issues/:issue_iid/related_merge_requests", |c, r, a| {
+        mrs::related_to_an_issue::related(c, a[0], a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/issues/:issue_iid/participants", |c, r, a| {
+        issues::participants::participants(c, a[0], a[1], &r.params)
+    }),
     // Notes (on issues).
     route!("GET", "/projects/:id/issues/:issue_iid/notes", |c, r, a| {
         notes::list::list(c, a[0], notes::Kind::Issues, a[1], &r.params)
@@ -459,14 +472,59 @@ pub static ROUTES: &[Route] = &[
         "/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji/:award_id",
         |c, _, a| { award_emoji::delete::delete(c, a[0], award_emoji::Kind::MergeRequests, a[1], Some(a[2]), a[3]) }
     ),
+    // Resource label events (of issues, of merge requests).
+    route!("GET", "/projects/:id/issues/:eventable_id/resource_label_events", |c, r, a| {
+        label_events::list::list(c, a[0], Eventable::Issue, a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/issues/:eventable_id/resource_label_events/:event_id", |c, _, a| {
+        label_events::get::get(c, a[0], Eventable::Issue, a[1], a[2])
+    }),
+    route!("GET", "/projects/:id/merge_requests/:eventable_id/resource_label_events", |c, r, a| {
+        label_events::list::list(c, a[0], Eventable::MergeRequest, a[1], &r.params)
+    }),
+    route!("GET", "/projects/:id/merge_requests/:eventable_id/resource_label_events/:event_id", |c, _, a| {
+        label_events::get::get(c, a[0], Eventable::MergeRequest, a[1], a[2])
+    }),
     // Labels (of a project).
-    route!("GET", "/projects/:id/labels", |c, r, a| labels::list::list(c, a[0], &r.params)),
-    route!("POST", "/projects/:id/labels", |c, r, a| labels::create::create(c, a[0], &r.params)),
-    route!("PUT", "/projects/:id/labels", |c, r, a| labels::update::update_named(c, a[0], &r.params)),
-    route!("DELETE", "/projects/:id/labels", |c, r, a| labels::delete::delete_named(c, a[0], &r.params)),
-    route!("GET", "/projects/:id/labels/:label_id", |c, _, a| labels::get::get(c, a[0], a[1])),
-    route!("PUT", "/projects/:id/labels/:label_id", |c, r, a| labels::update::update(c, a[0], a[1], &r.params)),
-    route!("DELETE", "/projects/:id/labels/:label_id", |c, _, a| labels::delete::delete(c, a[0], a[1])),
+    route!("GET", "/projects/:id/labels", |c, r, a| labels::list::list(c, Labels::Project(a[0]), &r.params)),
+    route!("POST", "/projects/:id/labels", |c, r, a| labels::create::create(c, Labels::Project(a[0]), &r.params)),
+    route!("PUT", "/projects/:id/labels", |c, r, a| labels::update::update_named(c, Labels::Project(a[0]), &r.params)),
+    route!("DELETE", "/projects/:id/labels", |c, r, a| {
+        labels::delete::delete_named(c, Labels::Project(a[0]), &r.params)
+    }),
+    route!("PUT", "/projects/:id/labels/promote", |c, r, a| labels::promote::promote_named(c, a[0], &r.params)),
+    route!("GET", "/projects/:id/labels/:label_id", |c, _, a| labels::get::get(c, Labels::Project(a[0]), a[1])),
+    route!("PUT", "/projects/:id/labels/:label_id", |c, r, a| {
+        labels::update::update(c, Labels::Project(a[0]), a[1], &r.params)
+    }),
+    route!("DELETE", "/projects/:id/labels/:label_id", |c, _, a| labels::delete::delete(
+        c,
+        Labels::Project(a[0]),
+        a[1]
+    )),
+    route!("POST", "/projects/:id/labels/:label_id/subscribe", |c, _, a| {
+        labels::subscription::subscribe(c, Labels::Project(a[0]), a[1])
+    }),
+    route!("POST", "/projects/:id/labels/:label_id/unsubscribe", |c, _, a| {
+        labels::subscription::unsubscribe(c, Labels::Project(a[0]), a[1])
+    }),
+    route!("PUT", "/projects/:id/labels/:label_id/promote", |c, _, a| labels::promote::promote(c, a[0], a[1])),
+    // Group labels.
+    route!("GET", "/groups/:id/labels", |c, r, a| labels::list::list(c, Labels::Group(a[0]), &r.params)),
+    route!("POST", "/groups/:id/labels", |c, r, a| labels::create::create(c, Labels::Group(a[0]), &r.params)),
+    route!("PUT", "/groups/:id/labels", |c, r, a| labels::update::update_named(c, Labels::Group(a[0]), &r.params)),
+    route!("DELETE", "/groups/:id/labels", |c, r, a| labels::delete::delete_named(c, Labels::Group(a[0]), &r.params)),
+    route!("GET", "/groups/:id/labels/:label_id", |c, _, a| labels::get::get(c, Labels::Group(a[0]), a[1])),
+    route!("PUT", "/groups/:id/labels/:label_id", |c, r, a| {
+        labels::update::update(c, Labels::Group(a[0]), a[1], &r.params)
+    }),
+    route!("DELETE", "/groups/:id/labels/:label_id", |c, _, a| labels::delete::delete(c, Labels::Group(a[0]), a[1])),
+    route!("POST", "/groups/:id/labels/:label_id/subscribe", |c, _, a| {
+        labels::subscription::subscribe(c, Labels::Group(a[0]), a[1])
+    }),
+    route!("POST", "/groups/:id/labels/:label_id/unsubscribe", |c, _, a| {
+        labels::subscription::unsubscribe(c, Labels::Group(a[0]), a[1])
+    }),
     // Protected branches.
     route!("GET", "/projects/:id/protected_branches", |c, r, a| protected_branches::list::list(c, a[0], &r.params)),
     route!("POST", "/projects/:id/protected_branches", |c, r, a| {

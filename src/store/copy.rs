@@ -341,13 +341,14 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
         "labels",
         &[
             ("id", Int),
-            ("project_id", Int),
+            ("project_id", OptInt),
             ("title", Text),
             ("color", Text),
             ("description", OptText),
             ("priority", OptInt),
             ("created_at", Int),
             ("updated_at", Int),
+            ("group_id", OptInt),
         ],
     ),
     ("internal_ids", &[("project_id", Int), ("usage", Text), ("last_value", Int)]),
@@ -501,6 +502,19 @@ const TABLES: &[(&str, &[(&str, Kind)])] = &[
             ("reject_non_dco_commits", Bool),
         ],
     ),
+    ("label_subscriptions", &[("id", Int), ("label_id", Int), ("user_id", Int), ("project_id", OptInt)]),
+    (
+        "resource_label_events",
+        &[
+            ("id", Int),
+            ("target_type", Text),
+            ("target_id", Int),
+            ("label_id", OptInt),
+            ("user_id", OptInt),
+            ("action", Text),
+            ("created_at", Int),
+        ],
+    ),
 ];
 
 /// Tables whose `id` is an identity column to move past the copied ids.
@@ -532,6 +546,8 @@ const IDENTITIES: &[&str] = &[
     "merge_request_diffs",
     "topics",
     "push_rules",
+    "label_subscriptions",
+    "resource_label_events",
 ];
 
 /// One value of a copied row.

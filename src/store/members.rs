@@ -438,3 +438,57 @@ pub fn is_direct_group_member(db: &mut Db, user_id: i64, group_id: i64) -> Store
         )?
         .is_some())
 }
+
+/// One live direct membership of a user, with what it is in (GitLab's `Membership` entity).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserMembership {
+    pub id: i64,
+    pub source: Source,
+    /// The group's or project's name.
+    pub source_name: String,
+    pub access_level: i64,
+}
+
+/// One page of `user_id`'s live direct memberships (of groups and projects, or only of `kind`),
+/// in the order they were made, and how many there are in all.
+pub fn of_user(
+    db: &mut Db,
+    user_id: i64,
+    kind: Option<SourceKind>,
+    limit: i64,
+    offset: i64,
+) -> StoreResult<(Vec<UserMembership>, i64)> {
+    let only = match kind {
+        None => "",
+        Some(SourceKind::Group) => " AND m.group_id IS NOT NULL",
+        Some(SourceKind::Project) => " AND m.project_id IS NOT NULL",
+    };
+    let from = format!(
+        "FROM members m LEFT JOIN groups g ON g.id = m.group_id LEFT JOIN projects p ON p.id = m.project_id
+         WHERE m.user_id = $1 AND (m.expires_at IS NULL OR m.expires_at > $2){only}"
+    );
+    let today = today();
+    let total = db.one(&format!("SELECT count(*) {from}"), &[&user_id, &today], |r| r.i64(0))?;
+    let rows = db.rows(
+        &format!(
+            "SELECT m.id, m.group_id, m.project_id, coalesce(g.name, p.name, ''), m.access_level {from}
+             ORDER BY m.id LIMIT $3 OFFSET $4"
+        ),
+        &[&user_id, &today, &limit, &offset],
+        |r| {
+            let source = match (r.opt_i64(1)?, r.opt_i64(2)?) {
+                (Some(group), _) => Source::Group(group),
+                (None, project) => Source::Project(project.unwrap_or(0)),
+            };
+            Ok(UserMembership { id: r.i64(0)?, source, source_name: r.string(3)?, access_level: r.i64(4)? })
+        },
+    )?;
+    Ok((rows, total))
+}
+
+/// Which kind of source a membership is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    Group,
+    Project,
+}

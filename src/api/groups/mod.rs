@@ -8,6 +8,7 @@ pub mod create;
 pub mod delete;
 pub mod get;
 pub mod list;
+pub mod of_project;
 pub mod restore;
 pub mod share;
 pub mod transfer;

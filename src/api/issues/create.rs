@@ -50,7 +50,9 @@ pub fn create(call: &Call, project_id: &str, params: &Params) -> ApiResult<Respo
         };
         if viewer.admin_issue() {
             if let Some(names) = &names {
-                labels::set(db, project.id, Target { kind: TargetType::Issue, id: issue.id }, names)?;
+                let available = labels::Available::for_project(db, project.id, project.group_id)?;
+                let target = Target { kind: TargetType::Issue, id: issue.id };
+                labels::set(db, &available, project.id, target, names, Some(user.id))?;
             }
             if let Some(assignees) = &assignees {
                 issues::set_assignees(db, issue.id, assignees)?;

@@ -1,5 +1,7 @@
 //! Issues (issue #40, decisions D10), as GitLab's `lib/api/issues.rb` has them: list (project,
-//! group, global), get, create, update, delete; one file per operation; and the closing
+//! group, global), get, create, update, delete, participants; one file per operation (an
+//! issue's `closed_by` and `related_merge_requests` answer merge requests and live with them,
+//! in `merge_requests/`, so that the merge requests' family alone uses this one); and the closing
 //! references of a description ([`closing`]), which merge requests' `closes_issues` reads.
 //!
 //! Who sees what (`IssuePolicy`, `IssuesFinder`): anyone who sees the project sees its issues;
@@ -15,6 +17,7 @@ pub mod create;
 pub mod delete;
 pub mod get;
 pub mod list;
+pub mod participants;
 pub mod update;
 
 use super::labels::basic as label_basic;

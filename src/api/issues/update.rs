@@ -82,14 +82,15 @@ pub fn update(call: &Call, project_id: &str, iid: &str, params: &Params) -> ApiR
             }
             let target = Target { kind: TargetType::Issue, id: issue.id };
             let labels_before = labels::of_target(db, target)?;
+            let available = labels::Available::for_project(db, project.id, project.group_id)?;
             if let Some(names) = &set {
-                labels::set(db, project.id, target, names)?;
+                labels::set(db, &available, project.id, target, names, Some(user.id))?;
             }
             if let Some(names) = &add {
-                labels::add(db, project.id, target, names)?;
+                labels::add(db, &available, project.id, target, names, Some(user.id))?;
             }
             if let Some(names) = &remove {
-                labels::remove(db, project.id, target, names)?;
+                labels::remove(db, target, names, Some(user.id))?;
             }
             changed |= labels::of_target(db, target)? != labels_before;
             if let Some(ids) = assignee_ids(db, params)? {

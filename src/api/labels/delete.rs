@@ -1,26 +1,27 @@
-//! `DELETE /projects/:id/labels/:label_id`: removes the label from the project and from every
-//! issue and merge request carrying it; 204.
+//! `DELETE /projects/:id/labels/:label_id`, `DELETE /groups/:id/labels/:label_id`: removes
+//! one of the parent's own labels, from every issue and merge request carrying it too (their
+//! label events stay, without the label); 204.
 
-use super::{find, named_in, project};
+use super::{find_own, named_in, Need, Parent, Scope};
 use crate::api::Call;
-use crate::auth::permissions::ProjectAbility;
 use crate::error::ApiResult;
 use crate::params::Params;
 use crate::response::Response;
 use crate::store::labels;
 
-pub fn delete(call: &Call, project_id: &str, id_or_title: &str) -> ApiResult<Response> {
-    let project = project(call, project_id, ProjectAbility::AdminLabel)?;
+pub fn delete(call: &Call, scope: Scope, id_or_title: &str) -> ApiResult<Response> {
+    let parent = Parent::of(call, scope, Need::Admin)?;
     call.ctx.store.write(|db| -> ApiResult<_> {
-        let label = find(db, &project, id_or_title)?;
+        let label = find_own(db, &parent, id_or_title)?;
         labels::delete(db, label.id)?;
         Ok(())
     })?;
     Ok(Response::no_content())
 }
 
-/// `DELETE /projects/:id/labels` (deprecated): the label named by `label_id` or `name`.
-pub fn delete_named(call: &Call, project_id: &str, params: &Params) -> ApiResult<Response> {
+/// `DELETE /projects/:id/labels`, `DELETE /groups/:id/labels` (deprecated): the label named
+/// by `label_id` or `name`.
+pub fn delete_named(call: &Call, scope: Scope, params: &Params) -> ApiResult<Response> {
     let name = named_in(params)?;
-    delete(call, project_id, &name)
+    delete(call, scope, &name)
 }

@@ -1,13 +1,16 @@
-//! `GET /projects/:id/labels/:label_id`: one label by id or title, or 404 `Label Not Found`.
+//! `GET /projects/:id/labels/:label_id`, `GET /groups/:id/labels/:label_id`: one label the
+//! parent sees (its own or an ancestor group's) by id or title, or 404 `Label Not Found`.
 
-use super::{entity, find, project};
+use super::{entity, find, Need, Parent, Scope};
 use crate::api::Call;
-use crate::auth::permissions::ProjectAbility;
 use crate::error::ApiResult;
 use crate::response::Response;
 
-pub fn get(call: &Call, project_id: &str, id_or_title: &str) -> ApiResult<Response> {
-    let project = project(call, project_id, ProjectAbility::Read)?;
-    let label = call.ctx.store.read(|db| find(db, &project, id_or_title))?;
-    Ok(Response::json(200, &entity(&label, None)))
+pub fn get(call: &Call, scope: Scope, id_or_title: &str) -> ApiResult<Response> {
+    let parent = Parent::of(call, scope, Need::Read)?;
+    let label = call.ctx.store.read(|db| -> ApiResult<_> {
+        let label = find(db, &parent, id_or_title)?;
+        entity(call, db, &parent, &label, None)
+    })?;
+    Ok(Response::json(200, &label))
 }

@@ -1,42 +1,126 @@
-//! Project labels (issue #40), as GitLab's `lib/api/labels.rb` and
-//! `lib/api/helpers/label_helpers.rb` have them: list, get, create, update, delete; one file per
-//! operation. Every route needs a signed-in caller (`before { authenticate! }`: 401
-//! anonymously); anyone who sees the project reads its labels, Reporters and above change
-//! them (`admin_label`). A label is named in the path by its id or its title
-//! (`find_by_id(id_or_title) || find_by_title(id_or_title)`), 404 `Label Not Found` otherwise.
-//! The entity is `ProjectLabel` (`lib/api/entities/label_basic.rb`, `label.rb`,
-//! `project_label.rb`), keys in GitLab's order.
+//! Labels of projects and groups (issue #40; group labels, subscriptions and promotion:
+//! issue-extras), as GitLab's `lib/api/labels.rb`, `group_labels.rb`, `subscriptions.rb` and
+//! `lib/api/helpers/label_helpers.rb` have them: list, get, create, update, delete,
+//! subscribe, unsubscribe, and promote (a project's label to its group's); one file per
+//! operation, each serving both parents ([`Scope`]). Every route needs a signed-in caller
+//! (`before { authenticate! }`: 401 anonymously); anyone who sees the project or group reads
+//! its labels, Planners, Reporters and above change them (`admin_label`). A project sees its
+//! own labels and those of its group and the group's ancestors (`include_ancestor_groups`,
+//! true by default); a group its own and its ancestors'. A label is named in the path by its
+//! id or its title (`find_by_id(id_or_title) || find_by_title(id_or_title)`) among those, 404
+//! `Label Not Found` otherwise; only the parent's own labels are changed or deleted through it.
+//! The entities are `ProjectLabel` for a project's list (`lib/api/entities/label_basic.rb`,
+//! `label.rb`, `project_label.rb`) and `GroupLabel` (= `Label`) for a group's, keys in
+//! GitLab's order.
 
 pub mod create;
 pub mod delete;
 pub mod get;
 pub mod list;
+pub mod promote;
+pub mod subscription;
 pub mod update;
 
 use super::ordered::Obj;
 use super::Call;
-use crate::auth::permissions::ProjectAbility;
+use crate::auth::permissions::{self, GroupAbility, ProjectAbility};
 use crate::error::{ApiError, ApiResult};
 use crate::params::parse_int_text;
-use crate::store::labels::{self, Label, TargetType};
+use crate::store::groups::Group;
+use crate::store::labels::{self, Available, Label, Owner, TargetType};
 use crate::store::projects::Project;
 use crate::store::Db;
 use serde_json::{json, Value};
 
-/// The project for a labels route: seen by the caller, who must be signed in.
-fn project(call: &Call, id: &str, ability: ProjectAbility) -> ApiResult<Project> {
-    call.caller.require_user()?;
-    call.project(id, ability)
+/// Which parent a labels route names.
+#[derive(Debug, Clone, Copy)]
+pub enum Scope<'a> {
+    Project(&'a str),
+    Group(&'a str),
 }
 
-/// The label `id_or_title` names in the project, or 404 `Label Not Found`.
-fn find(db: &mut Db, project: &Project, id_or_title: &str) -> ApiResult<Label> {
+/// The project or group of a labels route, found and checked.
+#[derive(Debug, Clone)]
+pub enum Parent {
+    Project(Box<Project>),
+    Group(Group),
+}
+
+/// Whether the route changes labels (`admin_label`) or only reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Need {
+    Read,
+    Admin,
+}
+
+impl Parent {
+    /// The parent `scope` names, seen by the caller (who must be signed in) and allowed `need`.
+    fn of(call: &Call, scope: Scope, need: Need) -> ApiResult<Parent> {
+        call.caller.require_user()?;
+        match scope {
+            Scope::Project(id) => {
+                let ability = if need == Need::Admin { ProjectAbility::AdminLabel } else { ProjectAbility::Read };
+                Ok(Parent::Project(Box::new(call.project(id, ability)?)))
+            }
+            Scope::Group(id) => {
+                let group = call.group(id)?;
+                if need == Need::Admin
+                    && !call
+                        .ctx
+                        .store
+                        .read(|db| permissions::group_may(db, &call.caller, &group, GroupAbility::AdminLabel))?
+                {
+                    return Err(ApiError::Forbidden(None));
+                }
+                Ok(Parent::Group(group))
+            }
+        }
+    }
+
+    /// Whose labels this parent makes.
+    fn owner(&self) -> Owner {
+        match self {
+            Parent::Project(p) => Owner::Project(p.id),
+            Parent::Group(g) => Owner::Group(g.id),
+        }
+    }
+
+    /// The labels the parent sees: its own and its ancestor groups'.
+    fn available(&self, db: &mut Db) -> ApiResult<Available> {
+        Ok(match self {
+            Parent::Project(p) => Available::for_project(db, p.id, p.group_id)?,
+            Parent::Group(g) => Available::for_group(db, g.id)?,
+        })
+    }
+
+    /// The project subscriptions are scoped to (GitLab's `parent` of `subscribed?`).
+    fn project_id(&self) -> Option<i64> {
+        match self {
+            Parent::Project(p) => Some(p.id),
+            Parent::Group(_) => None,
+        }
+    }
+}
+
+/// The label `id_or_title` names among `available`, or 404 `Label Not Found`.
+fn find_in(db: &mut Db, available: &Available, id_or_title: &str) -> ApiResult<Label> {
     if let Some(id) = parse_int_text(id_or_title) {
-        if let Some(label) = labels::find_by_id(db, project.id, id)? {
+        if let Some(label) = labels::find_by_id(db, available, id)? {
             return Ok(label);
         }
     }
-    labels::find_by_title(db, project.id, id_or_title)?.ok_or(ApiError::NotFound("Label"))
+    labels::find_by_title(db, available, id_or_title)?.ok_or(ApiError::NotFound("Label"))
+}
+
+/// The label `id_or_title` names among those `parent` sees.
+fn find(db: &mut Db, parent: &Parent, id_or_title: &str) -> ApiResult<Label> {
+    let available = parent.available(db)?;
+    find_in(db, &available, id_or_title)
+}
+
+/// The label `id_or_title` names among `parent`'s own (what it may change or delete).
+fn find_own(db: &mut Db, parent: &Parent, id_or_title: &str) -> ApiResult<Label> {
+    find_in(db, &Available::only(parent.owner()), id_or_title)
 }
 
 /// The label the deprecated `PUT`/`DELETE /projects/:id/labels` name in their parameters
@@ -163,19 +247,27 @@ pub fn counts(db: &mut Db, label: &Label) -> ApiResult<Counts> {
     })
 }
 
-/// `ProjectLabel`: [`basic`], the counts when asked, `subscribed`, `priority`,
-/// `is_project_label`.
-pub fn entity(label: &Label, counts: Option<Counts>) -> Obj {
+/// The label's entity as `parent` shows it: `ProjectLabel` for a project ([`basic`], the
+/// counts when asked, `subscribed`, `priority`, `is_project_label`), `GroupLabel` for a group
+/// (the same without the last two). `subscribed` is the caller's subscription everywhere or,
+/// seen from a project, in that project.
+pub fn entity(call: &Call, db: &mut Db, parent: &Parent, label: &Label, counts: Option<Counts>) -> ApiResult<Obj> {
     let mut o = basic(label);
     if let Some(c) = counts {
         o.put("open_issues_count", c.open_issues)
             .put("closed_issues_count", c.closed_issues)
             .put("open_merge_requests_count", c.open_merge_requests);
     }
-    o.put("subscribed", false)
-        .put("priority", label.priority.map_or(Value::Null, Value::from))
-        .put("is_project_label", true);
-    o
+    let subscribed = match call.caller.user() {
+        Some(user) => labels::subscribed(db, label.id, user.id, parent.project_id())?,
+        None => false,
+    };
+    o.put("subscribed", subscribed);
+    if let Parent::Project(_) = parent {
+        o.put("priority", label.priority.filter(|_| label.project_id.is_some()).map_or(Value::Null, Value::from))
+            .put("is_project_label", label.project_id.is_some());
+    }
+    Ok(o)
 }
 
 #[cfg(test)]

@@ -1,18 +1,18 @@
-//! `PUT /projects/:id/labels/:label_id`: `new_name`, `color`, `description`, `priority` (at
-//! least one; a null or empty `priority` unprioritizes); 200 and the label, 409 `Label already
-//! exists` when the new name is another label's.
+//! `PUT /projects/:id/labels/:label_id`, `PUT /groups/:id/labels/:label_id`: `new_name`,
+//! `color`, `description`, `priority` (a project's labels; at least one; a null or empty
+//! `priority` unprioritizes) of one of the parent's own labels; 200 and the label, 409 `Label
+//! already exists` when the new name is another label's.
 
-use super::{check_title, color, entity, find, named_in, project};
+use super::{check_title, color, entity, find_own, named_in, Need, Parent, Scope};
 use crate::api::Call;
-use crate::auth::permissions::ProjectAbility;
 use crate::error::{ApiError, ApiResult};
 use crate::params::Params;
 use crate::response::Response;
 use crate::store::{labels, StoreError};
 use serde_json::Value;
 
-pub fn update(call: &Call, project_id: &str, id_or_title: &str, params: &Params) -> ApiResult<Response> {
-    let project = project(call, project_id, ProjectAbility::AdminLabel)?;
+pub fn update(call: &Call, scope: Scope, id_or_title: &str, params: &Params) -> ApiResult<Response> {
+    let parent = Parent::of(call, scope, Need::Admin)?;
     if !["new_name", "color", "description", "priority", "archived"].iter().any(|k| params.contains(k)) {
         return Err(ApiError::ParamError(
             "new_name, color, description, priority, archived are missing, at least one parameter must be provided"
@@ -30,11 +30,12 @@ pub fn update(call: &Call, project_id: &str, id_or_title: &str, params: &Params)
     };
     let exists = || ApiError::Conflict("Label already exists".into());
     let label = call.ctx.store.write(|db| -> ApiResult<_> {
-        let mut label = find(db, &project, id_or_title)?;
+        let mut label = find_own(db, &parent, id_or_title)?;
         if let Some(name) = &new_name {
             check_title(name)?;
             let name = name.trim();
-            if name != label.title && labels::find_by_title(db, project.id, name)?.is_some() {
+            let available = parent.available(db)?;
+            if name != label.title && labels::find_by_title(db, &available, name)?.is_some() {
                 return Err(exists());
             }
             label.title = name.to_string();
@@ -45,21 +46,21 @@ pub fn update(call: &Call, project_id: &str, id_or_title: &str, params: &Params)
         if params.contains("description") {
             label.description = description.clone();
         }
-        if let Some(priority) = priority {
+        if let (Some(priority), Parent::Project(_)) = (priority, &parent) {
             label.priority = priority;
         }
         match labels::update(db, &label) {
             Err(StoreError::Conflict(_)) => Err(exists()),
             other => Ok(other?),
         }?;
-        Ok(label)
+        entity(call, db, &parent, &label, None)
     })?;
-    Ok(Response::json(200, &entity(&label, None)))
+    Ok(Response::json(200, &label))
 }
 
-/// `PUT /projects/:id/labels` (deprecated, what python-gitlab's `save()` calls): the label
-/// named by `label_id` or `name` in the parameters.
-pub fn update_named(call: &Call, project_id: &str, params: &Params) -> ApiResult<Response> {
+/// `PUT /projects/:id/labels`, `PUT /groups/:id/labels` (deprecated, what python-gitlab's
+/// `save()` calls): the label named by `label_id` or `name` in the parameters.
+pub fn update_named(call: &Call, scope: Scope, params: &Params) -> ApiResult<Response> {
     let name = named_in(params)?;
-    update(call, project_id, &name, params)
+    update(call, scope, &name, params)
 }

@@ -130,7 +130,9 @@ pub fn create(call: &Call, id: &str, params: &Params) -> ApiResult<Response> {
             other => other?,
         };
         if !labels.is_empty() {
-            crate::store::labels::set(db, project.id, label_target(&mr), &labels)?;
+            let available = crate::store::labels::Available::for_project(db, project.id, project.group_id)?;
+            let actor = call.caller.user().map(|u| u.id);
+            crate::store::labels::set(db, &available, project.id, label_target(&mr), &labels, actor)?;
         }
         refresh::reload(db, &repo, &mut mr)?;
         let events = record(db, call, MergeRequestAction::Opened, &mr, None)?;

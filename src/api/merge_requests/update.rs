@@ -150,14 +150,16 @@ pub fn update(call: &Call, id: &str, iid: &str, params: &Params) -> ApiResult<Re
         }
         let target = label_target(&changed);
         let labels_before = crate::store::labels::of_target(db, target)?;
+        let available = crate::store::labels::Available::for_project(db, project.id, project.group_id)?;
+        let actor = call.caller.user().map(|u| u.id);
         if let Some(titles) = &labels {
-            crate::store::labels::set(db, project.id, target, titles)?;
+            crate::store::labels::set(db, &available, project.id, target, titles, actor)?;
         }
         if let Some(titles) = &add_labels {
-            crate::store::labels::add(db, project.id, target, titles)?;
+            crate::store::labels::add(db, &available, project.id, target, titles, actor)?;
         }
         if let Some(titles) = &remove_labels {
-            crate::store::labels::remove(db, project.id, target, titles)?;
+            crate::store::labels::remove(db, target, titles, actor)?;
         }
         let labels_changed = crate::store::labels::of_target(db, target)? != labels_before;
         let people_changed = changed.assignees != mr.assignees || changed.reviewers != mr.reviewers || labels_changed;

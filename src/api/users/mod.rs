@@ -21,6 +21,7 @@ pub mod deactivate;
 pub mod delete;
 pub mod get;
 pub mod list;
+pub mod memberships;
 pub mod reject;
 pub mod unban;
 pub mod unblock;

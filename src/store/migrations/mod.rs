@@ -160,6 +160,12 @@ pub const MIGRATIONS: &[Migration] = &[
         sqlite: include_str!("0022_discussions_award_emoji.sqlite.sql"),
         postgres: include_str!("0022_discussions_award_emoji.postgres.sql"),
     },
+    // 23: group labels (a label of a project or of a group), label
+    // subscriptions, resource label events.
+    Migration {
+        sqlite: include_str!("0023_label_extras.sqlite.sql"),
+        postgres: include_str!("0023_label_extras.postgres.sql"),
+    },
 ];
 
 /// The version of a database that has run every migration.
