@@ -29,7 +29,6 @@ use crate::error::ApiError;
 use crate::git::write::Identity;
 use crate::store::auto_merges::{self, AutoMerge as Queued};
 use crate::store::merge_requests::{self, MergeRequest};
-use crate::store::notes::NewNote;
 use crate::store::users::User;
 use crate::store::{self, Db};
 use std::collections::BTreeMap;
@@ -70,23 +69,7 @@ impl AutoMerge {
         if auto_merges::take(db, mr.id)?.is_none() {
             return Ok(());
         }
-        store::notes::insert(
-            db,
-            &NewNote {
-                project_id: mr.target_project_id,
-                noteable_type: "MergeRequest",
-                noteable_id: Some(mr.id),
-                author_id: user_id,
-                body: &aborted_note(reason),
-                system: true,
-                internal: false,
-                created_at: None,
-                note_type: None,
-                discussion_id: None,
-                commit_id: None,
-                position: None,
-            },
-        )?;
+        store::notes::insert_system(db, mr.target_project_id, "MergeRequest", mr.id, user_id, &aborted_note(reason))?;
         Ok(())
     }
 

@@ -23,7 +23,6 @@
 
 use super::{Event, IssueAction, IssueEvent, Listener, MergeRequestAction};
 use crate::error::ApiError;
-use crate::store::notes::NewNote;
 use crate::store::projects::Project;
 use crate::store::{self, Db};
 use regex::Regex;
@@ -125,20 +124,7 @@ impl Listener for ClosingIssues {
             issue.closed_at = Some(store::merge_requests::now_millis());
             issue.closed_by_id = changed.user_id;
             store::issues::update(db, &mut issue, None)?;
-            store::notes::insert(
-                db,
-                &NewNote {
-                    project_id: project.id,
-                    noteable_type: "Issue",
-                    noteable_id: Some(issue.id),
-                    author_id: changed.user_id,
-                    body: &body,
-                    system: true,
-                    internal: false,
-                    created_at: None,
-                    ..NewNote::default()
-                },
-            )?;
+            store::notes::insert_system(db, project.id, "Issue", issue.id, changed.user_id, &body)?;
             events.push(Event::Issue(IssueEvent {
                 action: IssueAction::Closed,
                 project_id: project.id,

@@ -116,6 +116,30 @@ pub struct NewNote<'a> {
     pub position: Option<&'a str>,
 }
 
+/// A system note on an issue or a merge request (GitLab's `SystemNoteService`: never internal),
+/// by `author_id`, saying `body`.
+pub fn insert_system(
+    db: &mut Db,
+    project_id: i64,
+    noteable_type: &str,
+    noteable_id: i64,
+    author_id: Option<i64>,
+    body: &str,
+) -> StoreResult<Note> {
+    insert(
+        db,
+        &NewNote {
+            project_id,
+            noteable_type,
+            noteable_id: Some(noteable_id),
+            author_id,
+            body,
+            system: true,
+            ..NewNote::default()
+        },
+    )
+}
+
 pub fn insert(db: &mut Db, new: &NewNote) -> StoreResult<Note> {
     let created = new.created_at.unwrap_or_else(now_millis);
     let discussion_id = match new.discussion_id {

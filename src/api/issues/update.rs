@@ -17,7 +17,7 @@ use crate::params::Params;
 use crate::response::Response;
 use crate::store::issues;
 use crate::store::labels::{self, now_millis, Target, TargetType};
-use crate::store::notes::{self, NewNote};
+use crate::store::notes;
 
 /// GitLab's `update_params_at_least_one_of`, in its order.
 const AT_LEAST_ONE_OF: [&str; 14] = [
@@ -123,20 +123,7 @@ pub fn update(call: &Call, project_id: &str, iid: &str, params: &Params) -> ApiR
         }
         if let Some(action) = action {
             let body = if action == IssueAction::Closed { "closed" } else { "reopened" };
-            notes::insert(
-                db,
-                &NewNote {
-                    project_id: project.id,
-                    noteable_type: "Issue",
-                    noteable_id: Some(issue.id),
-                    author_id: Some(user.id),
-                    body,
-                    system: true,
-                    internal: false,
-                    created_at: None,
-                    ..NewNote::default()
-                },
-            )?;
+            notes::insert_system(db, project.id, "Issue", issue.id, Some(user.id), body)?;
         }
         let event = match (action, changed) {
             (Some(action), _) => Some(record(call, db, &issue, action)?),

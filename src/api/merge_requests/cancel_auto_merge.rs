@@ -12,7 +12,6 @@ use crate::api::Call;
 use crate::auth::protection;
 use crate::error::{ApiError, ApiResult};
 use crate::response::Response;
-use crate::store::notes::NewNote;
 use crate::store::{self, auto_merges};
 use serde_json::json;
 
@@ -34,23 +33,7 @@ pub fn cancel(call: &Call, id: &str, iid: &str) -> ApiResult<Response> {
         if auto_merges::take(db, mr.id)?.is_none() {
             return Ok(false);
         }
-        store::notes::insert(
-            db,
-            &NewNote {
-                project_id: project.id,
-                noteable_type: "MergeRequest",
-                noteable_id: Some(mr.id),
-                author_id: Some(user.id),
-                body: CANCELED,
-                system: true,
-                internal: false,
-                created_at: None,
-                note_type: None,
-                discussion_id: None,
-                commit_id: None,
-                position: None,
-            },
-        )?;
+        store::notes::insert_system(db, project.id, "MergeRequest", mr.id, Some(user.id), CANCELED)?;
         Ok(true)
     })?;
     let body = if canceled {

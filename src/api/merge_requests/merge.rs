@@ -29,7 +29,6 @@ use crate::events::merge::{self as merging, Failure, Order};
 use crate::params::Params;
 use crate::response::Response;
 use crate::store::auto_merges::{self, AutoMerge};
-use crate::store::notes::NewNote;
 use crate::store::projects::Project;
 use crate::store::users::User;
 use crate::store::{self, merge_requests};
@@ -199,22 +198,13 @@ fn queue(
             created_at: merge_requests::now_millis(),
         };
         if auto_merges::set(db, &auto)? {
-            store::notes::insert(
+            store::notes::insert_system(
                 db,
-                &NewNote {
-                    project_id: project.id,
-                    noteable_type: "MergeRequest",
-                    noteable_id: Some(current.id),
-                    author_id: Some(user.id),
-                    body: &enabled_note(&head_sha),
-                    system: true,
-                    internal: false,
-                    created_at: None,
-                    note_type: None,
-                    discussion_id: None,
-                    commit_id: None,
-                    position: None,
-                },
+                project.id,
+                "MergeRequest",
+                current.id,
+                Some(user.id),
+                &enabled_note(&head_sha),
             )?;
         }
         Ok(current)
